@@ -1,0 +1,1 @@
+//! Built-in engine tools (issue: built-in engine tools).

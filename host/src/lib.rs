@@ -1,0 +1,19 @@
+//! The maitool host library.
+//!
+//! The host keeps the unified [`ToolRegistry`](registry::ToolRegistry) over every tool source
+//! and the runtime that supervises plugin runner subprocesses. A reasoning engine embeds this
+//! crate; operators run it through the `maitool` binary.
+//!
+//! * [`provider`]: the [`ToolProvider`](provider::ToolProvider) trait every tool source implements.
+//! * [`registry`]: the [`ToolRegistry`](registry::ToolRegistry) that lists and routes.
+//! * [`plugin`]: the plugin runtime: runner supervisor, component registry, `PluginToolProvider`.
+//! * [`builtin`]: the engine's built-in tools and the tool-call executor.
+//! * [`mcp`]: tools of external MCP servers.
+
+pub mod builtin;
+pub mod mcp;
+pub mod plugin;
+pub mod provider;
+pub mod registry;
+
+pub use provider::{ProviderError, ToolProvider, ToolSetVersion};

@@ -1,0 +1,1 @@
+//! MCP tools (issue: MCP tools).

@@ -1,0 +1,117 @@
+//! The [`ToolProvider`] trait: one source of tools behind the unified model.
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use maitool_protocol::{
+    ProviderType, ToolAvailabilityContext, ToolExecutionContext, ToolExecutionResult,
+    ToolInvocation, ToolSpec,
+};
+use tokio::sync::watch;
+
+/// An error a provider raises instead of returning a result. The registry turns it into a
+/// failed [`ToolExecutionResult`] that names the tool and this cause.
+#[derive(Debug, thiserror::Error)]
+pub enum ProviderError {
+    /// The provider does not have the tool (any more).
+    #[error("tool not found: {0}")]
+    ToolNotFound(String),
+    /// The provider's backend (runner, server, store) is not available.
+    #[error("{0}")]
+    Unavailable(String),
+    /// Anything else.
+    #[error("{0}")]
+    Other(String),
+}
+
+/// A provider's tool-set version: bumped every time the set of tools the provider may list
+/// changes (a runner registered components, an MCP server reconnected, ...). The registry
+/// rebuilds its routing index only when a version moved, so routing never re-lists providers
+/// on the invoke path.
+#[derive(Debug, Clone)]
+pub struct ToolSetVersion {
+    sender: Arc<watch::Sender<u64>>,
+}
+
+impl Default for ToolSetVersion {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl ToolSetVersion {
+    /// A version starting at 0.
+    pub fn new() -> Self {
+        Self {
+            sender: Arc::new(watch::Sender::new(0)),
+        }
+    }
+
+    /// Marks the tool set as changed.
+    pub fn bump(&self) {
+        self.sender.send_modify(|version| *version += 1);
+    }
+
+    /// The current version.
+    pub fn current(&self) -> u64 {
+        *self.sender.borrow()
+    }
+
+    /// A receiver that wakes on every change.
+    pub fn subscribe(&self) -> watch::Receiver<u64> {
+        self.sender.subscribe()
+    }
+}
+
+/// One source of tools: plugins, built-ins, MCP servers, or anything an embedder adds.
+#[async_trait]
+pub trait ToolProvider: Send + Sync + 'static {
+    /// Unique name of the provider in a registry, e.g. `plugin_runtime`.
+    fn provider_name(&self) -> &str;
+
+    /// The kind of provider.
+    fn provider_type(&self) -> ProviderType;
+
+    /// The tools this provider exposes in the given context.
+    async fn list_tools(
+        &self,
+        ctx: &ToolAvailabilityContext,
+    ) -> Result<Vec<ToolSpec>, ProviderError>;
+
+    /// Runs one tool. A tool's own failure is an `Ok` result with `success = false`; an `Err`
+    /// means the provider could not run the tool at all.
+    async fn invoke(
+        &self,
+        invocation: ToolInvocation,
+        ctx: &ToolExecutionContext,
+    ) -> Result<ToolExecutionResult, ProviderError>;
+
+    /// Releases connections, processes and other resources.
+    async fn close(&self) -> Result<(), ProviderError> {
+        Ok(())
+    }
+
+    /// Every tool name this provider may expose in *some* context, for the routing index.
+    /// The default lists the tools of an empty context; providers whose listing depends on
+    /// the context should override it.
+    async fn declared_tool_names(&self) -> Result<Vec<String>, ProviderError> {
+        let specs = self.list_tools(&ToolAvailabilityContext::default()).await?;
+        Ok(specs.into_iter().map(|spec| spec.name).collect())
+    }
+
+    /// Whether the named tool is listed and enabled in this context. The default lists all
+    /// tools; providers with an index should answer in O(1).
+    async fn is_available(
+        &self,
+        name: &str,
+        ctx: &ToolAvailabilityContext,
+    ) -> Result<bool, ProviderError> {
+        let specs = self.list_tools(ctx).await?;
+        Ok(specs.iter().any(|spec| spec.name == name && spec.enabled))
+    }
+
+    /// The provider's tool-set version, or `None` when its set of declared names never changes.
+    fn tool_set_version(&self) -> Option<ToolSetVersion> {
+        None
+    }
+}

@@ -1,0 +1,1 @@
+//! The unified tool registry.

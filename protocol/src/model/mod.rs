@@ -1,0 +1,24 @@
+//! The unified tool model: every tool source (plugins, legacy Actions, built-ins, MCP) is
+//! described with these types.
+
+mod annotation;
+mod binary;
+mod content;
+mod context;
+mod invocation;
+mod result;
+mod spec;
+
+#[cfg(test)]
+mod tests;
+
+pub use annotation::{ToolAnnotation, ToolIcon};
+pub use binary::BinaryData;
+pub use content::{ContentType, ToolContentItem};
+pub use context::{ToolAvailabilityContext, ToolExecutionContext};
+pub use invocation::ToolInvocation;
+pub use result::ToolExecutionResult;
+pub use spec::{ProviderType, ToolSpec};
+
+/// A JSON object: argument maps, schemas and metadata.
+pub type JsonObject = serde_json::Map<String, serde_json::Value>;

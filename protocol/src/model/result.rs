@@ -1,0 +1,101 @@
+use serde::{Deserialize, Serialize};
+
+use super::{JsonObject, ToolContentItem};
+
+/// The unified outcome of a tool call.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(default)]
+pub struct ToolExecutionResult {
+    /// The tool that ran.
+    pub tool_name: String,
+    /// Whether it succeeded.
+    pub success: bool,
+    /// Plain-text result.
+    pub content: String,
+    /// What went wrong, on failure.
+    pub error_message: String,
+    /// Structured result (any JSON value), for models that analyse data further.
+    pub structured_content: Option<serde_json::Value>,
+    /// Media and resources: images, audio, resource links.
+    pub content_items: Vec<ToolContentItem>,
+    /// Messages to append to history after the tool results of the turn.
+    pub post_history_messages: Vec<serde_json::Value>,
+    /// Extension data, e.g. `pause_execution`, `plugin_id`, `server_name`.
+    pub metadata: JsonObject,
+}
+
+impl ToolExecutionResult {
+    /// A successful result with text content.
+    pub fn success(tool_name: impl Into<String>, content: impl Into<String>) -> Self {
+        Self {
+            tool_name: tool_name.into(),
+            success: true,
+            content: content.into(),
+            ..Self::default()
+        }
+    }
+
+    /// A failed result with an error message.
+    pub fn failure(tool_name: impl Into<String>, error_message: impl Into<String>) -> Self {
+        Self {
+            tool_name: tool_name.into(),
+            success: false,
+            error_message: error_message.into(),
+            ..Self::default()
+        }
+    }
+
+    /// Sets the structured content.
+    pub fn with_structured(mut self, value: serde_json::Value) -> Self {
+        self.structured_content = Some(value);
+        self
+    }
+
+    /// Appends a content item.
+    pub fn with_item(mut self, item: ToolContentItem) -> Self {
+        self.content_items.push(item);
+        self
+    }
+
+    /// Sets one metadata entry.
+    pub fn with_metadata(mut self, key: &str, value: impl Into<serde_json::Value>) -> Self {
+        self.metadata.insert(key.to_owned(), value.into());
+        self
+    }
+
+    /// The text that stands for this result in conversation history. The first non-empty of:
+    /// the trimmed content; the content items' one-line renderings joined by newlines; the
+    /// structured content (a string as is, anything else as compact JSON); the error message.
+    pub fn history_content(&self) -> String {
+        let content = self.content.trim();
+        if !content.is_empty() {
+            return content.to_owned();
+        }
+        let items: Vec<String> = self
+            .content_items
+            .iter()
+            .map(ToolContentItem::history_text)
+            .filter(|text| !text.trim().is_empty())
+            .collect();
+        if !items.is_empty() {
+            return items.join("\n");
+        }
+        match &self.structured_content {
+            Some(serde_json::Value::String(text)) if !text.trim().is_empty() => {
+                return text.trim().to_owned();
+            }
+            Some(serde_json::Value::Null) | None => {}
+            Some(serde_json::Value::String(_)) => {}
+            Some(value) => return value.to_string(),
+        }
+        self.error_message.trim().to_owned()
+    }
+
+    /// True when `metadata.pause_execution` asks the engine to stop the rest of the batch.
+    pub fn pauses_execution(&self) -> bool {
+        self.metadata
+            .get("pause_execution")
+            .and_then(|v| v.as_bool())
+            .unwrap_or(false)
+    }
+}

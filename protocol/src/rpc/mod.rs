@@ -1,0 +1,1 @@
+//! The multiplexed RPC peer.

@@ -1,0 +1,1 @@
+//! Frame codec, envelope and typed payloads.

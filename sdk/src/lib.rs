@@ -1,0 +1,1 @@
+//! The maitool plugin SDK.
