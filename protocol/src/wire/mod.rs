@@ -1,1 +1,49 @@
-//! Frame codec, envelope and typed payloads.
+//! Frame codec, envelope and typed payloads: the bytes on the wire, without I/O.
+//!
+//! A frame is a 4-byte big-endian length and a MessagePack map, the [`Envelope`], whose field
+//! names are MaiBot's protocol 1.0.0 so a runner written in another language (MaiBot's Python
+//! runner included) can speak it. Receivers decode the [`EnvelopeHeader`] first, skipping the
+//! payload, dispatch on it, and decode the payload lazily into the type the method expects
+//! ([`decode_payload`]): no intermediate dynamic value. `docs/PROTOCOL.md` is the full
+//! specification.
+
+mod codec;
+mod envelope;
+mod error;
+mod error_code;
+pub mod methods;
+
+#[cfg(test)]
+mod tests;
+
+use serde::{Deserialize, Serialize};
+
+pub use codec::{FrameDecoder, frame_codec};
+pub use envelope::{
+    EmptyPayload, Envelope, EnvelopeHeader, MessageType, RecoveredId, decode_envelope,
+    decode_header, decode_payload, encode_envelope, encode_response_raw, now_ms,
+    recover_request_id,
+};
+pub use error::WireError;
+pub use error_code::{ErrorBody, ErrorCode};
+
+/// The wire protocol version, independent of the crate version.
+pub const PROTOCOL_VERSION: &str = "1.0.0";
+
+/// Every wire protocol version this build can speak.
+pub const SUPPORTED_PROTOCOL_VERSIONS: &[&str] = &["1.0.0"];
+
+/// The largest frame body (without its 4-byte length prefix), 16 MiB, enforced on send and on
+/// receive.
+pub const MAX_FRAME_LEN: usize = 16 * 1024 * 1024;
+
+/// The method of the cancel message: a broadcast whose [`CancelPayload`] names a request the
+/// sender no longer waits for.
+pub const CANCEL_METHOD: &str = "rpc.cancel";
+
+/// The payload of the cancel message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CancelPayload {
+    /// The `request_id` of the abandoned request (an id of the cancel message's sender).
+    pub request_id: u64,
+}

@@ -1,0 +1,85 @@
+use std::fmt;
+use std::time::Duration;
+
+use futures::future::BoxFuture;
+
+use super::{IncomingMessage, Payload, RpcError};
+
+/// Serves the peer's requests and broadcasts.
+///
+/// `handle` runs in its own task for each request. Dropping the returned future is the
+/// cancellation: it happens when the caller sends the cancel message, when the request's
+/// `timeout_ms` passes, and when the connection ends. A panic inside `handle` (or its future)
+/// is answered with `E_UNKNOWN` and the peer keeps serving.
+pub trait RequestHandler: Send + Sync + 'static {
+    /// Answers one request: `Ok` becomes the response payload, `Err` an error response with
+    /// its code. Unknown methods should answer [`RpcError::method_not_allowed`].
+    fn handle(&self, request: IncomingMessage) -> BoxFuture<'static, Result<Payload, RpcError>>;
+
+    /// Receives one broadcast (never the cancel message, which the peer handles itself).
+    ///
+    /// Called inline on the connection's reader, in arrival order, so it must return quickly:
+    /// spawn a task or push to a channel for any real work.
+    fn handle_broadcast(&self, message: IncomingMessage) {
+        let _ = message;
+    }
+}
+
+/// The settings of one [`RpcPeer`](super::RpcPeer).
+#[derive(Debug, Clone)]
+pub struct PeerConfig {
+    /// A name for logs, such as the runner id.
+    pub name: String,
+    /// Frames that may wait for the writer; beyond this, calls and broadcasts fail with
+    /// `E_BACK_PRESSURE`.
+    pub send_queue_capacity: usize,
+    /// The timeout of a call made with `Duration::ZERO`.
+    pub default_timeout: Duration,
+    /// The plugin id stamped on outgoing envelopes whose caller passes an empty one.
+    pub plugin_id: String,
+}
+
+impl PeerConfig {
+    /// The defaults with `name`.
+    pub fn new(name: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            ..Self::default()
+        }
+    }
+}
+
+impl Default for PeerConfig {
+    fn default() -> Self {
+        Self {
+            name: "peer".to_owned(),
+            send_queue_capacity: 4096,
+            default_timeout: Duration::from_secs(30),
+            plugin_id: String::new(),
+        }
+    }
+}
+
+/// Why a connection ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DisconnectReason {
+    /// [`RpcPeer::close`](super::RpcPeer::close) was called.
+    Closed,
+    /// The peer closed the connection (end of stream).
+    PeerClosed,
+    /// Reading or writing failed.
+    Io(String),
+    /// The peer broke the framing (an oversized length prefix, a truncated frame).
+    Protocol(String),
+}
+
+impl fmt::Display for DisconnectReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DisconnectReason::Closed => f.write_str("closed locally"),
+            DisconnectReason::PeerClosed => f.write_str("peer closed the connection"),
+            DisconnectReason::Io(reason) => write!(f, "I/O error: {reason}"),
+            DisconnectReason::Protocol(reason) => write!(f, "protocol error: {reason}"),
+        }
+    }
+}

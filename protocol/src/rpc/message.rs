@@ -1,0 +1,79 @@
+use std::time::Duration;
+
+use bytes::Bytes;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use super::RpcError;
+use crate::wire::{self, EnvelopeHeader};
+
+/// A payload already encoded as MessagePack (named fields), returned by request handlers.
+///
+/// Encoding happens in the handler's task, so the connection's reader and writer never
+/// serialize payloads themselves.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Payload(Bytes);
+
+impl Payload {
+    /// Encodes `value` as a MessagePack map with named fields.
+    pub fn encode<T: Serialize + ?Sized>(value: &T) -> Result<Payload, RpcError> {
+        rmp_serde::to_vec_named(value)
+            .map(|bytes| Payload(Bytes::from(bytes)))
+            .map_err(|err| RpcError::bad_payload(format!("cannot encode payload: {err}")))
+    }
+
+    /// The empty map `{}`.
+    pub fn empty() -> Payload {
+        Payload(Bytes::from_static(&[0x80]))
+    }
+
+    /// The encoded bytes.
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.0
+    }
+
+    /// Decodes the payload as `T` (`E_BAD_PAYLOAD` on failure).
+    pub fn decode<T: DeserializeOwned>(&self) -> Result<T, RpcError> {
+        rmp_serde::from_slice(&self.0)
+            .map_err(|err| RpcError::bad_payload(format!("cannot decode payload: {err}")))
+    }
+}
+
+/// A request, broadcast or response received from the peer: its decoded header and the whole
+/// frame, from which the payload is decoded on demand.
+#[derive(Debug, Clone)]
+pub struct IncomingMessage {
+    /// The envelope without its payload.
+    pub header: EnvelopeHeader,
+    /// The whole frame body (the envelope, payload included).
+    pub frame: Bytes,
+}
+
+impl IncomingMessage {
+    /// Decodes the payload as `T`; `E_BAD_PAYLOAD` naming the method and the decode error.
+    pub fn payload<T: DeserializeOwned>(&self) -> Result<T, RpcError> {
+        wire::decode_payload(&self.frame).map_err(|err| {
+            RpcError::bad_payload(format!("bad payload for {}: {err}", self.header.method))
+        })
+    }
+
+    /// The method.
+    pub fn method(&self) -> &str {
+        &self.header.method
+    }
+
+    /// The plugin id stamped on the envelope.
+    pub fn plugin_id(&self) -> &str {
+        &self.header.plugin_id
+    }
+
+    /// The sender's request id.
+    pub fn request_id(&self) -> u64 {
+        self.header.request_id
+    }
+
+    /// The caller's deadline, if it set one (`timeout_ms` > 0).
+    pub fn timeout(&self) -> Option<Duration> {
+        (self.header.timeout_ms > 0).then(|| Duration::from_millis(self.header.timeout_ms))
+    }
+}

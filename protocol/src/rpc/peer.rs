@@ -1,0 +1,254 @@
+//! The public handle of a connection.
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::sync::mpsc;
+use tokio_util::codec::{Framed, FramedWrite, LengthDelimitedCodec};
+
+use super::shared::Shared;
+use super::{
+    DisconnectReason, IncomingMessage, PeerConfig, RequestHandler, RpcError, reader, writer,
+};
+use crate::wire::{Envelope, FrameDecoder, encode_envelope, frame_codec};
+
+/// One end of a multiplexed, symmetric RPC connection. Cheap to clone; every clone drives the
+/// same connection.
+///
+/// Calls are encoded in the caller's task and queued for a single writer task, which batches
+/// writes; a single reader task dispatches responses to their callers and runs each incoming
+/// request in its own task. Dropping the last clone closes the connection.
+#[derive(Clone)]
+pub struct RpcPeer {
+    handle: Arc<Handle>,
+}
+
+/// Closes the connection when the last [`RpcPeer`] clone is dropped; the tasks hold only
+/// [`Shared`], so they cannot keep a forgotten connection alive.
+struct Handle {
+    shared: Arc<Shared>,
+}
+
+impl Drop for Handle {
+    fn drop(&mut self) {
+        self.shared.shutdown(DisconnectReason::Closed);
+    }
+}
+
+impl fmt::Debug for RpcPeer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let shared = &self.handle.shared;
+        f.debug_struct("RpcPeer")
+            .field("name", &shared.name)
+            .field("in_flight", &shared.in_flight())
+            .field("closed", &shared.reason())
+            .finish()
+    }
+}
+
+impl RpcPeer {
+    /// Starts serving a fresh connection. Must be called inside a tokio runtime (either flavour).
+    pub fn start<IO>(io: IO, handler: Arc<dyn RequestHandler>, config: PeerConfig) -> RpcPeer
+    where
+        IO: AsyncRead + AsyncWrite + Send + 'static,
+    {
+        Self::start_framed(Framed::new(io, frame_codec()), handler, config)
+    }
+
+    /// Starts serving a connection whose first frames (a handshake) were read through `framed`:
+    /// bytes it has buffered beyond them are kept, as is its decoder state.
+    pub fn start_framed<IO>(
+        framed: Framed<IO, LengthDelimitedCodec>,
+        handler: Arc<dyn RequestHandler>,
+        config: PeerConfig,
+    ) -> RpcPeer
+    where
+        IO: AsyncRead + AsyncWrite + Send + 'static,
+    {
+        let parts = framed.into_parts();
+        let (read_half, write_half) = tokio::io::split(parts.io);
+        // Rebuilt through `FramedParts` because only that path marks bytes already buffered
+        // as readable: a `FramedRead` would wait for new input before decoding them.
+        let mut read_parts =
+            Framed::new(read_half, FrameDecoder::from_codec(parts.codec)).into_parts();
+        read_parts.read_buf = parts.read_buf;
+        let frames = Framed::from_parts(read_parts);
+        let mut sink = FramedWrite::new(write_half, frame_codec());
+        sink.set_backpressure_boundary(writer::WRITE_BATCH_BYTES);
+        sink.write_buffer_mut().extend_from_slice(&parts.write_buf);
+
+        let (queue_tx, queue_rx) = mpsc::channel(config.send_queue_capacity.max(1));
+        let (control_tx, control_rx) = mpsc::unbounded_channel();
+        let shared = Arc::new(Shared::new(&config, queue_tx, control_tx));
+        let reader_task = tokio::spawn(reader::run(frames, Arc::clone(&shared), handler));
+        shared.set_reader(reader_task.abort_handle());
+        tokio::spawn(writer::run(sink, queue_rx, control_rx, Arc::clone(&shared)));
+        RpcPeer {
+            handle: Arc::new(Handle { shared }),
+        }
+    }
+
+    /// Calls `method` on the peer and waits for its response, at most `timeout`
+    /// (`Duration::ZERO` means the configured default). An empty `plugin_id` stamps the
+    /// configured one.
+    ///
+    /// Fails with `E_BACK_PRESSURE` at once if the send queue is full, `E_TIMEOUT` when the
+    /// deadline passes (the peer is then sent the cancel message, as it is when this future is
+    /// dropped early), `E_PLUGIN_CRASHED` when the connection is or becomes closed, the
+    /// peer's own code for an error response, and `E_BAD_PAYLOAD` if the response payload
+    /// does not decode as `Resp`.
+    pub async fn call<Req, Resp>(
+        &self,
+        method: &str,
+        plugin_id: &str,
+        payload: &Req,
+        timeout: Duration,
+    ) -> Result<Resp, RpcError>
+    where
+        Req: Serialize + ?Sized,
+        Resp: DeserializeOwned,
+    {
+        let response = self.call_raw(method, plugin_id, payload, timeout).await?;
+        if let Some(error) = response.header.error {
+            return Err(RpcError::from_body(error));
+        }
+        crate::wire::decode_payload(&response.frame).map_err(|err| {
+            RpcError::bad_payload(format!("bad response payload for {method}: {err}"))
+        })
+    }
+
+    /// Like [`call`](Self::call), but returns the response frame undecoded, whether or not it
+    /// carries an error: for forwarding, or for choosing the payload type from the header.
+    pub async fn call_raw<Req>(
+        &self,
+        method: &str,
+        plugin_id: &str,
+        payload: &Req,
+        timeout: Duration,
+    ) -> Result<IncomingMessage, RpcError>
+    where
+        Req: Serialize + ?Sized,
+    {
+        let shared = &self.handle.shared;
+        let timeout = if timeout.is_zero() {
+            shared.default_timeout
+        } else {
+            timeout
+        };
+        let timeout_ms = u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX);
+        let id = shared.next_id();
+        let envelope = Envelope::request(
+            id,
+            method,
+            shared.plugin_id_or_default(plugin_id),
+            timeout_ms,
+            payload,
+        );
+        let frame = encode_envelope(&envelope).map_err(|err| {
+            RpcError::bad_payload(format!("cannot encode the request {method}: {err}"))
+        })?;
+        let response = shared.register_call(id)?;
+        let mut guard = CallGuard {
+            shared,
+            id,
+            armed: true,
+        };
+        if let Err(err) = shared.enqueue(frame) {
+            // Never sent: nothing to cancel.
+            guard.armed = false;
+            shared.forget_call(id);
+            return Err(err);
+        }
+        let outcome = tokio::time::timeout(timeout, response).await;
+        match outcome {
+            Ok(delivered) => {
+                guard.armed = false;
+                delivered.unwrap_or_else(|_| Err(RpcError::crashed("connection closed")))
+            }
+            // The guard forgets the call and cancels it on the peer.
+            Err(_) => Err(RpcError::timeout(method, timeout_ms)),
+        }
+    }
+
+    /// Sends a one-way message. Fails with `E_BACK_PRESSURE` if the send queue is full and
+    /// `E_PLUGIN_CRASHED` if the connection is closed.
+    pub fn broadcast<P>(&self, method: &str, plugin_id: &str, payload: &P) -> Result<(), RpcError>
+    where
+        P: Serialize + ?Sized,
+    {
+        let shared = &self.handle.shared;
+        let envelope = Envelope::broadcast(
+            shared.next_id(),
+            method,
+            shared.plugin_id_or_default(plugin_id),
+            payload,
+        );
+        let frame = encode_envelope(&envelope).map_err(|err| {
+            RpcError::bad_payload(format!("cannot encode the broadcast {method}: {err}"))
+        })?;
+        shared.enqueue(frame)
+    }
+
+    /// Closes the connection: pending calls fail with `E_PLUGIN_CRASHED`, incoming handlers are
+    /// dropped, what is already queued is flushed (best effort, briefly) and the write half is
+    /// shut down.
+    pub fn close(&self) {
+        self.handle.shared.shutdown(DisconnectReason::Closed);
+    }
+
+    /// True once the connection has ended, for whatever reason.
+    pub fn is_closed(&self) -> bool {
+        self.handle.shared.reason().is_some()
+    }
+
+    /// Resolves when the connection ends, with the reason. Any number of clones may wait.
+    pub async fn closed(&self) -> DisconnectReason {
+        let mut state = self.handle.shared.subscribe();
+        // `Shared` owns the sender and outlives this borrow, so the wait cannot fail.
+        let reason = state.wait_for(Option::is_some).await;
+        match reason {
+            Ok(reason) => reason.clone().unwrap_or(DisconnectReason::Closed),
+            Err(_) => DisconnectReason::Closed,
+        }
+    }
+
+    /// The reason the connection ended, if it has.
+    pub fn disconnect_reason(&self) -> Option<DisconnectReason> {
+        self.handle.shared.reason()
+    }
+
+    /// Outgoing calls waiting for their response.
+    pub fn in_flight(&self) -> usize {
+        self.handle.shared.in_flight()
+    }
+
+    /// Incoming requests whose handler is running.
+    pub fn serving(&self) -> usize {
+        self.handle.shared.incoming_in_flight()
+    }
+
+    /// The name given in [`PeerConfig::name`].
+    pub fn name(&self) -> &str {
+        &self.handle.shared.name
+    }
+}
+
+/// Abandons a call whose future ends without its response: forgets it and sends the cancel
+/// message, unless the response or a disconnect got there first.
+struct CallGuard<'a> {
+    shared: &'a Shared,
+    id: u64,
+    armed: bool,
+}
+
+impl Drop for CallGuard<'_> {
+    fn drop(&mut self) {
+        if self.armed && self.shared.forget_call(self.id) {
+            self.shared.send_cancel(self.id);
+        }
+    }
+}

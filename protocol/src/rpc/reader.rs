@@ -1,0 +1,212 @@
+//! The reader task: decodes each frame's header and dispatches it.
+
+use std::any::Any;
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+
+use bytes::{Bytes, BytesMut};
+use futures::{FutureExt, Stream, StreamExt};
+
+use super::shared::{Admission, Shared};
+use super::{DisconnectReason, IncomingMessage, RequestHandler, RpcError};
+use crate::wire::{
+    CANCEL_METHOD, CancelPayload, Envelope, EnvelopeHeader, MessageType, PROTOCOL_VERSION,
+    WireError, decode_header, encode_envelope, encode_response_raw, recover_request_id,
+};
+
+pub(super) async fn run<F>(mut frames: F, shared: Arc<Shared>, handler: Arc<dyn RequestHandler>)
+where
+    F: Stream<Item = Result<BytesMut, WireError>> + Unpin,
+{
+    let reason = loop {
+        match frames.next().await {
+            Some(Ok(frame)) => dispatch(&shared, &handler, frame.freeze()),
+            Some(Err(err)) => break disconnect_reason(err),
+            None => break DisconnectReason::PeerClosed,
+        }
+    };
+    shared.shutdown(reason);
+}
+
+fn disconnect_reason(err: WireError) -> DisconnectReason {
+    match err {
+        WireError::Io(err) => DisconnectReason::Io(err.to_string()),
+        other => DisconnectReason::Protocol(other.to_string()),
+    }
+}
+
+fn dispatch(shared: &Arc<Shared>, handler: &Arc<dyn RequestHandler>, frame: Bytes) {
+    let header = match decode_header(&frame) {
+        Ok(header) => header,
+        Err(err) => return reject(shared, &frame, err),
+    };
+    let message = IncomingMessage { header, frame };
+    match message.header.message_type {
+        MessageType::Response => shared.resolve(message),
+        MessageType::Request => serve(shared, handler, message),
+        MessageType::Broadcast if message.header.method == CANCEL_METHOD => {
+            match message.payload::<CancelPayload>() {
+                Ok(cancel) => shared.cancel_incoming(cancel.request_id),
+                Err(err) => {
+                    tracing::warn!(peer = %shared.name, %err, "ignoring a bad cancel message")
+                }
+            }
+        }
+        MessageType::Broadcast => {
+            let method = message.header.method.clone();
+            let delivered =
+                std::panic::catch_unwind(AssertUnwindSafe(|| handler.handle_broadcast(message)));
+            if let Err(panic) = delivered {
+                tracing::error!(
+                    peer = %shared.name,
+                    %method,
+                    panic = panic_message(panic.as_ref()),
+                    "broadcast handler panicked"
+                );
+            }
+        }
+    }
+}
+
+/// A frame whose header does not decode: log it, skip it, and answer it if it can be answered.
+fn reject(shared: &Shared, frame: &[u8], err: WireError) {
+    if let WireError::UnknownMessageType { .. } = err {
+        tracing::warn!(peer = %shared.name, %err, "skipping a frame");
+        return;
+    }
+    let recovered = recover_request_id(frame);
+    tracing::warn!(
+        peer = %shared.name,
+        %err,
+        frame_len = frame.len(),
+        request_id = recovered.as_ref().map(|r| r.request_id),
+        "skipping an undecodable frame"
+    );
+    let Some(recovered) = recovered else { return };
+    let error = RpcError::bad_payload(format!("undecodable frame: {err}"));
+    match recovered.message_type.as_deref() {
+        // A response we cannot read still ends the call that waits for it.
+        Some("response") => shared.fail_call(recovered.request_id, error),
+        Some("broadcast") => {}
+        // A request, or a frame too broken to tell: its sender may be waiting for an answer.
+        _ => {
+            let header = EnvelopeHeader {
+                protocol_version: PROTOCOL_VERSION.to_owned(),
+                request_id: recovered.request_id,
+                message_type: MessageType::Request,
+                method: String::new(),
+                plugin_id: String::new(),
+                timestamp_ms: 0,
+                timeout_ms: 0,
+                error: None,
+            };
+            match encode_envelope(&Envelope::error_response_to(&header, error.to_body())) {
+                Ok(reply) => {
+                    if let Err(err) = shared.enqueue(reply) {
+                        tracing::warn!(peer = %shared.name, %err, "cannot answer an undecodable frame");
+                    }
+                }
+                Err(err) => {
+                    tracing::error!(peer = %shared.name, %err, "cannot encode an error response")
+                }
+            }
+        }
+    }
+}
+
+/// Runs one request in its own task, answering it unless it is cancelled first.
+fn serve(shared: &Arc<Shared>, handler: &Arc<dyn RequestHandler>, request: IncomingMessage) {
+    let id = request.header.request_id;
+    let cancelled = match shared.admit_incoming(id) {
+        Admission::Admitted(cancelled) => cancelled,
+        Admission::Closed => return,
+        Admission::Duplicate => {
+            tracing::warn!(peer = %shared.name, request_id = id, "duplicate request id");
+            let error = RpcError::bad_payload(format!("request id {id} is already in flight"));
+            if let Ok(reply) = encode_envelope(&Envelope::error_response_to(
+                &request.header,
+                error.to_body(),
+            )) {
+                let _ = shared.enqueue(reply);
+            }
+            return;
+        }
+    };
+    let shared = Arc::clone(shared);
+    let handler = Arc::clone(handler);
+    tokio::spawn(async move {
+        let header = request.header.clone();
+        let answer = async {
+            let outcome = run_handler(handler.as_ref(), request).await;
+            let reply = encode_reply(&shared, &header, outcome);
+            shared.finish_incoming(id);
+            if let Some(reply) = reply {
+                shared.enqueue_response(reply).await;
+            }
+        };
+        tokio::select! {
+            biased;
+            _ = cancelled => {}
+            () = answer => {}
+        }
+    });
+}
+
+/// The handler's outcome, with its panics caught and the request's own deadline enforced.
+async fn run_handler(
+    handler: &dyn RequestHandler,
+    request: IncomingMessage,
+) -> Result<super::Payload, RpcError> {
+    let method = request.header.method.clone();
+    let deadline = request.timeout();
+    let timeout_ms = request.header.timeout_ms;
+    // `handle` itself runs inside the guarded future, so a panic before it returns is caught too.
+    let guarded = AssertUnwindSafe(async move { handler.handle(request).await }).catch_unwind();
+    let outcome = match deadline {
+        Some(deadline) => match tokio::time::timeout(deadline, guarded).await {
+            Ok(outcome) => outcome,
+            Err(_) => return Err(RpcError::timeout(&method, timeout_ms)),
+        },
+        None => guarded.await,
+    };
+    outcome.unwrap_or_else(|panic| {
+        Err(RpcError::new(
+            crate::wire::ErrorCode::Unknown,
+            format!("handler panicked: {}", panic_message(panic.as_ref())),
+        ))
+    })
+}
+
+fn encode_reply(
+    shared: &Shared,
+    header: &EnvelopeHeader,
+    outcome: Result<super::Payload, RpcError>,
+) -> Option<Bytes> {
+    let encoded = match &outcome {
+        Ok(payload) => encode_response_raw(header, payload.as_bytes()),
+        Err(error) => encode_envelope(&Envelope::error_response_to(header, error.to_body())),
+    };
+    let err = match encoded {
+        Ok(reply) => return Some(reply),
+        Err(err) => err,
+    };
+    // Too large, most likely: the caller still gets an answer, saying why.
+    let error = RpcError::bad_payload(format!("cannot encode the response: {err}"));
+    match encode_envelope(&Envelope::error_response_to(header, error.to_body())) {
+        Ok(reply) => Some(reply),
+        Err(err) => {
+            tracing::error!(peer = %shared.name, request_id = header.request_id, %err, "cannot answer a request");
+            None
+        }
+    }
+}
+
+pub(super) fn panic_message(panic: &(dyn Any + Send)) -> String {
+    if let Some(text) = panic.downcast_ref::<&str>() {
+        (*text).to_owned()
+    } else if let Some(text) = panic.downcast_ref::<String>() {
+        text.clone()
+    } else {
+        "non-string panic payload".to_owned()
+    }
+}

@@ -1,0 +1,279 @@
+//! The state one connection's handles, reader and writer share.
+
+use std::collections::HashMap;
+use std::collections::hash_map::Entry;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use bytes::Bytes;
+use parking_lot::Mutex;
+use tokio::sync::{mpsc, oneshot, watch};
+use tokio::task::AbortHandle;
+use tokio_util::sync::CancellationToken;
+
+use super::{DisconnectReason, IncomingMessage, PeerConfig, RpcError};
+use crate::wire::{CANCEL_METHOD, CancelPayload, Envelope, encode_envelope};
+
+/// Where a response is delivered: the waiting `call`.
+pub(super) type ResponseSender = oneshot::Sender<Result<IncomingMessage, RpcError>>;
+
+pub(super) struct Shared {
+    pub(super) name: String,
+    pub(super) plugin_id: String,
+    pub(super) default_timeout: Duration,
+    next_id: AtomicU64,
+    queue: mpsc::Sender<Bytes>,
+    queue_capacity: usize,
+    /// Cancel messages: sent from drop guards, which cannot wait for queue space, and few
+    /// (at most one per abandoned call).
+    control: mpsc::UnboundedSender<Bytes>,
+    pending: Mutex<Pending>,
+    incoming: Mutex<Incoming>,
+    state: watch::Sender<Option<DisconnectReason>>,
+    pub(super) stop: CancellationToken,
+    reader: Mutex<Option<AbortHandle>>,
+}
+
+/// Outgoing calls waiting for their response. `closed` is set under the same lock as the map is
+/// drained, so a call can never register after the drain and then wait forever.
+#[derive(Default)]
+struct Pending {
+    closed: Option<RpcError>,
+    calls: HashMap<u64, ResponseSender>,
+}
+
+/// Incoming requests being served: dropping or firing a sender drops that handler's future.
+#[derive(Default)]
+struct Incoming {
+    closed: bool,
+    tasks: HashMap<u64, oneshot::Sender<()>>,
+}
+
+/// Why an incoming request could not be admitted.
+pub(super) enum Admission {
+    Admitted(oneshot::Receiver<()>),
+    Duplicate,
+    Closed,
+}
+
+impl Shared {
+    pub(super) fn new(
+        config: &PeerConfig,
+        queue: mpsc::Sender<Bytes>,
+        control: mpsc::UnboundedSender<Bytes>,
+    ) -> Self {
+        Self {
+            name: config.name.clone(),
+            plugin_id: config.plugin_id.clone(),
+            default_timeout: config.default_timeout,
+            next_id: AtomicU64::new(1),
+            queue_capacity: queue.max_capacity(),
+            queue,
+            control,
+            pending: Mutex::default(),
+            incoming: Mutex::default(),
+            state: watch::Sender::new(None),
+            stop: CancellationToken::new(),
+            reader: Mutex::new(None),
+        }
+    }
+
+    pub(super) fn next_id(&self) -> u64 {
+        self.next_id.fetch_add(1, Ordering::Relaxed)
+    }
+
+    pub(super) fn plugin_id_or_default<'a>(&'a self, plugin_id: &'a str) -> &'a str {
+        if plugin_id.is_empty() {
+            &self.plugin_id
+        } else {
+            plugin_id
+        }
+    }
+
+    pub(super) fn set_reader(&self, reader: AbortHandle) {
+        *self.reader.lock() = Some(reader);
+    }
+
+    // ----- outgoing calls -----
+
+    pub(super) fn register_call(
+        &self,
+        id: u64,
+    ) -> Result<oneshot::Receiver<Result<IncomingMessage, RpcError>>, RpcError> {
+        let (tx, rx) = oneshot::channel();
+        let mut pending = self.pending.lock();
+        if let Some(err) = &pending.closed {
+            return Err(err.clone());
+        }
+        pending.calls.insert(id, tx);
+        Ok(rx)
+    }
+
+    /// Removes a call; true if it was still waiting (no response, no disconnect yet).
+    pub(super) fn forget_call(&self, id: u64) -> bool {
+        self.pending.lock().calls.remove(&id).is_some()
+    }
+
+    pub(super) fn in_flight(&self) -> usize {
+        self.pending.lock().calls.len()
+    }
+
+    /// Delivers a response to its call.
+    pub(super) fn resolve(&self, response: IncomingMessage) {
+        let id = response.header.request_id;
+        match self.pending.lock().calls.remove(&id) {
+            // The caller may have given up in the meantime; nothing to do then.
+            Some(tx) => drop(tx.send(Ok(response))),
+            None => tracing::debug!(
+                peer = %self.name,
+                request_id = id,
+                method = %response.header.method,
+                "dropping a response to an unknown or abandoned request"
+            ),
+        }
+    }
+
+    /// Fails one call, for a response that arrived but cannot be read.
+    pub(super) fn fail_call(&self, id: u64, err: RpcError) {
+        if let Some(tx) = self.pending.lock().calls.remove(&id) {
+            drop(tx.send(Err(err)));
+        }
+    }
+
+    // ----- the send queue -----
+
+    /// Queues a frame without waiting: `E_BACK_PRESSURE` when the queue is full.
+    pub(super) fn enqueue(&self, frame: Bytes) -> Result<(), RpcError> {
+        if let Some(err) = self.closed_error() {
+            return Err(err);
+        }
+        self.queue.try_send(frame).map_err(|err| match err {
+            mpsc::error::TrySendError::Full(_) => RpcError::back_pressure(format!(
+                "send queue to {} is full ({} frames)",
+                self.name, self.queue_capacity
+            )),
+            mpsc::error::TrySendError::Closed(_) => self
+                .closed_error()
+                .unwrap_or_else(|| RpcError::crashed("connection closed")),
+        })
+    }
+
+    /// Queues a response, waiting for room: responses are owed, so they queue rather than fail.
+    pub(super) async fn enqueue_response(&self, frame: Bytes) {
+        if self.queue.send(frame).await.is_err() {
+            tracing::debug!(peer = %self.name, "connection closed before a response was sent");
+        }
+    }
+
+    /// Tells the peer that the call `request_id` is abandoned.
+    pub(super) fn send_cancel(&self, request_id: u64) {
+        let envelope = Envelope::broadcast(
+            self.next_id(),
+            CANCEL_METHOD,
+            self.plugin_id.as_str(),
+            CancelPayload { request_id },
+        );
+        match encode_envelope(&envelope) {
+            Ok(frame) => {
+                // Fails only once the writer is gone, and then there is no one to tell.
+                let _ = self.control.send(frame);
+            }
+            Err(err) => tracing::error!(peer = %self.name, %err, "cannot encode a cancel message"),
+        }
+    }
+
+    // ----- incoming requests -----
+
+    pub(super) fn admit_incoming(&self, id: u64) -> Admission {
+        let mut incoming = self.incoming.lock();
+        if incoming.closed {
+            return Admission::Closed;
+        }
+        match incoming.tasks.entry(id) {
+            Entry::Occupied(_) => Admission::Duplicate,
+            Entry::Vacant(slot) => {
+                let (tx, rx) = oneshot::channel();
+                slot.insert(tx);
+                Admission::Admitted(rx)
+            }
+        }
+    }
+
+    pub(super) fn finish_incoming(&self, id: u64) {
+        self.incoming.lock().tasks.remove(&id);
+    }
+
+    /// Drops the handler of the incoming request `id`, if it is still running.
+    pub(super) fn cancel_incoming(&self, id: u64) {
+        match self.incoming.lock().tasks.remove(&id) {
+            Some(cancel) => {
+                let _ = cancel.send(());
+                tracing::debug!(peer = %self.name, request_id = id, "request cancelled by the peer");
+            }
+            None => tracing::debug!(
+                peer = %self.name,
+                request_id = id,
+                "cancel for a request that is not running"
+            ),
+        }
+    }
+
+    pub(super) fn incoming_in_flight(&self) -> usize {
+        self.incoming.lock().tasks.len()
+    }
+
+    // ----- lifecycle -----
+
+    pub(super) fn reason(&self) -> Option<DisconnectReason> {
+        self.state.borrow().clone()
+    }
+
+    pub(super) fn subscribe(&self) -> watch::Receiver<Option<DisconnectReason>> {
+        self.state.subscribe()
+    }
+
+    fn closed_error(&self) -> Option<RpcError> {
+        self.reason()
+            .map(|reason| RpcError::crashed(format!("connection closed: {reason}")))
+    }
+
+    /// Ends the connection: the first reason wins; every pending call fails at once, every
+    /// incoming handler is dropped, the reader stops and the writer is told to finish.
+    pub(super) fn shutdown(&self, reason: DisconnectReason) {
+        let first = self.state.send_if_modified(|state| {
+            if state.is_some() {
+                return false;
+            }
+            *state = Some(reason.clone());
+            true
+        });
+        if !first {
+            return;
+        }
+        match &reason {
+            DisconnectReason::Closed | DisconnectReason::PeerClosed => {
+                tracing::debug!(peer = %self.name, %reason, "connection ended")
+            }
+            _ => tracing::warn!(peer = %self.name, %reason, "connection ended"),
+        }
+        let err = RpcError::crashed(format!("connection closed: {reason}"));
+        let calls = {
+            let mut pending = self.pending.lock();
+            pending.closed = Some(err.clone());
+            std::mem::take(&mut pending.calls)
+        };
+        for (_, tx) in calls {
+            let _ = tx.send(Err(err.clone()));
+        }
+        let handlers = {
+            let mut incoming = self.incoming.lock();
+            incoming.closed = true;
+            std::mem::take(&mut incoming.tasks)
+        };
+        drop(handlers);
+        self.stop.cancel();
+        if let Some(reader) = self.reader.lock().take() {
+            reader.abort();
+        }
+    }
+}

@@ -1,0 +1,364 @@
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use bytes::Bytes;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+
+use super::{ErrorBody, MAX_FRAME_LEN, PROTOCOL_VERSION, WireError};
+
+/// The kind of a frame.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MessageType {
+    /// Expects exactly one response with the same `request_id`.
+    Request,
+    /// Answers the request with the same `request_id`.
+    Response,
+    /// One-way; never answered.
+    Broadcast,
+}
+
+impl MessageType {
+    /// The wire string: `request`, `response` or `broadcast`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MessageType::Request => "request",
+            MessageType::Response => "response",
+            MessageType::Broadcast => "broadcast",
+        }
+    }
+
+    fn from_wire(text: &str) -> Option<MessageType> {
+        match text {
+            "request" => Some(MessageType::Request),
+            "response" => Some(MessageType::Response),
+            "broadcast" => Some(MessageType::Broadcast),
+            _ => None,
+        }
+    }
+}
+
+/// The envelope of every frame, with MaiBot 1.0.0's field names and order.
+///
+/// Encoded as a MessagePack map with string keys, so a Python `msgpack.unpackb` reads a dict.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Envelope<P> {
+    /// Wire protocol version of the sender, `"1.0.0"`.
+    pub protocol_version: String,
+    /// Per-sender monotonic id from 1; a response carries the id of its request.
+    pub request_id: u64,
+    /// Request, response or broadcast.
+    pub message_type: MessageType,
+    /// The RPC method, such as `plugin.invoke_tool`.
+    pub method: String,
+    /// The plugin the message concerns; may be empty.
+    pub plugin_id: String,
+    /// Sender's wall clock when the message was built, in Unix milliseconds.
+    pub timestamp_ms: u64,
+    /// The caller's deadline for a request, in milliseconds; 0 means none.
+    pub timeout_ms: u64,
+    /// The method's payload, a map.
+    pub payload: P,
+    /// Set on error responses only.
+    pub error: Option<ErrorBody>,
+}
+
+impl<P> Envelope<P> {
+    /// A request with the current time.
+    pub fn request(
+        request_id: u64,
+        method: impl Into<String>,
+        plugin_id: impl Into<String>,
+        timeout_ms: u64,
+        payload: P,
+    ) -> Self {
+        Self::new(
+            MessageType::Request,
+            request_id,
+            method,
+            plugin_id,
+            timeout_ms,
+            payload,
+        )
+    }
+
+    /// A broadcast with the current time.
+    pub fn broadcast(
+        request_id: u64,
+        method: impl Into<String>,
+        plugin_id: impl Into<String>,
+        payload: P,
+    ) -> Self {
+        Self::new(
+            MessageType::Broadcast,
+            request_id,
+            method,
+            plugin_id,
+            0,
+            payload,
+        )
+    }
+
+    /// The successful response to `request`: copies its protocol version, id, method and
+    /// plugin id, as MaiBot's `make_response` does.
+    pub fn response_to(request: &EnvelopeHeader, payload: P) -> Self {
+        Self {
+            protocol_version: request.protocol_version.clone(),
+            request_id: request.request_id,
+            message_type: MessageType::Response,
+            method: request.method.clone(),
+            plugin_id: request.plugin_id.clone(),
+            timestamp_ms: now_ms(),
+            timeout_ms: request.timeout_ms,
+            payload,
+            error: None,
+        }
+    }
+
+    fn new(
+        message_type: MessageType,
+        request_id: u64,
+        method: impl Into<String>,
+        plugin_id: impl Into<String>,
+        timeout_ms: u64,
+        payload: P,
+    ) -> Self {
+        Self {
+            protocol_version: PROTOCOL_VERSION.to_owned(),
+            request_id,
+            message_type,
+            method: method.into(),
+            plugin_id: plugin_id.into(),
+            timestamp_ms: now_ms(),
+            timeout_ms,
+            payload,
+            error: None,
+        }
+    }
+}
+
+impl Envelope<EmptyPayload> {
+    /// The error response to `request`: an empty payload and `error` set.
+    pub fn error_response_to(request: &EnvelopeHeader, error: ErrorBody) -> Self {
+        let mut envelope = Envelope::response_to(request, EmptyPayload {});
+        envelope.error = Some(error);
+        envelope
+    }
+}
+
+/// An empty map payload, `{}`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct EmptyPayload {}
+
+/// Every envelope field but the payload: decoded first to dispatch a frame.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EnvelopeHeader {
+    /// See [`Envelope::protocol_version`]; `"1.0.0"` when absent.
+    pub protocol_version: String,
+    /// See [`Envelope::request_id`]; required.
+    pub request_id: u64,
+    /// See [`Envelope::message_type`]; required.
+    pub message_type: MessageType,
+    /// See [`Envelope::method`]; empty when absent.
+    pub method: String,
+    /// See [`Envelope::plugin_id`]; empty when absent.
+    pub plugin_id: String,
+    /// See [`Envelope::timestamp_ms`]; 0 when absent.
+    pub timestamp_ms: u64,
+    /// See [`Envelope::timeout_ms`]; 30000 (MaiBot's default) when absent.
+    pub timeout_ms: u64,
+    /// See [`Envelope::error`].
+    pub error: Option<ErrorBody>,
+}
+
+/// The header as it may arrive from any peer: MaiBot's defaults, the message type as a string so
+/// an unknown one is reported as such rather than as a generic decode failure.
+#[derive(Deserialize)]
+struct RawHeader {
+    #[serde(default = "default_protocol_version")]
+    protocol_version: String,
+    request_id: u64,
+    message_type: String,
+    #[serde(default)]
+    method: String,
+    #[serde(default)]
+    plugin_id: String,
+    #[serde(default)]
+    timestamp_ms: u64,
+    #[serde(default = "default_timeout_ms")]
+    timeout_ms: u64,
+    #[serde(default)]
+    error: Option<ErrorBody>,
+    // `payload` and any unknown keys are skipped by serde's IgnoredAny.
+}
+
+fn default_protocol_version() -> String {
+    PROTOCOL_VERSION.to_owned()
+}
+
+/// MaiBot's `Envelope.timeout_ms` default.
+fn default_timeout_ms() -> u64 {
+    30_000
+}
+
+/// Decodes the envelope of a frame without its payload.
+pub fn decode_header(frame: &[u8]) -> Result<EnvelopeHeader, WireError> {
+    let raw: RawHeader = rmp_serde::from_slice(frame)?;
+    let message_type =
+        MessageType::from_wire(&raw.message_type).ok_or_else(|| WireError::UnknownMessageType {
+            request_id: raw.request_id,
+            message_type: raw.message_type.clone(),
+        })?;
+    Ok(EnvelopeHeader {
+        protocol_version: raw.protocol_version,
+        request_id: raw.request_id,
+        message_type,
+        method: raw.method,
+        plugin_id: raw.plugin_id,
+        timestamp_ms: raw.timestamp_ms,
+        timeout_ms: raw.timeout_ms,
+        error: raw.error,
+    })
+}
+
+/// The request id and message type of a frame whose full header does not decode, so that the
+/// sender can still be answered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecoveredId {
+    /// The frame's `request_id`.
+    pub request_id: u64,
+    /// The frame's `message_type`, if it was a string.
+    pub message_type: Option<String>,
+}
+
+/// Recovers the request id (and, if possible, the message type) of a frame that
+/// [`decode_header`] rejects; `None` if the frame is not a map with an integer `request_id`.
+pub fn recover_request_id(frame: &[u8]) -> Option<RecoveredId> {
+    #[derive(Deserialize)]
+    struct IdOnly {
+        request_id: u64,
+    }
+    #[derive(Deserialize)]
+    struct IdAndType {
+        request_id: u64,
+        message_type: String,
+    }
+    if let Ok(both) = rmp_serde::from_slice::<IdAndType>(frame) {
+        return Some(RecoveredId {
+            request_id: both.request_id,
+            message_type: Some(both.message_type),
+        });
+    }
+    let id = rmp_serde::from_slice::<IdOnly>(frame).ok()?;
+    Some(RecoveredId {
+        request_id: id.request_id,
+        message_type: None,
+    })
+}
+
+/// Decodes only the `payload` of a whole frame; every other key is skipped. A missing or nil
+/// payload decodes as `T` from an empty map, which works for types whose fields all default.
+pub fn decode_payload<T: DeserializeOwned>(frame: &[u8]) -> Result<T, WireError> {
+    #[derive(Deserialize)]
+    #[serde(bound = "T: DeserializeOwned")]
+    struct PayloadOnly<T> {
+        payload: Option<T>,
+    }
+    let only: PayloadOnly<T> = rmp_serde::from_slice(frame)?;
+    match only.payload {
+        Some(payload) => Ok(payload),
+        None => Ok(rmp_serde::from_slice(&[EMPTY_MAP])?),
+    }
+}
+
+/// Decodes a whole frame: its header, then its payload as `P`.
+pub fn decode_envelope<P: DeserializeOwned>(frame: &[u8]) -> Result<Envelope<P>, WireError> {
+    let header = decode_header(frame)?;
+    let payload = decode_payload(frame)?;
+    Ok(Envelope {
+        protocol_version: header.protocol_version,
+        request_id: header.request_id,
+        message_type: header.message_type,
+        method: header.method,
+        plugin_id: header.plugin_id,
+        timestamp_ms: header.timestamp_ms,
+        timeout_ms: header.timeout_ms,
+        payload,
+        error: header.error,
+    })
+}
+
+/// The MessagePack encoding of an empty map (fixmap of length 0).
+pub(crate) const EMPTY_MAP: u8 = 0x80;
+
+/// Encodes an envelope as a frame body (without the length prefix), with named fields.
+pub fn encode_envelope<P: Serialize>(envelope: &Envelope<P>) -> Result<Bytes, WireError> {
+    let mut buf = Vec::with_capacity(128);
+    rmp_serde::encode::write_named(&mut buf, envelope)?;
+    check_len(Bytes::from(buf))
+}
+
+/// Encodes a response to `request` around a payload that is already MessagePack, without
+/// decoding it again. The result is byte-for-byte what [`encode_envelope`] would produce for
+/// the same values.
+pub fn encode_response_raw(
+    request: &EnvelopeHeader,
+    payload_msgpack: &[u8],
+) -> Result<Bytes, WireError> {
+    let mut buf = Vec::with_capacity(112 + request.method.len() + payload_msgpack.len());
+    write_response_head(&mut buf, request)
+        .map_err(|err| WireError::Encode(rmp_serde::encode::Error::from(err)))?;
+    buf.extend_from_slice(payload_msgpack);
+    rmp::encode::write_str(&mut buf, "error")
+        .map_err(|err| WireError::Encode(rmp_serde::encode::Error::from(err)))?;
+    buf.push(NIL);
+    check_len(Bytes::from(buf))
+}
+
+/// Every field of a success response up to and including the `payload` key, in the order of
+/// [`Envelope`]'s serde encoding.
+fn write_response_head(
+    buf: &mut Vec<u8>,
+    request: &EnvelopeHeader,
+) -> Result<(), rmp::encode::ValueWriteError> {
+    use rmp::encode::{write_map_len, write_str, write_uint};
+
+    write_map_len(buf, 9)?;
+    write_str(buf, "protocol_version")?;
+    write_str(buf, &request.protocol_version)?;
+    write_str(buf, "request_id")?;
+    write_uint(buf, request.request_id)?;
+    write_str(buf, "message_type")?;
+    write_str(buf, MessageType::Response.as_str())?;
+    write_str(buf, "method")?;
+    write_str(buf, &request.method)?;
+    write_str(buf, "plugin_id")?;
+    write_str(buf, &request.plugin_id)?;
+    write_str(buf, "timestamp_ms")?;
+    write_uint(buf, now_ms())?;
+    write_str(buf, "timeout_ms")?;
+    write_uint(buf, request.timeout_ms)?;
+    write_str(buf, "payload")?;
+    Ok(())
+}
+
+/// The MessagePack encoding of nil.
+const NIL: u8 = 0xc0;
+
+fn check_len(frame: Bytes) -> Result<Bytes, WireError> {
+    if frame.len() > MAX_FRAME_LEN {
+        return Err(WireError::FrameTooLarge {
+            len: frame.len(),
+            max: MAX_FRAME_LEN,
+        });
+    }
+    Ok(frame)
+}
+
+/// The current wall clock in Unix milliseconds (0 if the clock is before 1970).
+pub fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|elapsed| elapsed.as_millis() as u64)
+        .unwrap_or(0)
+}
