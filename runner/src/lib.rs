@@ -1,1 +1,27 @@
-//! The plugin-side engine.
+//! The plugin-side engine of maitool.
+//!
+//! A runner is a process the host spawns. It connects back to the host's Unix socket, says
+//! `runner.hello` with the one-time token it found in its environment, loads the plugins it
+//! was built with, registers their components, reports `runner.ready`, and then serves
+//! invocations concurrently until the host asks it to shut down, the connection closes, or the
+//! host process dies.
+//!
+//! Plugin authors do not use this crate directly: `maitool-sdk` builds [`PluginSpec`]s from
+//! typed declarations and calls [`run`]. The types here are the engine-level contract between
+//! the two.
+
+mod context;
+mod engine;
+mod error;
+mod launch;
+mod log_forward;
+mod spec;
+
+pub use context::{HostClient, InvocationContext};
+pub use engine::{RunnerOptions, run, serve};
+pub use error::RunnerError;
+pub use launch::{ENV_IPC_ADDRESS, ENV_RUNNER_NAME, ENV_SESSION_TOKEN, LaunchEnv};
+pub use spec::{ComponentHandler, ComponentSpec, PluginHooks, PluginSpec};
+
+/// The version of the runner engine, reported as `sdk_version` in `runner.hello`.
+pub const RUNNER_VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -1,1 +1,26 @@
-//! The plugin runtime.
+//! The plugin runtime: runner subprocesses supervised by the host, talking MessagePack RPC
+//! over a Unix socket, with their components in a [`ComponentRegistry`] and their tools
+//! exposed through [`PluginToolProvider`].
+
+mod capabilities;
+mod components;
+mod config;
+mod connection;
+mod kv;
+mod listener;
+mod provider;
+mod result;
+mod runtime;
+mod status;
+mod supervisor;
+
+pub use capabilities::{CAPABILITIES, CapabilityService, MemorySink, MessageSink, OutgoingMessage};
+pub use components::{ChatScope, ComponentEntry, ComponentRegistry, Visibility};
+pub use config::{PluginManifest, PluginSettings, ResolvedRunner, RunnerConfig, RuntimeConfig};
+pub use kv::KvStore;
+pub use provider::PluginToolProvider;
+pub use runtime::{PluginRuntime, RuntimeError};
+pub use status::{PluginLoadState, PluginStatus, RunnerState, RunnerStatus};
+
+/// The provider name of plugin tools in the registry.
+pub const PLUGIN_PROVIDER_NAME: &str = "plugin_runtime";

@@ -1,0 +1,200 @@
+//! A deliberately misbehaving runner for the fault tests, driven by the `MISBEHAVE`
+//! environment variable (the Nushell stress-plugin pattern):
+//!
+//! | `MISBEHAVE`         | behaviour                                                    |
+//! |---------------------|--------------------------------------------------------------|
+//! | `exit_before_hello` | exits with status 3 before connecting                        |
+//! | `wrong_token`       | says hello with a wrong token                                |
+//! | `no_token`          | says hello with an empty token                               |
+//! | `not_hello`         | sends `plugin.health` as its first message                   |
+//! | `bad_protocol`      | offers only protocol version 9.0.0                           |
+//! | `garbage_first`     | sends a frame of random bytes first                          |
+//! | `huge_frame`        | announces a 100 MiB frame                                    |
+//! | `silent`            | connects and never says anything                             |
+//! | (unset)             | a normal runner whose tools misbehave on request             |
+//!
+//! Raw modes exit after reading the host's answer, printing it to stderr (which the host logs).
+//! The normal runner's tools: `slow` (sleeps `ms` cooperatively), `hang` (blocks the runtime
+//! thread: the runner stops answering anything), `crash` (aborts the process mid-call),
+//! `panic` (panics in the handler), `echo`, and `connect_again` (opens a second connection
+//! with this launch's token and reports the host's answer). With `MISBEHAVE_FAIL_LOAD=1` the
+//! second plugin, `examples.fails_on_load`, fails in `on_load` while the first keeps working.
+
+use std::io::{Read, Write};
+use std::os::unix::net::UnixStream;
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use maitool_sdk::prelude::*;
+use maitool_sdk::protocol::wire::methods::{HelloPayload, HelloResponsePayload, names};
+use maitool_sdk::protocol::wire::{EmptyPayload, Envelope, decode_header, decode_payload, encode_envelope};
+
+static LAUNCH: OnceLock<(String, String)> = OnceLock::new();
+
+fn main() {
+    let address = std::env::var("MAITOOL_IPC_ADDRESS").unwrap_or_default();
+    let token = std::env::var("MAITOOL_SESSION_TOKEN").unwrap_or_default();
+    let _ = LAUNCH.set((address.clone(), token.clone()));
+    let mode = std::env::var("MISBEHAVE").unwrap_or_default();
+    match mode.as_str() {
+        "" => serve(),
+        "exit_before_hello" => std::process::exit(3),
+        raw => {
+            let answer = raw_session(&address, &token, raw);
+            eprintln!("misbehaving runner ({raw}): host answered: {answer}");
+            std::process::exit(4);
+        }
+    }
+}
+
+/// Hello with the given token and protocol versions; returns the raw bytes.
+fn hello(token: &str, versions: &[&str]) -> Vec<u8> {
+    let payload = HelloPayload {
+        runner_id: "misbehaving".into(),
+        sdk_version: "1.0.0".into(),
+        session_token: token.into(),
+        protocol_versions: versions.iter().map(|v| (*v).to_owned()).collect(),
+        pid: std::process::id(),
+    };
+    encode_envelope(&Envelope::request(1, names::HELLO, "", 10_000, payload)).expect("encode hello").to_vec()
+}
+
+fn frame(body: &[u8]) -> Vec<u8> {
+    let mut out = (body.len() as u32).to_be_bytes().to_vec();
+    out.extend_from_slice(body);
+    out
+}
+
+/// Runs one raw misbehaviour and describes the host's reaction.
+fn raw_session(address: &str, token: &str, mode: &str) -> String {
+    let mut stream = match UnixStream::connect(address) {
+        Ok(stream) => stream,
+        Err(err) => return format!("cannot connect: {err}"),
+    };
+    let _ = stream.set_read_timeout(Some(Duration::from_secs(15)));
+    let bytes = match mode {
+        "wrong_token" => frame(&hello("not-the-token", &["1.0.0"])),
+        "no_token" => frame(&hello("", &["1.0.0"])),
+        "bad_protocol" => frame(&hello(token, &["9.0.0"])),
+        "not_hello" => {
+            let body = encode_envelope(&Envelope::request(1, names::HEALTH, "", 1000, EmptyPayload {})).expect("encode");
+            frame(&body)
+        }
+        "garbage_first" => frame(&[0xc1, 0xff, 0x00, 0x13, 0x37, 0xde, 0xad, 0xbe, 0xef]),
+        "huge_frame" => {
+            let mut bytes = (100u32 * 1024 * 1024).to_be_bytes().to_vec();
+            bytes.extend_from_slice(&[0x80; 64]);
+            bytes
+        }
+        "silent" => {
+            std::thread::sleep(Duration::from_secs(3600));
+            Vec::new()
+        }
+        other => return format!("unknown MISBEHAVE mode {other}"),
+    };
+    if let Err(err) = stream.write_all(&bytes) {
+        return format!("write failed: {err}");
+    }
+    read_answer(&mut stream)
+}
+
+fn read_answer(stream: &mut UnixStream) -> String {
+    let mut len = [0u8; 4];
+    if let Err(err) = stream.read_exact(&mut len) {
+        return format!("connection closed without an answer ({err})");
+    }
+    let mut body = vec![0u8; u32::from_be_bytes(len) as usize];
+    if let Err(err) = stream.read_exact(&mut body) {
+        return format!("truncated answer ({err})");
+    }
+    match decode_header(&body) {
+        Ok(header) => match header.error {
+            Some(error) => format!("error {}: {}", error.code.as_str(), error.message),
+            None => match decode_payload::<HelloResponsePayload>(&body) {
+                Ok(answer) if answer.accepted => "accepted".to_owned(),
+                Ok(answer) => format!("rejected: {}", answer.reason),
+                Err(err) => format!("undecodable answer: {err}"),
+            },
+        },
+        Err(err) => format!("undecodable answer: {err}"),
+    }
+}
+
+/// Arguments of `slow`.
+#[derive(Deserialize, JsonSchema)]
+#[serde(crate = "maitool_sdk::serde")]
+#[schemars(crate = "maitool_sdk::schemars")]
+struct SlowArgs {
+    /// How long to sleep, in milliseconds.
+    ms: u64,
+}
+
+/// Arguments of `echo`.
+#[derive(Deserialize, JsonSchema)]
+#[serde(crate = "maitool_sdk::serde")]
+#[schemars(crate = "maitool_sdk::schemars")]
+struct EchoArgs {
+    /// Text to return.
+    text: String,
+}
+
+/// No arguments.
+#[derive(Deserialize, JsonSchema)]
+#[serde(crate = "maitool_sdk::serde")]
+#[schemars(crate = "maitool_sdk::schemars")]
+struct NoArgs {}
+
+fn serve() {
+    let misbehaving = Plugin::new("examples.misbehaving", "1.0.0")
+        .description("Tools that crash, hang, panic or sleep on request.")
+        .tool(Tool::new("slow", "Sleep cooperatively, then answer.", |a: SlowArgs, _ctx: ToolContext| async move {
+            tokio_sleep(a.ms).await;
+            Ok(ToolOutput::text(format!("slept {} ms", a.ms)))
+        }))
+        .tool(Tool::new("hang", "Block the runner's only thread forever.", |_a: NoArgs, _ctx: ToolContext| async move {
+            std::thread::sleep(Duration::from_secs(3600));
+            Ok(ToolOutput::text("unreachable"))
+        }))
+        .tool(Tool::new("crash", "Abort the runner process mid-call.", |_a: NoArgs, _ctx: ToolContext| async move {
+            std::process::abort();
+            #[allow(unreachable_code)]
+            Ok(ToolOutput::text("unreachable"))
+        }))
+        .tool(Tool::new("panic", "Panic inside the handler.", |_a: NoArgs, _ctx: ToolContext| async move {
+            if std::env::var("NEVER_SET_VARIABLE").is_err() {
+                panic!("deliberate panic in a handler");
+            }
+            Ok(ToolOutput::text("unreachable"))
+        }))
+        .tool(Tool::new("echo", "Return the text.", |a: EchoArgs, _ctx: ToolContext| async move { Ok(ToolOutput::text(a.text)) }))
+        .tool(Tool::new("connect_again", "Open a second connection with this launch's token.", |_a: NoArgs, _ctx: ToolContext| async move {
+            let (address, token) = LAUNCH.get().cloned().unwrap_or_default();
+            let answer = std::thread::spawn(move || {
+                let mut stream = UnixStream::connect(&address).map_err(|e| e.to_string())?;
+                stream.set_read_timeout(Some(Duration::from_secs(15))).map_err(|e| e.to_string())?;
+                stream.write_all(&frame(&hello(&token, &["1.0.0"]))).map_err(|e| e.to_string())?;
+                Ok::<_, String>(read_answer(&mut stream))
+            })
+            .join()
+            .map_err(|_| ToolError::new("probe thread panicked"))?
+            .map_err(ToolError::new)?;
+            Ok(ToolOutput::text(answer))
+        }));
+    let fails_on_load = Plugin::new("examples.fails_on_load", "1.0.0")
+        .description("Fails in on_load when MISBEHAVE_FAIL_LOAD=1.")
+        .tool(Tool::new("never_listed", "Only exposed when loading succeeds.", |_a: NoArgs, _ctx: ToolContext| async move {
+            Ok(ToolOutput::text("loaded after all"))
+        }))
+        .on_load(|_ctx| async move {
+            if std::env::var("MISBEHAVE_FAIL_LOAD").as_deref() == Ok("1") {
+                return Err(PluginError::new("deliberate on_load failure"));
+            }
+            Ok(())
+        });
+    maitool_sdk::run([misbehaving, fails_on_load]);
+}
+
+/// Sleeps on the runner's async runtime (the SDK runs handlers on tokio).
+async fn tokio_sleep(ms: u64) {
+    maitool_sdk::time::sleep(Duration::from_millis(ms)).await;
+}

@@ -1,0 +1,449 @@
+//! The ComponentRegistry: every component every plugin registered, keyed by
+//! `plugin_id.name`, with enable/disable state and chat filtering.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+use maitool_protocol::wire::methods::{ComponentDeclaration, names};
+use maitool_protocol::{JsonObject, ProviderType, ToolAnnotation, ToolAvailabilityContext, ToolIcon, ToolSpec};
+use parking_lot::RwLock;
+use serde::Serialize;
+
+use super::PLUGIN_PROVIDER_NAME;
+
+/// In which chats a component is offered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ChatScope {
+    /// Everywhere.
+    All,
+    /// Group chats only.
+    Group,
+    /// Private chats only.
+    Private,
+}
+
+/// How a tool is shown to the model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Visibility {
+    /// In the model's tool list.
+    Visible,
+    /// Found through `tool_search`.
+    Deferred,
+    /// Never shown; the spec is disabled.
+    Hidden,
+}
+
+impl Visibility {
+    fn as_str(self) -> &'static str {
+        match self {
+            Visibility::Visible => "visible",
+            Visibility::Deferred => "deferred",
+            Visibility::Hidden => "hidden",
+        }
+    }
+}
+
+/// One registered component.
+#[derive(Debug, Clone)]
+pub struct ComponentEntry {
+    /// `plugin_id.name`.
+    pub full_name: String,
+    /// Name within the plugin; the tool name the model sees.
+    pub name: String,
+    /// Owning plugin.
+    pub plugin_id: String,
+    /// `TOOL`, `ACTION`, or another MaiBot type (stored, never exposed as a tool).
+    pub component_type: String,
+    /// `plugin.invoke_tool` or `plugin.invoke_action`.
+    pub invoke_method: String,
+    /// Whether the component was declared enabled.
+    pub declared_enabled: bool,
+    /// Tool timeout in milliseconds; 0 means the runtime default.
+    pub timeout_ms: u64,
+    /// Chat scope.
+    pub chat_scope: ChatScope,
+    /// Sessions the component is restricted to (empty: all).
+    pub allowed_sessions: HashSet<String>,
+    /// Visibility.
+    pub visibility: Visibility,
+    /// True for a converted legacy Action.
+    pub legacy_action: bool,
+    /// The spec exposed to the registry, built once at registration.
+    pub spec: Arc<ToolSpec>,
+}
+
+impl ComponentEntry {
+    /// True for components exposed as tools (tools and converted Actions).
+    pub fn is_tool(&self) -> bool {
+        self.component_type == "TOOL" || self.component_type == "ACTION"
+    }
+
+    /// Builds and validates an entry from a runner's declaration.
+    pub fn from_declaration(plugin_id: &str, decl: &ComponentDeclaration) -> Result<ComponentEntry, String> {
+        let name = decl.name.trim();
+        if name.is_empty() {
+            return Err("a component has an empty name".into());
+        }
+        if !name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')) || name.len() > 128 {
+            return Err(format!("component name {name:?} must be 1-128 characters of [A-Za-z0-9_.-]"));
+        }
+        if !decl.plugin_id.is_empty() && decl.plugin_id != plugin_id {
+            return Err(format!("component {name} claims plugin {} but was registered by {plugin_id}", decl.plugin_id));
+        }
+        let meta = &decl.metadata;
+        let text = |key: &str| meta.get(key).and_then(|v| v.as_str()).unwrap_or_default().trim().to_owned();
+        let component_type = decl.component_type.trim().to_ascii_uppercase();
+        let legacy_action = component_type == "ACTION" || meta.get("legacy_action").and_then(|v| v.as_bool()).unwrap_or(false);
+        let invoke_method = match text("invoke_method") {
+            m if !m.is_empty() => m,
+            _ if legacy_action => names::INVOKE_ACTION.to_owned(),
+            _ => names::INVOKE_TOOL.to_owned(),
+        };
+        if invoke_method != names::INVOKE_TOOL && invoke_method != names::INVOKE_ACTION {
+            return Err(format!("component {name}: unsupported invoke_method {invoke_method:?}"));
+        }
+        let timeout_ms = match meta.get("timeout_ms") {
+            None | Some(serde_json::Value::Null) => 0,
+            Some(value) => value
+                .as_u64()
+                .ok_or_else(|| format!("component {name}: timeout_ms must be a non-negative integer, got {value}"))?,
+        };
+        let chat_scope = match decl.chat_scope.trim() {
+            "group" => ChatScope::Group,
+            "private" => ChatScope::Private,
+            _ => match text("chat_scope").as_str() {
+                "group" => ChatScope::Group,
+                "private" => ChatScope::Private,
+                _ => ChatScope::All,
+            },
+        };
+        let mut allowed_sessions: HashSet<String> = decl.allowed_session.iter().cloned().collect();
+        if let Some(list) = meta.get("allowed_session").and_then(|v| v.as_array()) {
+            allowed_sessions.extend(list.iter().filter_map(|v| v.as_str().map(str::to_owned)));
+        }
+        let visibility = match text("visibility").as_str() {
+            "visible" => Visibility::Visible,
+            "deferred" => Visibility::Deferred,
+            "hidden" => Visibility::Hidden,
+            _ if meta.get("core_tool").and_then(|v| v.as_bool()).unwrap_or(false) => Visibility::Visible,
+            _ => Visibility::Deferred,
+        };
+        let declared_enabled = meta.get("enabled").and_then(|v| v.as_bool()).unwrap_or(true);
+        let parameters = parameters_schema(meta, legacy_action)?;
+        let description = [text("description"), text("brief_description")]
+            .into_iter()
+            .find(|d| !d.is_empty())
+            .unwrap_or_else(|| format!("Tool {name}"));
+        let mut metadata = JsonObject::new();
+        metadata.insert("plugin_id".into(), plugin_id.into());
+        metadata.insert("invoke_method".into(), invoke_method.clone().into());
+        metadata.insert("visibility".into(), visibility.as_str().into());
+        if legacy_action {
+            metadata.insert("legacy_action".into(), true.into());
+            metadata.insert("legacy_component_type".into(), "ACTION".into());
+        }
+        let spec = ToolSpec {
+            name: name.to_owned(),
+            description,
+            title: text("title"),
+            parameters_schema: Some(parameters),
+            output_schema: meta.get("output_schema").and_then(|v| v.as_object()).cloned(),
+            provider_name: PLUGIN_PROVIDER_NAME.to_owned(),
+            provider_type: ProviderType::Plugin,
+            enabled: declared_enabled && visibility != Visibility::Hidden,
+            icons: meta
+                .get("icons")
+                .and_then(|v| serde_json::from_value::<Vec<ToolIcon>>(v.clone()).ok())
+                .unwrap_or_default(),
+            annotation: meta.get("annotation").and_then(|v| serde_json::from_value::<ToolAnnotation>(v.clone()).ok()),
+            metadata,
+        };
+        Ok(ComponentEntry {
+            full_name: format!("{plugin_id}.{name}"),
+            name: name.to_owned(),
+            plugin_id: plugin_id.to_owned(),
+            component_type,
+            invoke_method,
+            declared_enabled,
+            timeout_ms,
+            chat_scope,
+            allowed_sessions,
+            visibility,
+            legacy_action,
+            spec: Arc::new(spec),
+        })
+    }
+}
+
+/// The parameters schema: `parameters_raw` as an object schema or a property map (with
+/// per-property `required: true`), else MaiBot's `action_parameters` for legacy Actions.
+/// Every object schema gets a `required` array.
+fn parameters_schema(meta: &JsonObject, legacy_action: bool) -> Result<JsonObject, String> {
+    let mut schema = match meta.get("parameters_raw") {
+        Some(serde_json::Value::Object(raw)) if raw.get("type").is_some() || raw.contains_key("properties") => raw.clone(),
+        Some(serde_json::Value::Object(properties)) => {
+            let mut required = Vec::new();
+            let mut props = JsonObject::new();
+            for (key, value) in properties {
+                let mut value = value.clone();
+                if let Some(object) = value.as_object_mut() {
+                    if object.remove("required").and_then(|r| r.as_bool()).unwrap_or(false) {
+                        required.push(serde_json::Value::from(key.clone()));
+                    }
+                }
+                props.insert(key.clone(), value);
+            }
+            let mut schema = JsonObject::new();
+            schema.insert("type".into(), "object".into());
+            schema.insert("properties".into(), props.into());
+            schema.insert("required".into(), required.into());
+            schema
+        }
+        Some(serde_json::Value::Null) | None if legacy_action => {
+            let mut props = JsonObject::new();
+            if let Some(params) = meta.get("action_parameters").and_then(|v| v.as_object()) {
+                for (key, description) in params {
+                    let description = description.as_str().filter(|d| !d.is_empty()).unwrap_or("Legacy Action parameter");
+                    props.insert(key.clone(), serde_json::json!({"type": "string", "description": description}));
+                }
+            }
+            let mut schema = JsonObject::new();
+            schema.insert("type".into(), "object".into());
+            schema.insert("properties".into(), props.into());
+            schema
+        }
+        Some(serde_json::Value::Null) | None => {
+            let mut schema = JsonObject::new();
+            schema.insert("type".into(), "object".into());
+            schema.insert("properties".into(), JsonObject::new().into());
+            schema
+        }
+        Some(other) => return Err(format!("parameters_raw must be an object, got {other}")),
+    };
+    schema.remove("$schema");
+    if schema.get("type").and_then(|t| t.as_str()) == Some("object") && !schema.contains_key("required") {
+        schema.insert("required".into(), Vec::<serde_json::Value>::new().into());
+    }
+    Ok(schema)
+}
+
+/// Operator toggles, kept apart from registrations so they survive runner restarts.
+#[derive(Debug, Default, Clone)]
+struct Toggle {
+    disabled: bool,
+    disabled_sessions: HashSet<String>,
+}
+
+#[derive(Debug, Default)]
+struct Inner {
+    /// Registration order of plugins (first registered wins on a tool-name clash).
+    plugin_order: Vec<String>,
+    by_plugin: HashMap<String, Vec<Arc<ComponentEntry>>>,
+    /// Tool name -> candidate entries in plugin order.
+    by_tool_name: HashMap<String, Vec<Arc<ComponentEntry>>>,
+    toggles: HashMap<String, Toggle>,
+}
+
+/// The host-side registry of plugin components.
+#[derive(Debug, Default)]
+pub struct ComponentRegistry {
+    inner: RwLock<Inner>,
+}
+
+impl ComponentRegistry {
+    /// An empty registry.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Replaces a plugin's whole component set atomically: every declaration is validated
+    /// first; on any error nothing changes. Returns the registered full names.
+    pub fn register_plugin(&self, plugin_id: &str, declarations: &[ComponentDeclaration]) -> Result<Vec<String>, String> {
+        let mut entries = Vec::with_capacity(declarations.len());
+        let mut seen = HashSet::new();
+        for decl in declarations {
+            let entry = ComponentEntry::from_declaration(plugin_id, decl)?;
+            if !seen.insert(entry.name.clone()) {
+                return Err(format!("plugin {plugin_id} declares component {} twice", entry.name));
+            }
+            entries.push(Arc::new(entry));
+        }
+        let names = entries.iter().map(|e| e.full_name.clone()).collect();
+        let mut inner = self.inner.write();
+        if !inner.plugin_order.iter().any(|p| p == plugin_id) {
+            inner.plugin_order.push(plugin_id.to_owned());
+        }
+        for entry in &entries {
+            if let Some(owner) = inner.by_tool_name.get(&entry.name).and_then(|c| c.first()) {
+                if owner.plugin_id != plugin_id {
+                    tracing::warn!(
+                        tool = %entry.name,
+                        kept = %owner.full_name,
+                        shadowed = %entry.full_name,
+                        "duplicate plugin tool name: the first registered plugin's tool is kept"
+                    );
+                }
+            }
+        }
+        inner.by_plugin.insert(plugin_id.to_owned(), entries);
+        inner.rebuild_index();
+        Ok(names)
+    }
+
+    /// Removes every component of a plugin. Returns whether it had any.
+    pub fn unregister_plugin(&self, plugin_id: &str) -> bool {
+        let mut inner = self.inner.write();
+        let had = inner.by_plugin.remove(plugin_id).is_some_and(|e| !e.is_empty());
+        inner.rebuild_index();
+        had
+    }
+
+    /// Enables or disables a component (`plugin_id.name`, or a bare tool name when unique),
+    /// globally or for one session. Returns the full name affected.
+    pub fn set_enabled(&self, name: &str, enabled: bool, session_id: Option<&str>) -> Result<String, String> {
+        let mut inner = self.inner.write();
+        let full_name = inner.resolve(name)?;
+        let toggle = inner.toggles.entry(full_name.clone()).or_default();
+        match session_id {
+            Some(session) if enabled => {
+                toggle.disabled_sessions.remove(session);
+            }
+            Some(session) => {
+                toggle.disabled_sessions.insert(session.to_owned());
+            }
+            None => toggle.disabled = !enabled,
+        }
+        Ok(full_name)
+    }
+
+    /// Every entry of a plugin.
+    pub fn plugin_components(&self, plugin_id: &str) -> Vec<Arc<ComponentEntry>> {
+        self.inner.read().by_plugin.get(plugin_id).cloned().unwrap_or_default()
+    }
+
+    /// Every entry in registration order.
+    pub fn all(&self) -> Vec<Arc<ComponentEntry>> {
+        let inner = self.inner.read();
+        inner.plugin_order.iter().filter_map(|p| inner.by_plugin.get(p)).flatten().cloned().collect()
+    }
+
+    /// The first tool entry with this name that is enabled in `ctx` and whose plugin passes
+    /// `is_live`.
+    pub fn find_tool(
+        &self,
+        name: &str,
+        ctx: &ToolAvailabilityContext,
+        is_live: impl Fn(&str) -> bool,
+    ) -> Option<Arc<ComponentEntry>> {
+        let inner = self.inner.read();
+        inner
+            .by_tool_name
+            .get(name)?
+            .iter()
+            .find(|entry| is_live(&entry.plugin_id) && inner.check_enabled(entry, ctx))
+            .cloned()
+    }
+
+    /// Tool specs enabled in `ctx`, first plugin wins per name.
+    pub fn tool_specs(&self, ctx: &ToolAvailabilityContext, is_live: impl Fn(&str) -> bool) -> Vec<ToolSpec> {
+        let inner = self.inner.read();
+        let mut seen = HashSet::new();
+        let mut specs = Vec::new();
+        for plugin_id in &inner.plugin_order {
+            if !is_live(plugin_id) {
+                continue;
+            }
+            for entry in inner.by_plugin.get(plugin_id).into_iter().flatten() {
+                if !entry.is_tool() || !inner.check_enabled(entry, ctx) {
+                    continue;
+                }
+                // Clashes were warned about at registration; the first plugin wins.
+                if !seen.insert(entry.name.as_str()) {
+                    continue;
+                }
+                specs.push((*entry.spec).clone());
+            }
+        }
+        specs
+    }
+
+    /// Every tool name any live plugin declares.
+    pub fn tool_names(&self, is_live: impl Fn(&str) -> bool) -> Vec<String> {
+        let inner = self.inner.read();
+        inner
+            .by_tool_name
+            .iter()
+            .filter(|(_, entries)| entries.iter().any(|e| is_live(&e.plugin_id)))
+            .map(|(name, _)| name.clone())
+            .collect()
+    }
+
+    /// Whether a component is enabled globally (operator toggle and declaration).
+    pub fn is_enabled(&self, full_name: &str) -> bool {
+        let inner = self.inner.read();
+        let toggled_off = inner.toggles.get(full_name).is_some_and(|t| t.disabled);
+        let declared = inner
+            .by_plugin
+            .values()
+            .flatten()
+            .find(|e| e.full_name == full_name)
+            .is_some_and(|e| e.declared_enabled);
+        declared && !toggled_off
+    }
+}
+
+impl Inner {
+    fn rebuild_index(&mut self) {
+        let mut index: HashMap<String, Vec<Arc<ComponentEntry>>> = HashMap::new();
+        for plugin_id in &self.plugin_order {
+            for entry in self.by_plugin.get(plugin_id).into_iter().flatten() {
+                if entry.is_tool() {
+                    index.entry(entry.name.clone()).or_default().push(entry.clone());
+                }
+            }
+        }
+        self.by_tool_name = index;
+    }
+
+    fn resolve(&self, name: &str) -> Result<String, String> {
+        let all = || self.by_plugin.values().flatten();
+        if all().any(|e| e.full_name == name) {
+            return Ok(name.to_owned());
+        }
+        let matches: Vec<&Arc<ComponentEntry>> = all().filter(|e| e.name == name).collect();
+        match matches.as_slice() {
+            [one] => Ok(one.full_name.clone()),
+            [] => Err(format!("no component named {name}")),
+            many => Err(format!(
+                "component name {name} is ambiguous: use one of {}",
+                many.iter().map(|e| e.full_name.as_str()).collect::<Vec<_>>().join(", ")
+            )),
+        }
+    }
+
+    /// MaiBot's `check_component_enabled`, with the chat scope honoured (quirk Q3).
+    fn check_enabled(&self, entry: &ComponentEntry, ctx: &ToolAvailabilityContext) -> bool {
+        if !entry.declared_enabled {
+            return false;
+        }
+        if let Some(toggle) = self.toggles.get(&entry.full_name) {
+            if toggle.disabled || (!ctx.session_id.is_empty() && toggle.disabled_sessions.contains(&ctx.session_id)) {
+                return false;
+            }
+        }
+        match (entry.chat_scope, ctx.is_group_chat) {
+            (ChatScope::Group, Some(false)) | (ChatScope::Private, Some(true)) => return false,
+            _ => {}
+        }
+        if !entry.allowed_sessions.is_empty() {
+            let platform_group = format!("{}:{}", ctx.platform, ctx.group_id);
+            let candidates = [ctx.session_id.as_str(), ctx.group_id.as_str(), platform_group.as_str()];
+            if !candidates.iter().any(|c| !c.is_empty() && entry.allowed_sessions.contains(*c)) {
+                return false;
+            }
+        }
+        true
+    }
+}

@@ -1,0 +1,225 @@
+//! Configuration of the plugin runtime: runners, their plugins, and supervision limits.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use maitool_protocol::JsonObject;
+use serde::{Deserialize, Serialize};
+
+/// Supervision limits shared by every runner (`[plugin_runtime]`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RuntimeConfig {
+    /// How long a spawned runner has to connect and say hello.
+    pub handshake_timeout_ms: u64,
+    /// How long a connected runner has to report `runner.ready`.
+    pub ready_timeout_ms: u64,
+    /// Interval of `plugin.health` checks; 0 disables them (exits are detected regardless).
+    pub health_check_interval_ms: u64,
+    /// Limit of one health check. On a timeout one quick re-check follows before the runner
+    /// is declared hung, so a briefly busy host never kills a healthy runner.
+    pub health_check_timeout_ms: u64,
+    /// Most restarts allowed within `restart_window_ms`; one more marks the runner failed.
+    pub max_restarts: u32,
+    /// The window of the restart-intensity limit.
+    pub restart_window_ms: u64,
+    /// First restart delay; doubles for each restart inside the window.
+    pub restart_backoff_initial_ms: u64,
+    /// Cap of the restart delay.
+    pub restart_backoff_max_ms: u64,
+    /// Time for `prepare_shutdown` + `shutdown` before SIGTERM.
+    pub shutdown_grace_ms: u64,
+    /// Time after SIGTERM before SIGKILL.
+    pub terminate_grace_ms: u64,
+    /// Tool timeout when a tool declares none.
+    pub default_tool_timeout_ms: u64,
+}
+
+impl Default for RuntimeConfig {
+    fn default() -> Self {
+        Self {
+            handshake_timeout_ms: 10_000,
+            ready_timeout_ms: 30_000,
+            health_check_interval_ms: 5_000,
+            health_check_timeout_ms: 3_000,
+            max_restarts: 5,
+            restart_window_ms: 60_000,
+            restart_backoff_initial_ms: 0,
+            restart_backoff_max_ms: 5_000,
+            shutdown_grace_ms: 2_000,
+            terminate_grace_ms: 1_000,
+            default_tool_timeout_ms: 60_000,
+        }
+    }
+}
+
+impl RuntimeConfig {
+    /// Checks values that would make supervision meaningless.
+    pub fn validate(&self) -> Result<(), String> {
+        let positive = [
+            ("handshake_timeout_ms", self.handshake_timeout_ms),
+            ("ready_timeout_ms", self.ready_timeout_ms),
+            ("health_check_timeout_ms", self.health_check_timeout_ms),
+            ("restart_window_ms", self.restart_window_ms),
+            ("default_tool_timeout_ms", self.default_tool_timeout_ms),
+        ];
+        for (key, value) in positive {
+            if value == 0 {
+                return Err(format!("plugin_runtime.{key} must be greater than 0"));
+            }
+        }
+        if self.restart_backoff_max_ms < self.restart_backoff_initial_ms {
+            return Err("plugin_runtime.restart_backoff_max_ms must be >= restart_backoff_initial_ms".into());
+        }
+        Ok(())
+    }
+}
+
+/// One runner process (`[[runners]]`): an executable that hosts one or more plugins.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunnerConfig {
+    /// Unique name, used in logs and status.
+    pub name: String,
+    /// The runner executable. Relative paths resolve against the config file's directory.
+    #[serde(default)]
+    pub executable: Option<PathBuf>,
+    /// A plugin folder with a `maitool-plugin.toml` manifest, instead of `executable`.
+    #[serde(default)]
+    pub plugin_dir: Option<PathBuf>,
+    /// Arguments.
+    #[serde(default)]
+    pub args: Vec<String>,
+    /// Extra environment variables.
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+    /// Whether to start this runner.
+    #[serde(default = "default_true")]
+    pub enabled: bool,
+    /// Per-plugin settings, keyed by plugin id.
+    #[serde(default)]
+    pub plugins: BTreeMap<String, PluginSettings>,
+}
+
+/// The operator's settings for one plugin.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PluginSettings {
+    /// False: the plugin stays inactive.
+    #[serde(default = "default_true")]
+    pub enabled: bool,
+    /// Capabilities granted to the plugin: exact names (`send.text`) or families (`kv.*`).
+    #[serde(default)]
+    pub capabilities: Vec<String>,
+    /// The plugin's configuration, merged over its defaults.
+    #[serde(default)]
+    pub config: JsonObject,
+    /// A TOML file with the plugin's configuration, merged under `config`.
+    #[serde(default)]
+    pub config_file: Option<PathBuf>,
+}
+
+impl Default for PluginSettings {
+    fn default() -> Self {
+        Self { enabled: true, capabilities: Vec::new(), config: JsonObject::new(), config_file: None }
+    }
+}
+
+fn default_true() -> bool {
+    true
+}
+
+/// A plugin folder's manifest (`maitool-plugin.toml`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PluginManifest {
+    /// Plugin id.
+    pub id: String,
+    /// Semver version.
+    pub version: String,
+    /// Display name.
+    #[serde(default)]
+    pub name: String,
+    /// Description.
+    #[serde(default)]
+    pub description: String,
+    /// The runner executable, relative to the folder.
+    pub executable: PathBuf,
+    /// Capability grants.
+    #[serde(default)]
+    pub capabilities: Vec<String>,
+    /// The plugin's configuration file, relative to the folder.
+    #[serde(default)]
+    pub config_file: Option<PathBuf>,
+}
+
+/// A runner ready to launch: paths resolved, manifests and config files read.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ResolvedRunner {
+    /// Runner name.
+    pub name: String,
+    /// Absolute executable path.
+    pub executable: PathBuf,
+    /// Arguments.
+    pub args: Vec<String>,
+    /// Extra environment.
+    pub env: BTreeMap<String, String>,
+    /// Per-plugin settings with configuration files merged in.
+    pub plugins: BTreeMap<String, PluginSettings>,
+}
+
+impl RunnerConfig {
+    /// Resolves paths against `base` and reads the manifest and configuration files.
+    pub fn resolve(&self, base: &Path) -> Result<ResolvedRunner, String> {
+        let key = format!("runners.{}", self.name);
+        let mut plugins = self.plugins.clone();
+        let executable = match (&self.executable, &self.plugin_dir) {
+            (Some(exe), None) => base.join(exe),
+            (None, Some(dir)) => {
+                let dir = base.join(dir);
+                let manifest_path = dir.join("maitool-plugin.toml");
+                let text = std::fs::read_to_string(&manifest_path)
+                    .map_err(|err| format!("{key}.plugin_dir: cannot read {}: {err}", manifest_path.display()))?;
+                let manifest: PluginManifest = toml::from_str(&text)
+                    .map_err(|err| format!("{key}.plugin_dir: {}: {err}", manifest_path.display()))?;
+                let settings = plugins.entry(manifest.id.clone()).or_default();
+                for grant in &manifest.capabilities {
+                    if !settings.capabilities.contains(grant) {
+                        settings.capabilities.push(grant.clone());
+                    }
+                }
+                if settings.config_file.is_none() {
+                    settings.config_file = manifest.config_file.as_ref().map(|f| dir.join(f));
+                }
+                dir.join(&manifest.executable)
+            }
+            (Some(_), Some(_)) => return Err(format!("{key}: set either `executable` or `plugin_dir`, not both")),
+            (None, None) => return Err(format!("{key}: needs `executable` or `plugin_dir`")),
+        };
+        for (plugin_id, settings) in plugins.iter_mut() {
+            if let Some(file) = settings.config_file.clone() {
+                let path = base.join(file);
+                let text = std::fs::read_to_string(&path)
+                    .map_err(|err| format!("{key}.plugins.{plugin_id}.config_file: cannot read {}: {err}", path.display()))?;
+                let table: toml::Table = toml::from_str(&text)
+                    .map_err(|err| format!("{key}.plugins.{plugin_id}.config_file: {}: {err}", path.display()))?;
+                let from_file = match serde_json::to_value(table) {
+                    Ok(serde_json::Value::Object(object)) => object,
+                    _ => JsonObject::new(),
+                };
+                let mut merged = from_file;
+                for (k, v) in std::mem::take(&mut settings.config) {
+                    merged.insert(k, v);
+                }
+                settings.config = merged;
+            }
+        }
+        Ok(ResolvedRunner {
+            name: self.name.clone(),
+            executable,
+            args: self.args.clone(),
+            env: self.env.clone(),
+            plugins,
+        })
+    }
+}

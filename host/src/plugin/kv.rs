@@ -1,0 +1,110 @@
+//! A per-plugin key-value store in SQLite, behind the `kv.*` capabilities.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use parking_lot::Mutex;
+use rusqlite::{Connection, OptionalExtension, params};
+use serde_json::Value;
+
+/// Key-value pairs namespaced by plugin id; values are JSON.
+#[derive(Clone)]
+pub struct KvStore {
+    connection: Arc<Mutex<Connection>>,
+}
+
+impl std::fmt::Debug for KvStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("KvStore").finish_non_exhaustive()
+    }
+}
+
+impl KvStore {
+    /// Opens (creating) a store file.
+    pub fn open(path: &Path) -> Result<KvStore, String> {
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(|err| format!("cannot create {}: {err}", parent.display()))?;
+        }
+        let connection = Connection::open(path).map_err(|err| format!("cannot open {}: {err}", path.display()))?;
+        Self::init(connection)
+    }
+
+    /// A store that lives in memory only.
+    pub fn in_memory() -> Result<KvStore, String> {
+        Self::init(Connection::open_in_memory().map_err(|err| err.to_string())?)
+    }
+
+    fn init(connection: Connection) -> Result<KvStore, String> {
+        connection
+            .execute_batch(
+                "PRAGMA journal_mode=WAL;
+                 CREATE TABLE IF NOT EXISTS plugin_kv (
+                     plugin_id TEXT NOT NULL,
+                     key TEXT NOT NULL,
+                     value TEXT NOT NULL,
+                     updated_ms INTEGER NOT NULL,
+                     PRIMARY KEY (plugin_id, key)
+                 );",
+            )
+            .map_err(|err| err.to_string())?;
+        Ok(KvStore { connection: Arc::new(Mutex::new(connection)) })
+    }
+
+    async fn blocking<T: Send + 'static>(
+        &self,
+        work: impl FnOnce(&Connection) -> rusqlite::Result<T> + Send + 'static,
+    ) -> Result<T, String> {
+        let connection = self.connection.clone();
+        tokio::task::spawn_blocking(move || work(&connection.lock()))
+            .await
+            .map_err(|err| format!("store task failed: {err}"))?
+            .map_err(|err| err.to_string())
+    }
+
+    /// The value of `key`, or `None`.
+    pub async fn get(&self, plugin_id: &str, key: &str) -> Result<Option<Value>, String> {
+        let (plugin_id, key) = (plugin_id.to_owned(), key.to_owned());
+        let text: Option<String> = self
+            .blocking(move |c| {
+                c.query_row("SELECT value FROM plugin_kv WHERE plugin_id = ?1 AND key = ?2", params![plugin_id, key], |row| row.get(0))
+                    .optional()
+            })
+            .await?;
+        text.map(|t| serde_json::from_str(&t).map_err(|err| format!("corrupt value: {err}"))).transpose()
+    }
+
+    /// Sets `key` to `value`.
+    pub async fn set(&self, plugin_id: &str, key: &str, value: &Value) -> Result<(), String> {
+        let (plugin_id, key, text) = (plugin_id.to_owned(), key.to_owned(), value.to_string());
+        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis() as i64).unwrap_or(0);
+        self.blocking(move |c| {
+            c.execute(
+                "INSERT INTO plugin_kv (plugin_id, key, value, updated_ms) VALUES (?1, ?2, ?3, ?4)
+                 ON CONFLICT(plugin_id, key) DO UPDATE SET value = excluded.value, updated_ms = excluded.updated_ms",
+                params![plugin_id, key, text, now],
+            )
+        })
+        .await
+        .map(|_| ())
+    }
+
+    /// Deletes `key`; true when it existed.
+    pub async fn delete(&self, plugin_id: &str, key: &str) -> Result<bool, String> {
+        let (plugin_id, key) = (plugin_id.to_owned(), key.to_owned());
+        self.blocking(move |c| c.execute("DELETE FROM plugin_kv WHERE plugin_id = ?1 AND key = ?2", params![plugin_id, key]))
+            .await
+            .map(|n| n > 0)
+    }
+
+    /// Keys starting with `prefix`, sorted.
+    pub async fn list(&self, plugin_id: &str, prefix: &str) -> Result<Vec<String>, String> {
+        let (plugin_id, pattern) = (plugin_id.to_owned(), format!("{}%", prefix.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_")));
+        self.blocking(move |c| {
+            let mut statement =
+                c.prepare("SELECT key FROM plugin_kv WHERE plugin_id = ?1 AND key LIKE ?2 ESCAPE '\\' ORDER BY key")?;
+            let rows = statement.query_map(params![plugin_id, pattern], |row| row.get::<_, String>(0))?;
+            rows.collect()
+        })
+        .await
+    }
+}

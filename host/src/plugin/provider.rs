@@ -1,0 +1,170 @@
+//! `PluginToolProvider`: the plugin runtime as one [`ToolProvider`].
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use maitool_protocol::wire::methods::{InvokePayload, InvokeResultPayload};
+use maitool_protocol::{
+    JsonObject, ProviderType, ToolAvailabilityContext, ToolExecutionContext, ToolExecutionResult,
+    ToolInvocation, ToolSpec,
+};
+use serde_json::Value;
+
+use super::PLUGIN_PROVIDER_NAME;
+use super::result::normalize;
+use super::runtime::RuntimeShared;
+use crate::provider::{ProviderError, ToolProvider, ToolSetVersion};
+
+/// Lists the tools of every ready runner and invokes them over RPC.
+pub struct PluginToolProvider {
+    runtime: Arc<RuntimeShared>,
+}
+
+impl std::fmt::Debug for PluginToolProvider {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PluginToolProvider").finish_non_exhaustive()
+    }
+}
+
+impl PluginToolProvider {
+    pub(crate) fn new(runtime: Arc<RuntimeShared>) -> Self {
+        Self { runtime }
+    }
+}
+
+/// The invocation arguments: the model's arguments plus the context keys a MaiBot plugin
+/// expects, each filled only where missing or empty; a legacy Action also gets `reasoning`
+/// and the model's arguments as `action_data`.
+fn invocation_args(invocation: &ToolInvocation, ctx: &ToolExecutionContext, legacy_action: bool) -> JsonObject {
+    let mut args = invocation.arguments.clone();
+    let anchor = ctx.metadata.get("anchor_message").and_then(Value::as_object);
+    let anchor_text = |key: &str| anchor.and_then(|a| a.get(key)).and_then(Value::as_str).filter(|s| !s.is_empty());
+    let stream = if ctx.stream_id.is_empty() { &ctx.session_id } else { &ctx.stream_id };
+    let fills = [
+        ("stream_id", stream.as_str()),
+        ("chat_id", stream.as_str()),
+        ("group_id", anchor_text("group_id").unwrap_or(&ctx.group_id)),
+        ("user_id", anchor_text("user_id").unwrap_or(&ctx.user_id)),
+        ("platform", ctx.platform.as_str()),
+    ];
+    for (key, value) in fills {
+        let missing = match args.get(key) {
+            None | Some(Value::Null) => true,
+            Some(Value::String(s)) => s.is_empty(),
+            Some(Value::Bool(b)) => !b,
+            _ => false,
+        };
+        if missing && !value.is_empty() {
+            args.insert(key.to_owned(), value.into());
+        }
+    }
+    if legacy_action {
+        let reasoning = if invocation.reasoning.is_empty() { &ctx.reasoning } else { &invocation.reasoning };
+        args.insert("reasoning".into(), reasoning.clone().into());
+        args.insert("action_data".into(), Value::Object(invocation.arguments.clone()));
+    }
+    args
+}
+
+#[async_trait]
+impl ToolProvider for PluginToolProvider {
+    fn provider_name(&self) -> &str {
+        PLUGIN_PROVIDER_NAME
+    }
+
+    fn provider_type(&self) -> ProviderType {
+        ProviderType::Plugin
+    }
+
+    async fn list_tools(&self, ctx: &ToolAvailabilityContext) -> Result<Vec<ToolSpec>, ProviderError> {
+        Ok(self.runtime.components.tool_specs(ctx, |plugin| self.runtime.is_live(plugin)))
+    }
+
+    async fn declared_tool_names(&self) -> Result<Vec<String>, ProviderError> {
+        Ok(self.runtime.components.tool_names(|plugin| self.runtime.is_live(plugin)))
+    }
+
+    async fn is_available(&self, name: &str, ctx: &ToolAvailabilityContext) -> Result<bool, ProviderError> {
+        Ok(self.runtime.components.find_tool(name, ctx, |plugin| self.runtime.is_live(plugin)).is_some_and(|e| e.spec.enabled))
+    }
+
+    fn tool_set_version(&self) -> Option<ToolSetVersion> {
+        Some(self.runtime.version.clone())
+    }
+
+    async fn invoke(
+        &self,
+        invocation: ToolInvocation,
+        ctx: &ToolExecutionContext,
+    ) -> Result<ToolExecutionResult, ProviderError> {
+        let availability = ctx.availability();
+        let name = invocation.tool_name.clone();
+        let Some(entry) = self.runtime.components.find_tool(&name, &availability, |plugin| self.runtime.is_live(plugin)) else {
+            return Err(ProviderError::ToolNotFound(name));
+        };
+        let Some(peer) = self.runtime.live_peer(&entry.plugin_id) else {
+            return Ok(ToolExecutionResult::failure(&name, format!("the runner of plugin {} is not running", entry.plugin_id))
+                .with_metadata("plugin_id", entry.plugin_id.clone()));
+        };
+        let payload = InvokePayload {
+            component_name: entry.name.clone(),
+            args: invocation_args(&invocation, ctx, entry.legacy_action),
+            context: Some(ctx.clone()),
+            call_id: invocation.call_id.clone(),
+        };
+        let timeout_ms = if entry.timeout_ms > 0 { entry.timeout_ms } else { self.runtime.config.default_tool_timeout_ms };
+        let answer = peer
+            .call::<_, InvokeResultPayload>(&entry.invoke_method, &entry.plugin_id, &payload, Duration::from_millis(timeout_ms))
+            .await;
+        Ok(match answer {
+            Ok(answer) => normalize(&name, &entry.plugin_id, answer),
+            Err(err) => ToolExecutionResult::failure(&name, err.to_string())
+                .with_metadata("plugin_id", entry.plugin_id.clone())
+                .with_metadata("error_code", err.code.as_str().to_owned()),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use maitool_protocol::{ToolExecutionContext, ToolInvocation};
+    use serde_json::json;
+
+    use super::invocation_args;
+
+    #[test]
+    fn context_keys_fill_only_missing_or_empty_arguments() {
+        let mut invocation = ToolInvocation::new("t", json!({"stream_id": "", "user_id": "explicit"}).as_object().unwrap().clone());
+        invocation.reasoning = "because".into();
+        let ctx = ToolExecutionContext {
+            stream_id: "st1".into(),
+            group_id: "g1".into(),
+            user_id: "u1".into(),
+            platform: "qq".into(),
+            ..ToolExecutionContext::default()
+        };
+        let args = invocation_args(&invocation, &ctx, false);
+        assert_eq!(args["stream_id"], "st1");
+        assert_eq!(args["chat_id"], "st1");
+        assert_eq!(args["user_id"], "explicit");
+        assert_eq!(args["group_id"], "g1");
+        assert_eq!(args["platform"], "qq");
+        assert!(!args.contains_key("action_data"));
+
+        let action = invocation_args(&invocation, &ctx, true);
+        assert_eq!(action["reasoning"], "because");
+        assert_eq!(action["action_data"], json!({"stream_id": "", "user_id": "explicit"}));
+    }
+
+    #[test]
+    fn anchor_message_overrides_group_and_user() {
+        let invocation = ToolInvocation::new("t", Default::default());
+        let mut ctx = ToolExecutionContext { session_id: "s1".into(), group_id: "g1".into(), ..ToolExecutionContext::default() };
+        ctx.metadata.insert("anchor_message".into(), json!({"group_id": "g2", "user_id": "u2"}));
+        let args = invocation_args(&invocation, &ctx, false);
+        assert_eq!(args["group_id"], "g2");
+        assert_eq!(args["user_id"], "u2");
+        assert_eq!(args["stream_id"], "s1");
+    }
+}

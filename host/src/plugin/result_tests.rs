@@ -1,0 +1,67 @@
+use maitool_protocol::wire::methods::InvokeResultPayload;
+use maitool_protocol::{ContentType, ToolExecutionResult};
+use serde_json::json;
+
+use super::normalize;
+
+fn maibot(success: bool, value: serde_json::Value) -> InvokeResultPayload {
+    InvokeResultPayload { success, result: Some(value), tool_result: None }
+}
+
+#[test]
+fn typed_result_is_kept_and_tagged_with_the_plugin() {
+    let answer = InvokeResultPayload {
+        success: true,
+        result: None,
+        tool_result: Some(ToolExecutionResult::success("", "hi")),
+    };
+    let result = normalize("echo", "p.x", answer);
+    assert_eq!(result.tool_name, "echo");
+    assert_eq!(result.content, "hi");
+    assert_eq!(result.metadata["plugin_id"], "p.x");
+}
+
+#[test]
+fn dict_result_maps_content_message_error_and_items() {
+    let ok = normalize("t", "p", maibot(true, json!({"message": " done ", "content_items": [{"type": "image", "data": "aGk=", "mime_type": "image/png"}]})));
+    assert!(ok.success);
+    assert_eq!(ok.content, "done");
+    assert_eq!(ok.content_items[0].content_type, ContentType::Image);
+    assert_eq!(ok.content_items[0].data.0, b"hi");
+
+    let failed = normalize("t", "p", maibot(true, json!({"success": false, "error": "boom"})));
+    assert!(!failed.success);
+    assert_eq!(failed.error_message, "boom");
+    let no_error = normalize("t", "p", maibot(true, json!({"success": false})));
+    assert_eq!(no_error.error_message, "tool t failed");
+}
+
+#[test]
+fn pair_result_is_success_and_message() {
+    let ok = normalize("t", "p", maibot(true, json!([true, "sent"])));
+    assert!(ok.success);
+    assert_eq!(ok.content, "sent");
+    let failed = normalize("t", "p", maibot(true, json!([false, "no stream"])));
+    assert!(!failed.success);
+    assert_eq!(failed.error_message, "no stream");
+}
+
+#[test]
+fn plain_values_become_text() {
+    assert_eq!(normalize("t", "p", maibot(true, json!(42))).content, "42");
+    assert_eq!(normalize("t", "p", maibot(true, json!(" x "))).content, "x");
+    assert_eq!(normalize("t", "p", maibot(true, serde_json::Value::Null)).content, "");
+}
+
+#[test]
+fn raised_handler_is_a_failure_with_its_text() {
+    let failed = normalize("t", "p", maibot(false, json!("ValueError: bad")));
+    assert!(!failed.success);
+    assert_eq!(failed.error_message, "ValueError: bad");
+}
+
+#[test]
+fn unknown_item_type_is_unknown_not_an_error() {
+    let result = normalize("t", "p", maibot(true, json!({"content": "x", "content_items": [{"type": "hologram", "text": "?"}]})));
+    assert_eq!(result.content_items[0].content_type, ContentType::Unknown);
+}

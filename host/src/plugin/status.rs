@@ -1,0 +1,67 @@
+//! What `maitool status` reports about runners and plugins.
+
+use serde::{Deserialize, Serialize};
+
+/// A runner's lifecycle state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunnerState {
+    /// Spawned, not yet ready.
+    Starting,
+    /// Connected and serving.
+    Ready,
+    /// Exited or hung; waiting to be restarted.
+    Restarting,
+    /// Gave up: the restart-intensity limit was reached or it never started.
+    Failed,
+    /// Stopped on purpose.
+    Stopped,
+}
+
+/// A plugin's load state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PluginLoadState {
+    /// Not reported yet.
+    Pending,
+    /// Loaded and serving.
+    Loaded,
+    /// Failed to load; see the reason.
+    Failed,
+    /// Disabled by configuration.
+    Inactive,
+}
+
+/// One plugin of a runner.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PluginStatus {
+    /// Plugin id.
+    pub id: String,
+    /// Version, once registered.
+    pub version: String,
+    /// Load state.
+    pub state: PluginLoadState,
+    /// Why it failed, if it did.
+    pub reason: Option<String>,
+    /// Registered components (full names).
+    pub components: Vec<String>,
+}
+
+/// One runner.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunnerStatus {
+    /// Runner name.
+    pub name: String,
+    /// Executable path.
+    pub executable: String,
+    /// Current process id, while running.
+    pub pid: Option<u32>,
+    /// Lifecycle state.
+    pub state: RunnerState,
+    /// Restarts since the host started.
+    pub restart_count: u32,
+    /// Why the last process ended (exit status, signal, hang, handshake failure).
+    pub last_exit_reason: Option<String>,
+    /// The runner's plugins.
+    pub plugins: Vec<PluginStatus>,
+}

@@ -1,0 +1,368 @@
+//! One runner's supervisor: spawn, handshake, readiness, health, restarts with backoff and
+//! an intensity limit, and graceful stop.
+
+use std::collections::VecDeque;
+use std::os::unix::process::ExitStatusExt;
+use std::process::{ExitStatus, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use maitool_protocol::rpc::{PeerConfig, RpcPeer};
+use maitool_protocol::wire::methods::{AckPayload, HealthPayload, PluginBootstrap, ShutdownPayload, names};
+use maitool_protocol::wire::{EmptyPayload, ErrorCode};
+use nix::sys::signal::{Signal, killpg};
+use nix::unistd::Pid;
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::{Child, Command};
+use tokio::sync::watch;
+
+use super::connection::RunnerConnectionHandler;
+use super::runtime::{RunnerShared, RuntimeShared};
+use super::status::RunnerState;
+
+/// The longest quick re-check after a health-check timeout.
+const HEALTH_RECHECK_CAP: Duration = Duration::from_secs(5);
+/// Below this, a restart delay counts as "immediate" for the exponential backoff base.
+const BACKOFF_BASE: Duration = Duration::from_millis(10);
+
+/// How one launch of the runner ended.
+enum Outcome {
+    /// The process ended or was killed; restart unless the limit is reached.
+    Exited(String),
+    /// The host asked the runner to stop.
+    Stopped,
+}
+
+pub(crate) struct Supervisor {
+    runtime: Arc<RuntimeShared>,
+    runner: Arc<RunnerShared>,
+    stop: watch::Receiver<bool>,
+    restarts: VecDeque<Instant>,
+}
+
+impl Supervisor {
+    pub(crate) fn new(runtime: Arc<RuntimeShared>, runner: Arc<RunnerShared>, stop: watch::Receiver<bool>) -> Self {
+        Self { runtime, runner, stop, restarts: VecDeque::new() }
+    }
+
+    pub(crate) async fn run(mut self) {
+        let config = self.runtime.config.clone();
+        loop {
+            if *self.stop.borrow() {
+                self.runner.set_state(RunnerState::Stopped);
+                return;
+            }
+            let outcome = self.launch_once().await;
+            self.runner.set_peer(None);
+            self.runtime.withdraw_runner(&self.runner.name);
+            let reason = match outcome {
+                Outcome::Stopped => {
+                    self.runner.set_state(RunnerState::Stopped);
+                    return;
+                }
+                Outcome::Exited(reason) => reason,
+            };
+            let now = Instant::now();
+            let window = Duration::from_millis(config.restart_window_ms);
+            while self.restarts.front().is_some_and(|t| now.duration_since(*t) > window) {
+                self.restarts.pop_front();
+            }
+            if self.restarts.len() as u32 >= config.max_restarts {
+                let reason = format!(
+                    "{reason}; gave up after {} restarts within {} ms",
+                    self.restarts.len(),
+                    config.restart_window_ms
+                );
+                tracing::error!(runner = %self.runner.name, "runner failed: {reason}");
+                self.runner.record_exit(reason, false);
+                self.runner.set_state(RunnerState::Failed);
+                return;
+            }
+            let delay = backoff(self.restarts.len(), config.restart_backoff_initial_ms, config.restart_backoff_max_ms);
+            self.restarts.push_back(now);
+            tracing::warn!(runner = %self.runner.name, delay_ms = delay.as_millis() as u64, "runner exited ({reason}); restarting");
+            self.runner.record_exit(reason, true);
+            self.runner.set_state(RunnerState::Restarting);
+            if !delay.is_zero() {
+                tokio::select! {
+                    _ = tokio::time::sleep(delay) => {}
+                    _ = self.stop.changed() => {}
+                }
+            }
+        }
+    }
+
+    async fn launch_once(&mut self) -> Outcome {
+        let config = self.runtime.config.clone();
+        let name = self.runner.name.clone();
+        let token = fresh_token();
+        let bootstrap = self
+            .runner
+            .settings
+            .iter()
+            .map(|(id, s)| {
+                let boot = PluginBootstrap {
+                    enabled: s.enabled,
+                    config: s.config.clone(),
+                    config_version: String::new(),
+                    capabilities: s.capabilities.clone(),
+                    data_dir: String::new(),
+                };
+                (id.clone(), boot)
+            })
+            .collect();
+        let connection = self.runtime.launches.expect(token.clone(), &name, bootstrap);
+        let mut child = match self.spawn(&token) {
+            Ok(child) => child,
+            Err(err) => {
+                self.runtime.launches.forget(&token);
+                return Outcome::Exited(format!("cannot start {}: {err}", self.runner.launch.executable.display()));
+            }
+        };
+        let outcome = self.supervise(&mut child, connection, &config).await;
+        self.runtime.launches.forget(&token);
+        // Whatever happened, the process group must be gone before the next launch.
+        if let Some(pid) = child.id() {
+            let _ = killpg(Pid::from_raw(pid as i32), Signal::SIGKILL);
+        }
+        let _ = child.wait().await;
+        self.runner.set_pid(None);
+        outcome
+    }
+
+    fn spawn(&self, token: &str) -> std::io::Result<Child> {
+        let launch = &self.runner.launch;
+        let mut command = Command::new(&launch.executable);
+        command
+            .args(&launch.args)
+            .envs(&launch.env)
+            .env(maitool_runner_env::IPC_ADDRESS, &self.runtime.socket_path)
+            .env(maitool_runner_env::SESSION_TOKEN, token)
+            .env(maitool_runner_env::RUNNER_NAME, &self.runner.name)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            // Its own process group: a terminal's Ctrl-C reaches only the host, which stops
+            // runners in order, and the whole group can be killed at once.
+            .process_group(0)
+            .kill_on_drop(true);
+        let mut child = command.spawn()?;
+        self.runner.set_pid(child.id());
+        self.runner.set_state(RunnerState::Starting);
+        let name = self.runner.name.clone();
+        if let Some(stdout) = child.stdout.take() {
+            tokio::spawn(forward_output(name.clone(), "stdout", stdout));
+        }
+        if let Some(stderr) = child.stderr.take() {
+            tokio::spawn(forward_output(name, "stderr", stderr));
+        }
+        Ok(child)
+    }
+
+    async fn supervise(
+        &mut self,
+        child: &mut Child,
+        connection: tokio::sync::oneshot::Receiver<super::listener::Connected>,
+        config: &super::config::RuntimeConfig,
+    ) -> Outcome {
+        let name = self.runner.name.clone();
+        let handshake_limit = Duration::from_millis(config.handshake_timeout_ms);
+        let connected = tokio::select! {
+            connected = tokio::time::timeout(handshake_limit, connection) => match connected {
+                Ok(Ok(connected)) => connected,
+                Ok(Err(_)) => return Outcome::Exited("handshake abandoned".into()),
+                Err(_) => {
+                    let detail = self.runtime.launches.take_rejection(&name).unwrap_or_default();
+                    return Outcome::Exited(format!("no handshake within {} ms {detail}", handshake_limit.as_millis()).trim_end().to_owned());
+                }
+            },
+            status = child.wait() => {
+                let rejection = self.runtime.launches.take_rejection(&name).map(|r| format!(" (handshake rejected: {r})")).unwrap_or_default();
+                return Outcome::Exited(format!("{} before connecting{rejection}", describe(status)));
+            }
+            _ = self.stop.changed() => return Outcome::Stopped,
+        };
+        let ready = self.runner.expect_ready();
+        let handler = Arc::new(RunnerConnectionHandler { runtime: self.runtime.clone(), runner: self.runner.clone() });
+        let peer_config = PeerConfig { name: name.clone(), ..PeerConfig::default() };
+        let peer = RpcPeer::start_framed(connected.framed, handler, peer_config);
+        self.runner.set_peer(Some(peer.clone()));
+        tracing::debug!(runner = %name, runner_id = %connected.hello.runner_id, pid = connected.hello.pid, "runner connected");
+
+        let ready_limit = Duration::from_millis(config.ready_timeout_ms);
+        let ready = tokio::select! {
+            ready = tokio::time::timeout(ready_limit, ready) => match ready {
+                Ok(Ok(ready)) => ready,
+                Ok(Err(_)) => return Outcome::Exited("readiness report lost".into()),
+                Err(_) => return Outcome::Exited(format!("no runner.ready within {} ms", ready_limit.as_millis())),
+            },
+            status = child.wait() => return Outcome::Exited(format!("{} while loading plugins", describe(status))),
+            reason = peer.closed() => return Outcome::Exited(format!("connection lost while loading plugins: {reason:?}")),
+            _ = self.stop.changed() => {
+                self.graceful_stop(&peer, child, config).await;
+                return Outcome::Stopped;
+            }
+        };
+        self.runtime.expose(&name, &ready.loaded_plugins, &peer);
+        self.runner.set_state(RunnerState::Ready);
+        tracing::info!(runner = %name, loaded = ?ready.loaded_plugins, failed = ?ready.failed_plugins, "runner ready");
+        for (plugin, reason) in &ready.failed_plugin_reasons {
+            tracing::error!(runner = %name, plugin_id = %plugin, "plugin failed to load: {reason}");
+        }
+
+        let health_every = (config.health_check_interval_ms > 0).then(|| Duration::from_millis(config.health_check_interval_ms));
+        let mut health = tokio::time::interval(health_every.unwrap_or(Duration::from_secs(3600)));
+        health.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        health.tick().await;
+        loop {
+            tokio::select! {
+                status = child.wait() => {
+                    peer.close();
+                    return Outcome::Exited(describe(status));
+                }
+                reason = peer.closed() => {
+                    // The process usually exits at the same moment; prefer its status.
+                    let status = tokio::time::timeout(Duration::from_millis(100), child.wait()).await;
+                    return Outcome::Exited(match status {
+                        Ok(status) => describe(status),
+                        Err(_) => format!("connection lost ({reason:?}) while the process kept running"),
+                    });
+                }
+                _ = health.tick(), if health_every.is_some() => {
+                    if let Err(reason) = self.check_health(&peer, config).await {
+                        tracing::error!(runner = %name, "{reason}; killing it");
+                        peer.close();
+                        return Outcome::Exited(reason);
+                    }
+                }
+                _ = self.stop.changed() => {
+                    self.graceful_stop(&peer, child, config).await;
+                    return Outcome::Stopped;
+                }
+            }
+        }
+    }
+
+    /// One health check, with a quick re-check on timeout so that a host that was briefly
+    /// too busy to read the answer does not kill a healthy runner (MaiBot #1896).
+    async fn check_health(&self, peer: &RpcPeer, config: &super::config::RuntimeConfig) -> Result<(), String> {
+        let limit = Duration::from_millis(config.health_check_timeout_ms);
+        let first = peer.call::<_, HealthPayload>(names::HEALTH, "", &EmptyPayload {}, limit).await;
+        let err = match first {
+            Ok(health) if health.healthy => return Ok(()),
+            Ok(_) => return Err("runner reported itself unhealthy".into()),
+            Err(err) if err.code == ErrorCode::Timeout => err,
+            // A closed connection is handled by the disconnect branch.
+            Err(_) => return Ok(()),
+        };
+        let recheck = limit.min(HEALTH_RECHECK_CAP);
+        match peer.call::<_, HealthPayload>(names::HEALTH, "", &EmptyPayload {}, recheck).await {
+            Ok(health) if health.healthy => Ok(()),
+            Ok(_) => Err("runner reported itself unhealthy".into()),
+            Err(again) if again.code == ErrorCode::Timeout => {
+                Err(format!("runner hung: health check timed out twice ({err}; then {again})"))
+            }
+            Err(_) => Ok(()),
+        }
+    }
+
+    /// `prepare_shutdown`, `shutdown`, then SIGTERM, then SIGKILL to the process group.
+    async fn graceful_stop(&self, peer: &RpcPeer, child: &mut Child, config: &super::config::RuntimeConfig) {
+        let grace = Duration::from_millis(config.shutdown_grace_ms);
+        let payload = ShutdownPayload { reason: "normal".into(), drain_timeout_ms: config.shutdown_grace_ms / 2 };
+        if !peer.is_closed() {
+            let _ = peer.call::<_, AckPayload>(names::PREPARE_SHUTDOWN, "", &payload, grace / 2).await;
+            let _ = peer.call::<_, AckPayload>(names::SHUTDOWN, "", &payload, grace).await;
+        }
+        if tokio::time::timeout(grace, child.wait()).await.is_ok() {
+            return;
+        }
+        let Some(pid) = child.id() else { return };
+        let group = Pid::from_raw(pid as i32);
+        tracing::warn!(runner = %self.runner.name, "runner did not exit after shutdown; sending SIGTERM");
+        let _ = killpg(group, Signal::SIGTERM);
+        if tokio::time::timeout(Duration::from_millis(config.terminate_grace_ms), child.wait()).await.is_ok() {
+            return;
+        }
+        tracing::warn!(runner = %self.runner.name, "runner ignored SIGTERM; sending SIGKILL");
+        let _ = killpg(group, Signal::SIGKILL);
+        let _ = child.wait().await;
+    }
+}
+
+/// Environment variable names shared with the runner crate (kept as literals here so the host
+/// does not depend on the runner engine).
+mod maitool_runner_env {
+    pub const IPC_ADDRESS: &str = "MAITOOL_IPC_ADDRESS";
+    pub const SESSION_TOKEN: &str = "MAITOOL_SESSION_TOKEN";
+    pub const RUNNER_NAME: &str = "MAITOOL_RUNNER_NAME";
+}
+
+/// Delay before the restart that follows `recent` restarts inside the window: the first is
+/// `initial`, then doubling from at least 10 ms, capped at `max`.
+fn backoff(recent: usize, initial_ms: u64, max_ms: u64) -> Duration {
+    if recent == 0 {
+        return Duration::from_millis(initial_ms);
+    }
+    let base = Duration::from_millis(initial_ms).max(BACKOFF_BASE);
+    let factor = 1u32.checked_shl(recent.min(20) as u32 - 1).unwrap_or(u32::MAX);
+    base.saturating_mul(factor).min(Duration::from_millis(max_ms))
+}
+
+fn describe(status: std::io::Result<ExitStatus>) -> String {
+    match status {
+        Ok(status) => match (status.code(), status.signal()) {
+            (Some(code), _) => format!("exited with status {code}"),
+            (None, Some(signal)) => {
+                let name = Signal::try_from(signal).map(|s| s.as_str().to_owned()).unwrap_or_else(|_| signal.to_string());
+                format!("killed by signal {name}")
+            }
+            _ => "exited".to_owned(),
+        },
+        Err(err) => format!("could not be waited for: {err}"),
+    }
+}
+
+fn fresh_token() -> String {
+    let mut bytes = [0u8; 32];
+    if let Err(err) = getrandom::fill(&mut bytes) {
+        // Without OS randomness tokens would be guessable; refuse to continue silently.
+        panic!("no OS randomness for session tokens: {err}");
+    }
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Copies a runner's stdout/stderr into the host log, line by line, tagged with the runner.
+async fn forward_output(runner: String, stream: &'static str, output: impl tokio::io::AsyncRead + Unpin) {
+    let mut lines = BufReader::new(output).lines();
+    while let Ok(Some(line)) = lines.next_line().await {
+        let (level, text) = match line.split_once("] ") {
+            Some((prefix, rest)) if prefix.starts_with('[') => (prefix.trim_start_matches('['), rest),
+            _ => ("", line.as_str()),
+        };
+        match level {
+            "ERROR" => tracing::error!(target: "maitool::runner", runner = %runner, stream, "{text}"),
+            "WARN" => tracing::warn!(target: "maitool::runner", runner = %runner, stream, "{text}"),
+            "INFO" => tracing::info!(target: "maitool::runner", runner = %runner, stream, "{text}"),
+            "DEBUG" | "TRACE" => tracing::debug!(target: "maitool::runner", runner = %runner, stream, "{text}"),
+            _ if stream == "stderr" => tracing::warn!(target: "maitool::runner", runner = %runner, stream, "{line}"),
+            _ => tracing::info!(target: "maitool::runner", runner = %runner, stream, "{line}"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::backoff;
+    use std::time::Duration;
+
+    #[test]
+    fn backoff_starts_immediate_then_doubles_to_the_cap() {
+        assert_eq!(backoff(0, 0, 5000), Duration::ZERO);
+        assert_eq!(backoff(1, 0, 5000), Duration::from_millis(10));
+        assert_eq!(backoff(2, 0, 5000), Duration::from_millis(20));
+        assert_eq!(backoff(3, 0, 5000), Duration::from_millis(40));
+        assert_eq!(backoff(30, 0, 5000), Duration::from_millis(5000));
+        assert_eq!(backoff(1, 100, 5000), Duration::from_millis(100));
+    }
+}

@@ -1,0 +1,323 @@
+//! Typed payloads of every RPC method of the plugin runtime, and their method names.
+//!
+//! Field names follow MaiBot's protocol 1.0.0 where a counterpart exists, so a runner written
+//! against MaiBot's payload models can speak to the maitool host. Additions are optional
+//! fields with defaults, so older peers ignore them.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::model::{JsonObject, ToolExecutionContext, ToolExecutionResult};
+
+/// Method names.
+pub mod names {
+    /// Runner → host, request: the first message on a connection.
+    pub const HELLO: &str = "runner.hello";
+    /// Runner → host, request: register (or replace) one plugin's components.
+    pub const REGISTER_COMPONENTS: &str = "plugin.register_components";
+    /// Runner → host, request: MaiBot's legacy alias of [`REGISTER_COMPONENTS`].
+    pub const REGISTER_PLUGIN: &str = "plugin.register_plugin";
+    /// Runner → host, request: initial load results.
+    pub const READY: &str = "runner.ready";
+    /// Runner → host, broadcast: forwarded plugin logs.
+    pub const LOG_BATCH: &str = "runner.log_batch";
+    /// Runner → host, request: call a host capability.
+    pub const CAP_CALL: &str = "cap.call";
+    /// Host → runner, request: run a tool.
+    pub const INVOKE_TOOL: &str = "plugin.invoke_tool";
+    /// Host → runner, request: run a legacy Action converted to a tool.
+    pub const INVOKE_ACTION: &str = "plugin.invoke_action";
+    /// Host → runner, request: liveness and load state.
+    pub const HEALTH: &str = "plugin.health";
+    /// Host → runner, request: stop accepting new work, report what is in flight.
+    pub const PREPARE_SHUTDOWN: &str = "plugin.prepare_shutdown";
+    /// Host → runner, request: unload every plugin and exit.
+    pub const SHUTDOWN: &str = "plugin.shutdown";
+    /// Host → runner, request: a plugin's configuration changed.
+    pub const CONFIG_UPDATED: &str = "plugin.config_updated";
+}
+
+/// `runner.hello` request: the runner introduces itself.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(default)]
+pub struct HelloPayload {
+    /// A unique id of this runner process instance.
+    pub runner_id: String,
+    /// Version of the SDK the runner was built with (semver).
+    pub sdk_version: String,
+    /// The one-time token the host passed to this launch through the environment.
+    pub session_token: String,
+    /// Wire protocol versions the runner speaks, most preferred first. Absent: `["1.0.0"]`.
+    pub protocol_versions: Vec<String>,
+    /// The runner's process id, for diagnostics.
+    pub pid: u32,
+}
+
+/// Answer to `runner.hello`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(default)]
+pub struct HelloResponsePayload {
+    /// Whether the host accepted the runner. On `false` the host closes the connection.
+    pub accepted: bool,
+    /// Host version (semver).
+    pub host_version: String,
+    /// Why the runner was rejected.
+    pub reason: String,
+    /// The wire protocol version chosen for this connection.
+    pub protocol_version: String,
+    /// Per-plugin settings from the operator's configuration, keyed by plugin id. A plugin
+    /// the runner hosts but that is absent here runs with its defaults.
+    pub plugins: BTreeMap<String, PluginBootstrap>,
+}
+
+/// What the host tells a runner about one plugin before it loads.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct PluginBootstrap {
+    /// False when the operator disabled the plugin: the runner reports it inactive.
+    pub enabled: bool,
+    /// The operator's configuration of the plugin (already parsed from TOML), merged by the
+    /// plugin over its defaults.
+    pub config: JsonObject,
+    /// Version of that configuration, passed to `on_config_update`.
+    pub config_version: String,
+    /// Capabilities the operator granted (informational; the host enforces them).
+    pub capabilities: Vec<String>,
+    /// A directory the plugin may keep files in.
+    pub data_dir: String,
+}
+
+impl Default for PluginBootstrap {
+    fn default() -> Self {
+        Self {
+            enabled: true,
+            config: JsonObject::new(),
+            config_version: String::new(),
+            capabilities: Vec::new(),
+            data_dir: String::new(),
+        }
+    }
+}
+
+/// One component a plugin declares. MaiBot's `ComponentDeclaration`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(default)]
+pub struct ComponentDeclaration {
+    /// Component name, unique within the plugin.
+    pub name: String,
+    /// `TOOL` or `ACTION` (other MaiBot types are accepted and stored, not exposed as tools).
+    pub component_type: String,
+    /// Owning plugin.
+    pub plugin_id: String,
+    /// `all`, `group` or `private`.
+    pub chat_scope: String,
+    /// When non-empty, the component is only offered in these sessions (session id, group id
+    /// or `platform:group_id`).
+    pub allowed_session: Vec<String>,
+    /// Type-specific fields. For tools: `description`, `parameters_raw` (a JSON Schema object),
+    /// `output_schema`, `title`, `invoke_method`, `visibility`, `core_tool`, `timeout_ms`,
+    /// `enabled`, `annotation`, `icons`; for legacy Actions also `legacy_action`,
+    /// `action_parameters`, `action_require`, `activation_type`, ... See docs/PROTOCOL.md.
+    pub metadata: JsonObject,
+}
+
+/// `plugin.register_components` request: the whole component set of one plugin, replacing
+/// any earlier set atomically.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(default)]
+pub struct RegisterComponentsPayload {
+    /// The plugin.
+    pub plugin_id: String,
+    /// Its version.
+    pub plugin_version: String,
+    /// `extension` (default) or `adapter`.
+    pub plugin_type: String,
+    /// Its components.
+    pub components: Vec<ComponentDeclaration>,
+    /// Capabilities the plugin says it needs (the operator's grants decide).
+    pub capabilities_required: Vec<String>,
+    /// Human-readable name.
+    pub name: String,
+    /// Description.
+    pub description: String,
+    /// The plugin's default configuration.
+    pub default_config: JsonObject,
+    /// JSON Schema of the configuration.
+    pub config_schema: JsonObject,
+}
+
+/// Answer to `plugin.register_components`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(default)]
+pub struct RegisterComponentsResponse {
+    /// Whether the set was accepted. A rejected set leaves the previous one in place.
+    pub accepted: bool,
+    /// The plugin.
+    pub plugin_id: String,
+    /// Full names (`plugin_id.name`) now registered.
+    pub registered_components: Vec<String>,
+    /// Why the set was rejected.
+    pub reason: String,
+}
+
+/// `runner.ready` request: the outcome of loading every plugin the runner hosts.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(default)]
+pub struct RunnerReadyPayload {
+    /// Plugins loaded and registered.
+    pub loaded_plugins: Vec<String>,
+    /// Plugins that failed to load.
+    pub failed_plugins: Vec<String>,
+    /// Why each failed plugin failed.
+    pub failed_plugin_reasons: BTreeMap<String, String>,
+    /// Plugins disabled by configuration.
+    pub inactive_plugins: Vec<String>,
+}
+
+/// `plugin.invoke_tool` / `plugin.invoke_action` request. The target plugin is the
+/// envelope's `plugin_id`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(default)]
+pub struct InvokePayload {
+    /// Component (tool) name within the plugin.
+    pub component_name: String,
+    /// Arguments: the model's arguments plus context keys (`stream_id`, `chat_id`,
+    /// `group_id`, `user_id`, `platform`; for Actions also `reasoning` and `action_data`).
+    pub args: JsonObject,
+    /// The full execution context (session, chat type, reasoning, ...). A maitool addition:
+    /// MaiBot runners ignore it and read the context keys from `args`.
+    pub context: Option<ToolExecutionContext>,
+    /// The model's tool-call id, for logs.
+    pub call_id: String,
+}
+
+/// Answer to an invocation.
+///
+/// A maitool runner fills `tool_result` (binary content items travel as MessagePack `bin`).
+/// A MaiBot-style runner fills `result` with a dict `{success, content|message, error,
+/// content_items}`, a `[bool, message]` pair, or any plain value; the host normalises it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(default)]
+pub struct InvokeResultPayload {
+    /// Whether the handler ran without raising.
+    pub success: bool,
+    /// MaiBot-style result value.
+    pub result: Option<serde_json::Value>,
+    /// A complete result, preferred over `result` when present.
+    pub tool_result: Option<ToolExecutionResult>,
+}
+
+/// `plugin.health` answer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(default)]
+pub struct HealthPayload {
+    /// False when the runner knows it is broken.
+    pub healthy: bool,
+    /// Plugins currently loaded.
+    pub loaded_plugins: Vec<String>,
+    /// Milliseconds since the runner started.
+    pub uptime_ms: u64,
+    /// Invocations currently running.
+    pub in_flight: u64,
+}
+
+/// `plugin.prepare_shutdown` and `plugin.shutdown` request.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ShutdownPayload {
+    /// Why (`normal`, `restart`, `reload`, ...).
+    pub reason: String,
+    /// How long the runner may take to drain in-flight work.
+    pub drain_timeout_ms: u64,
+}
+
+impl Default for ShutdownPayload {
+    fn default() -> Self {
+        Self {
+            reason: "normal".to_owned(),
+            drain_timeout_ms: 5000,
+        }
+    }
+}
+
+/// A plain acknowledgement.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(default)]
+pub struct AckPayload {
+    /// Always true when sent.
+    pub acknowledged: bool,
+    /// Work still in flight when acknowledged.
+    pub in_flight: u64,
+}
+
+/// `plugin.config_updated` request.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(default)]
+pub struct ConfigUpdatedPayload {
+    /// The plugin.
+    pub plugin_id: String,
+    /// `self` for the plugin's own configuration; `bot` or `model` for host sections.
+    pub config_scope: String,
+    /// Version label of the new configuration.
+    pub config_version: String,
+    /// The new configuration.
+    pub config_data: JsonObject,
+}
+
+/// Answer to `plugin.config_updated`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(default)]
+pub struct ConfigUpdatedResponse {
+    /// Whether the plugin applied it.
+    pub accepted: bool,
+    /// Why not.
+    pub reason: String,
+}
+
+/// `cap.call` request: the plugin (envelope `plugin_id`) asks the host to do something.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(default)]
+pub struct CapabilityRequestPayload {
+    /// Capability name, e.g. `send.text`, `config.get`, `kv.set`.
+    pub capability: String,
+    /// Its arguments.
+    pub args: JsonObject,
+}
+
+/// Answer to `cap.call`. Denials and failures are error responses (`E_CAPABILITY_DENIED`,
+/// `E_CAPABILITY_FAILED`, `E_METHOD_NOT_ALLOWED`), not `success: false`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(default)]
+pub struct CapabilityResponsePayload {
+    /// True when the capability ran.
+    pub success: bool,
+    /// What it returned.
+    pub result: serde_json::Value,
+}
+
+/// One forwarded log record.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(default)]
+pub struct LogEntry {
+    /// When it was logged.
+    pub timestamp_ms: u64,
+    /// Python `logging` levels: 10 debug, 20 info, 30 warning, 40 error (5 for trace).
+    pub level: i32,
+    /// Logger (tracing target); `plugin.<id>` for plugin code.
+    pub logger_name: String,
+    /// The formatted message with its fields.
+    pub message: String,
+    /// Exception or error chain, if any.
+    pub exception_text: String,
+    /// The plugin that logged it, when known.
+    pub plugin_id: String,
+}
+
+/// `runner.log_batch` broadcast.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(default)]
+pub struct LogBatchPayload {
+    /// Records in order.
+    pub entries: Vec<LogEntry>,
+}

@@ -1,0 +1,463 @@
+//! Connects to the host, loads plugins, serves until told to stop.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use futures::FutureExt;
+use futures::future::BoxFuture;
+use interprocess::local_socket::tokio::Stream;
+use interprocess::local_socket::tokio::prelude::*;
+use interprocess::local_socket::{GenericFilePath, ToFsName};
+use maitool_protocol::rpc::{IncomingMessage, Payload, PeerConfig, RequestHandler, RpcError, RpcPeer};
+use maitool_protocol::wire::methods::{
+    AckPayload, ConfigUpdatedPayload, ConfigUpdatedResponse, HealthPayload, HelloPayload,
+    HelloResponsePayload, InvokePayload, InvokeResultPayload, RegisterComponentsPayload,
+    RegisterComponentsResponse, RunnerReadyPayload, ShutdownPayload, names,
+};
+use maitool_protocol::wire::{ErrorCode, SUPPORTED_PROTOCOL_VERSIONS};
+use maitool_protocol::{JsonObject, ToolExecutionContext, ToolExecutionResult};
+use tokio::sync::Notify;
+
+use crate::log_forward::LogForwarder;
+use crate::{
+    ComponentHandler, HostClient, InvocationContext, LaunchEnv, PluginSpec, RUNNER_VERSION,
+    RunnerError,
+};
+
+const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
+const REGISTRATION_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long `on_unload` hooks may take when the runner stops.
+const UNLOAD_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// How the runner process runs.
+#[derive(Debug, Clone, Default)]
+pub struct RunnerOptions {
+    /// Worker threads of the async runtime. `None` or `Some(1)`: a current-thread runtime,
+    /// which gives the lowest call latency; more threads suit CPU-heavy handlers.
+    pub worker_threads: Option<usize>,
+}
+
+/// The runner's entry point: reads the launch environment, ties the process to the host's
+/// lifetime, serves the plugins, and exits the process (0 after a clean stop, 1 on error).
+pub fn run(plugins: Vec<PluginSpec>, options: RunnerOptions) -> ! {
+    let env = match LaunchEnv::take_from_env() {
+        Ok(env) => env,
+        Err(err) => {
+            // No host to forward to: stderr is the only channel left.
+            eprintln!("maitool runner: {err}");
+            std::process::exit(2);
+        }
+    };
+    let forwarder = LogForwarder::install();
+    die_with_parent();
+    let runtime = match options.worker_threads {
+        Some(threads) if threads > 1 => tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(threads)
+            .enable_all()
+            .build(),
+        _ => tokio::runtime::Builder::new_current_thread().enable_all().build(),
+    };
+    let runtime = match runtime {
+        Ok(runtime) => runtime,
+        Err(err) => {
+            tracing::error!("{}", RunnerError::Runtime(err));
+            std::process::exit(1);
+        }
+    };
+    let outcome = runtime.block_on(serve(env, plugins, forwarder));
+    // Plugin tasks may still be parked on I/O; do not wait for them.
+    runtime.shutdown_timeout(Duration::from_millis(100));
+    match outcome {
+        Ok(()) => std::process::exit(0),
+        Err(err) => {
+            tracing::error!("runner stopped: {err}");
+            std::process::exit(1);
+        }
+    }
+}
+
+/// Asks the kernel to kill this process when the host dies, so no runner is ever orphaned
+/// even if the socket EOF is missed. Linux only; elsewhere the socket EOF is the signal.
+fn die_with_parent() {
+    #[cfg(target_os = "linux")]
+    {
+        let parent = nix::unistd::getppid();
+        if let Err(err) = nix::sys::prctl::set_pdeathsig(nix::sys::signal::Signal::SIGKILL) {
+            tracing::warn!("cannot set the parent-death signal: {err}");
+        }
+        // The host may have died between our fork and the prctl: then we are already orphaned.
+        if nix::unistd::getppid() != parent {
+            std::process::exit(1);
+        }
+    }
+}
+
+/// Connects to the host and serves `plugins` until shutdown or disconnect.
+pub async fn serve(
+    env: LaunchEnv,
+    plugins: Vec<PluginSpec>,
+    forwarder: LogForwarder,
+) -> Result<(), RunnerError> {
+    let mut by_id = HashMap::new();
+    for plugin in &plugins {
+        if by_id.insert(plugin.id.clone(), ()).is_some() {
+            return Err(RunnerError::DuplicatePlugin(plugin.id.clone()));
+        }
+    }
+    let name = env
+        .address
+        .as_str()
+        .to_fs_name::<GenericFilePath>()
+        .map_err(|source| RunnerError::Connect { address: env.address.clone(), source })?;
+    let stream = Stream::connect(name)
+        .await
+        .map_err(|source| RunnerError::Connect { address: env.address.clone(), source })?;
+
+    let state = Arc::new(RunnerState::new(plugins));
+    let runner_id = if env.runner_name.is_empty() {
+        format!("runner-{}", std::process::id())
+    } else {
+        env.runner_name.clone()
+    };
+    let config = PeerConfig { name: runner_id.clone(), ..PeerConfig::default() };
+    let peer = RpcPeer::start(stream, Arc::new(RunnerHandler(state.clone())), config);
+    let _ = state.peer.set(peer.clone());
+    forwarder.attach(peer.clone());
+
+    let hello = HelloPayload {
+        runner_id,
+        sdk_version: RUNNER_VERSION.to_owned(),
+        session_token: env.session_token,
+        protocol_versions: SUPPORTED_PROTOCOL_VERSIONS.iter().map(|v| (*v).to_owned()).collect(),
+        pid: std::process::id(),
+    };
+    let answer: HelloResponsePayload = peer
+        .call(names::HELLO, "", &hello, HANDSHAKE_TIMEOUT)
+        .await
+        .map_err(RunnerError::Handshake)?;
+    if !answer.accepted {
+        peer.close();
+        return Err(RunnerError::Rejected(answer.reason));
+    }
+
+    let ready = load_plugins(&state, &peer, &answer).await;
+    state.loaded_ids_set(ready.loaded_plugins.clone());
+    if let Err(err) = peer.call::<_, AckPayload>(names::READY, "", &ready, REGISTRATION_TIMEOUT).await {
+        tracing::warn!("runner.ready was not acknowledged: {err}");
+    }
+
+    tokio::select! {
+        _ = peer.closed() => {}
+        _ = state.stop.notified() => {}
+    }
+    state.unload_all().await;
+    forwarder.flush_now();
+    peer.close();
+    Ok(())
+}
+
+/// Configures, registers and loads every plugin; one plugin's failure never affects another.
+async fn load_plugins(
+    state: &Arc<RunnerState>,
+    peer: &RpcPeer,
+    answer: &HelloResponsePayload,
+) -> RunnerReadyPayload {
+    let mut ready = RunnerReadyPayload::default();
+    for plugin in &state.plugins {
+        let spec = &plugin.spec;
+        let bootstrap = answer.plugins.get(&spec.id).cloned().unwrap_or_default();
+        if !bootstrap.enabled {
+            ready.inactive_plugins.push(spec.id.clone());
+            continue;
+        }
+        match load_one(plugin, peer, &bootstrap.config).await {
+            Ok(()) => {
+                plugin.loaded.store(true, Ordering::Release);
+                ready.loaded_plugins.push(spec.id.clone());
+            }
+            Err(reason) => {
+                tracing::error!(plugin_id = %spec.id, "plugin failed to load: {reason}");
+                ready.failed_plugins.push(spec.id.clone());
+                ready.failed_plugin_reasons.insert(spec.id.clone(), reason);
+            }
+        }
+    }
+    ready
+}
+
+async fn load_one(plugin: &LoadedPlugin, peer: &RpcPeer, config: &JsonObject) -> Result<(), String> {
+    let spec = &plugin.spec;
+    spec.hooks.configure(config).map_err(|err| format!("invalid configuration: {err}"))?;
+    register(spec, peer, true).await?;
+    let host = HostClient::new(peer.clone(), spec.id.clone());
+    let load = std::panic::AssertUnwindSafe(spec.hooks.on_load(host)).catch_unwind().await;
+    let outcome = match load {
+        Ok(Ok(())) => return Ok(()),
+        Ok(Err(err)) => format!("on_load failed: {err}"),
+        Err(panic) => format!("on_load panicked: {}", panic_message(&panic)),
+    };
+    // Roll back: the host must not keep components of a plugin that is not loaded.
+    if let Err(err) = register(spec, peer, false).await {
+        tracing::warn!(plugin_id = %spec.id, "could not withdraw components: {err}");
+    }
+    spec.hooks.on_unload().await;
+    Err(outcome)
+}
+
+async fn register(spec: &PluginSpec, peer: &RpcPeer, with_components: bool) -> Result<(), String> {
+    let payload = RegisterComponentsPayload {
+        plugin_id: spec.id.clone(),
+        plugin_version: spec.version.clone(),
+        plugin_type: "extension".to_owned(),
+        components: if with_components {
+            spec.components.iter().map(|c| c.declaration.clone()).collect()
+        } else {
+            Vec::new()
+        },
+        capabilities_required: spec.capabilities_required.clone(),
+        name: spec.name.clone(),
+        description: spec.description.clone(),
+        default_config: spec.default_config.clone(),
+        config_schema: spec.config_schema.clone(),
+    };
+    let answer: RegisterComponentsResponse = peer
+        .call(names::REGISTER_COMPONENTS, &spec.id, &payload, REGISTRATION_TIMEOUT)
+        .await
+        .map_err(|err| format!("registration failed: {err}"))?;
+    if answer.accepted { Ok(()) } else { Err(format!("host refused the components: {}", answer.reason)) }
+}
+
+pub(crate) fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+    if let Some(text) = panic.downcast_ref::<&str>() {
+        (*text).to_owned()
+    } else if let Some(text) = panic.downcast_ref::<String>() {
+        text.clone()
+    } else {
+        "non-string panic payload".to_owned()
+    }
+}
+
+struct LoadedPlugin {
+    spec: PluginSpec,
+    handlers: HashMap<String, Arc<dyn ComponentHandler>>,
+    loaded: AtomicBool,
+}
+
+/// Everything the request handler needs; shared with the RPC peer.
+struct RunnerState {
+    plugins: Vec<LoadedPlugin>,
+    index: HashMap<String, usize>,
+    peer: std::sync::OnceLock<RpcPeer>,
+    started: Instant,
+    in_flight: AtomicU64,
+    draining: AtomicBool,
+    stop: Notify,
+    loaded_ids: parking_lot::Mutex<Vec<String>>,
+}
+
+impl RunnerState {
+    fn new(plugins: Vec<PluginSpec>) -> Self {
+        let plugins: Vec<LoadedPlugin> = plugins
+            .into_iter()
+            .map(|spec| {
+                let handlers = spec
+                    .components
+                    .iter()
+                    .map(|c| (c.declaration.name.clone(), c.handler.clone()))
+                    .collect();
+                LoadedPlugin { spec, handlers, loaded: AtomicBool::new(false) }
+            })
+            .collect();
+        let index = plugins.iter().enumerate().map(|(i, p)| (p.spec.id.clone(), i)).collect();
+        Self {
+            plugins,
+            index,
+            peer: std::sync::OnceLock::new(),
+            started: Instant::now(),
+            in_flight: AtomicU64::new(0),
+            draining: AtomicBool::new(false),
+            stop: Notify::new(),
+            loaded_ids: parking_lot::Mutex::new(Vec::new()),
+        }
+    }
+
+    fn plugin(&self, id: &str) -> Option<&LoadedPlugin> {
+        self.index.get(id).map(|&i| &self.plugins[i])
+    }
+
+    fn loaded_ids_set(&self, ids: Vec<String>) {
+        *self.loaded_ids.lock() = ids;
+    }
+
+    async fn unload_all(&self) {
+        for plugin in &self.plugins {
+            if plugin.loaded.swap(false, Ordering::AcqRel) {
+                let unload = std::panic::AssertUnwindSafe(plugin.spec.hooks.on_unload()).catch_unwind();
+                if tokio::time::timeout(UNLOAD_TIMEOUT, unload).await.is_err() {
+                    tracing::warn!(plugin_id = %plugin.spec.id, "on_unload did not finish in time");
+                }
+            }
+        }
+    }
+
+    fn invoke(self: &Arc<Self>, request: IncomingMessage) -> BoxFuture<'static, Result<Payload, RpcError>> {
+        let state = self.clone();
+        async move {
+            if state.draining.load(Ordering::Acquire) {
+                return Err(RpcError::shutting_down("runner is shutting down"));
+            }
+            let plugin_id = request.plugin_id().to_owned();
+            let plugin = state.plugin(&plugin_id).filter(|p| p.loaded.load(Ordering::Acquire));
+            let Some(plugin) = plugin else {
+                return Err(RpcError::new(ErrorCode::PluginNotFound, format!("plugin {plugin_id} is not loaded")));
+            };
+            let payload: InvokePayload = request.payload()?;
+            let Some(handler) = plugin.handlers.get(&payload.component_name).cloned() else {
+                return Err(RpcError::new(
+                    ErrorCode::ToolNotFound,
+                    format!("plugin {plugin_id} has no component {}", payload.component_name),
+                ));
+            };
+            let ctx = invocation_context(&state, &plugin_id, &payload);
+            let tool_name = payload.component_name.clone();
+            state.in_flight.fetch_add(1, Ordering::Relaxed);
+            let _guard = InFlightGuard(&state.in_flight);
+            let span = tracing::info_span!("maitool_plugin", plugin_id = %plugin_id, tool = %tool_name);
+            let call = tracing::Instrument::instrument(handler.call(payload.args, ctx), span);
+            let mut result = match std::panic::AssertUnwindSafe(call).catch_unwind().await {
+                Ok(result) => result,
+                Err(panic) => {
+                    let message = panic_message(&panic);
+                    tracing::error!(plugin_id = %plugin_id, tool = %tool_name, "handler panicked: {message}");
+                    ToolExecutionResult::failure(&tool_name, format!("tool {tool_name} panicked: {message}"))
+                }
+            };
+            if result.tool_name.is_empty() {
+                result.tool_name = tool_name;
+            }
+            Payload::encode(&InvokeResultPayload { success: result.success, result: None, tool_result: Some(result) })
+        }
+        .boxed()
+    }
+}
+
+fn invocation_context(state: &Arc<RunnerState>, plugin_id: &str, payload: &InvokePayload) -> InvocationContext {
+    let arg = |key: &str| payload.args.get(key).and_then(|v| v.as_str()).unwrap_or_default().to_owned();
+    let execution = payload.context.clone().unwrap_or_else(|| ToolExecutionContext {
+        stream_id: arg("stream_id"),
+        group_id: arg("group_id"),
+        user_id: arg("user_id"),
+        platform: arg("platform"),
+        reasoning: arg("reasoning"),
+        ..ToolExecutionContext::default()
+    });
+    let chat_id = match arg("chat_id") {
+        id if !id.is_empty() => id,
+        _ if !execution.stream_id.is_empty() => execution.stream_id.clone(),
+        _ => execution.session_id.clone(),
+    };
+    InvocationContext {
+        plugin_id: plugin_id.to_owned(),
+        component_name: payload.component_name.clone(),
+        call_id: payload.call_id.clone(),
+        execution,
+        chat_id,
+        host: HostClient::new(state.peer().clone(), plugin_id.to_owned()),
+    }
+}
+
+struct InFlightGuard<'a>(&'a AtomicU64);
+
+impl Drop for InFlightGuard<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+impl RunnerState {
+    fn peer(&self) -> &RpcPeer {
+        // Set right after the peer starts, before any request can be dispatched to us.
+        self.peer.get().expect("peer is set before requests are served")
+    }
+
+    fn health(&self) -> Result<Payload, RpcError> {
+        Payload::encode(&HealthPayload {
+            healthy: true,
+            loaded_plugins: self.loaded_ids.lock().clone(),
+            uptime_ms: self.started.elapsed().as_millis() as u64,
+            in_flight: self.in_flight.load(Ordering::Relaxed),
+        })
+    }
+
+    fn prepare_shutdown(&self) -> Result<Payload, RpcError> {
+        self.draining.store(true, Ordering::Release);
+        Payload::encode(&AckPayload { acknowledged: true, in_flight: self.in_flight.load(Ordering::Relaxed) })
+    }
+
+    fn shutdown(self: &Arc<Self>, request: IncomingMessage) -> BoxFuture<'static, Result<Payload, RpcError>> {
+        let state = self.clone();
+        async move {
+            let payload: ShutdownPayload = request.payload().unwrap_or_default();
+            state.draining.store(true, Ordering::Release);
+            let drain = Duration::from_millis(payload.drain_timeout_ms.max(1));
+            let deadline = Instant::now() + drain;
+            while state.in_flight.load(Ordering::Relaxed) > 0 && Instant::now() < deadline {
+                tokio::time::sleep(Duration::from_millis(5)).await;
+            }
+            state.unload_all().await;
+            let ack = AckPayload { acknowledged: true, in_flight: state.in_flight.load(Ordering::Relaxed) };
+            // Stop after the acknowledgement has been queued.
+            let stopper = state.clone();
+            tokio::spawn(async move {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+                stopper.stop.notify_one();
+            });
+            Payload::encode(&ack)
+        }
+        .boxed()
+    }
+
+    fn config_updated(self: &Arc<Self>, request: IncomingMessage) -> BoxFuture<'static, Result<Payload, RpcError>> {
+        let state = self.clone();
+        async move {
+            let update: ConfigUpdatedPayload = request.payload()?;
+            let plugin_id = if update.plugin_id.is_empty() { request.plugin_id().to_owned() } else { update.plugin_id.clone() };
+            let Some(plugin) = state.plugin(&plugin_id) else {
+                return Err(RpcError::new(ErrorCode::PluginNotFound, format!("plugin {plugin_id} is not in this runner")));
+            };
+            let hooks = plugin.spec.hooks.clone();
+            if update.config_scope == "self" || update.config_scope.is_empty() {
+                if let Err(reason) = hooks.configure(&update.config_data) {
+                    return Payload::encode(&ConfigUpdatedResponse { accepted: false, reason: format!("invalid configuration: {reason}") });
+                }
+            }
+            let scope = if update.config_scope.is_empty() { "self".to_owned() } else { update.config_scope };
+            let outcome = hooks.on_config_update(scope, update.config_data, update.config_version).await;
+            let response = match outcome {
+                Ok(()) => ConfigUpdatedResponse { accepted: true, reason: String::new() },
+                Err(reason) => ConfigUpdatedResponse { accepted: false, reason },
+            };
+            Payload::encode(&response)
+        }
+        .boxed()
+    }
+}
+
+/// The peer's request handler; a thin handle so handlers can own the state in their tasks.
+struct RunnerHandler(Arc<RunnerState>);
+
+impl RequestHandler for RunnerHandler {
+    fn handle(&self, request: IncomingMessage) -> BoxFuture<'static, Result<Payload, RpcError>> {
+        let state = &self.0;
+        match request.method() {
+            names::INVOKE_TOOL | names::INVOKE_ACTION => state.invoke(request),
+            names::HEALTH => std::future::ready(state.health()).boxed(),
+            names::PREPARE_SHUTDOWN => std::future::ready(state.prepare_shutdown()).boxed(),
+            names::SHUTDOWN => state.shutdown(request),
+            names::CONFIG_UPDATED => state.config_updated(request),
+            other => std::future::ready(Err(RpcError::method_not_allowed(other))).boxed(),
+        }
+    }
+}

@@ -1,0 +1,218 @@
+//! Forwards the runner's `tracing` records to the host in `runner.log_batch` broadcasts, so
+//! plugin logs appear in the host's log tagged with the plugin id.
+
+use std::fmt::Write as _;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use maitool_protocol::rpc::RpcPeer;
+use maitool_protocol::wire::methods::{LogBatchPayload, LogEntry, names};
+use parking_lot::Mutex;
+use tracing::field::{Field, Visit};
+use tracing::span::{Attributes, Id};
+use tracing::{Event, Level, Subscriber};
+use tracing_subscriber::layer::{Context, SubscriberExt};
+use tracing_subscriber::registry::LookupSpan;
+use tracing_subscriber::util::SubscriberInitExt;
+use tracing_subscriber::{EnvFilter, Layer};
+
+/// Records kept while the host is slow to take them; older records are dropped beyond this.
+const BUFFER_LIMIT: usize = 4096;
+/// Records per broadcast.
+const BATCH_SIZE: usize = 256;
+const FLUSH_INTERVAL: Duration = Duration::from_millis(100);
+/// The span name the engine wraps plugin work in; its `plugin_id` field tags records.
+const PLUGIN_SPAN: &str = "maitool_plugin";
+
+/// Handle on the installed forwarding layer.
+#[derive(Clone, Debug)]
+pub struct LogForwarder {
+    shared: Arc<Shared>,
+}
+
+#[derive(Debug, Default)]
+struct Shared {
+    buffer: Mutex<Vec<LogEntry>>,
+    peer: OnceLock<RpcPeer>,
+    dropped: AtomicU64,
+}
+
+impl LogForwarder {
+    /// Installs the global subscriber: records pass an `RUST_LOG` filter (default `info`) and
+    /// are buffered for the host; before the connection exists they go to stderr, which the
+    /// host also captures.
+    pub fn install() -> LogForwarder {
+        let shared = Arc::new(Shared::default());
+        let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+        let layer = ForwardLayer { shared: shared.clone() };
+        let _ = tracing_subscriber::registry().with(filter).with(layer).try_init();
+        LogForwarder { shared }
+    }
+
+    /// Starts forwarding over `peer`.
+    pub fn attach(&self, peer: RpcPeer) {
+        if self.shared.peer.set(peer).is_err() {
+            return;
+        }
+        let shared = self.shared.clone();
+        tokio::spawn(async move {
+            let mut tick = tokio::time::interval(FLUSH_INTERVAL);
+            loop {
+                tick.tick().await;
+                if !shared.flush() {
+                    break;
+                }
+            }
+        });
+    }
+
+    /// Sends whatever is buffered now (used right before the runner exits).
+    pub fn flush_now(&self) {
+        self.shared.flush();
+    }
+}
+
+impl Shared {
+    /// Sends buffered records; false once the connection is gone.
+    fn flush(&self) -> bool {
+        let Some(peer) = self.peer.get() else { return true };
+        if peer.is_closed() {
+            return false;
+        }
+        let entries = std::mem::take(&mut *self.buffer.lock());
+        let dropped = self.dropped.swap(0, Ordering::Relaxed);
+        let mut entries = entries;
+        if dropped > 0 {
+            entries.insert(0, entry(Level::WARN, "maitool_runner", format!("{dropped} log records dropped: the host did not keep up"), String::new()));
+        }
+        for chunk in entries.chunks(BATCH_SIZE) {
+            let batch = LogBatchPayload { entries: chunk.to_vec() };
+            if peer.broadcast(names::LOG_BATCH, "", &batch).is_err() {
+                // Back-pressure: the host is busy; these records are lost rather than blocking.
+                self.dropped.fetch_add(chunk.len() as u64, Ordering::Relaxed);
+            }
+        }
+        true
+    }
+
+    fn push(&self, record: LogEntry) {
+        let forwarding = self.peer.get().is_some_and(|peer| !peer.is_closed());
+        // The RPC layer's own records must not travel over the RPC layer (feedback loop).
+        if !forwarding || record.logger_name.starts_with("maitool_protocol") {
+            eprintln!("[{}] {}: {}", level_name(record.level), record.logger_name, record.message);
+            return;
+        }
+        let mut buffer = self.buffer.lock();
+        if buffer.len() >= BUFFER_LIMIT {
+            buffer.remove(0);
+            self.dropped.fetch_add(1, Ordering::Relaxed);
+        }
+        buffer.push(record);
+    }
+}
+
+struct ForwardLayer {
+    shared: Arc<Shared>,
+}
+
+/// The plugin id recorded on a `maitool_plugin` span.
+struct PluginIdExt(String);
+
+impl<S> Layer<S> for ForwardLayer
+where
+    S: Subscriber + for<'a> LookupSpan<'a>,
+{
+    fn on_new_span(&self, attrs: &Attributes<'_>, id: &Id, ctx: Context<'_, S>) {
+        if attrs.metadata().name() != PLUGIN_SPAN {
+            return;
+        }
+        let mut visitor = FieldCollector::default();
+        attrs.record(&mut visitor);
+        if let (Some(plugin_id), Some(span)) = (visitor.plugin_id, ctx.span(id)) {
+            span.extensions_mut().insert(PluginIdExt(plugin_id));
+        }
+    }
+
+    fn on_event(&self, event: &Event<'_>, ctx: Context<'_, S>) {
+        let mut visitor = FieldCollector::default();
+        event.record(&mut visitor);
+        let plugin_id = visitor.plugin_id.clone().or_else(|| {
+            ctx.event_scope(event)?
+                .find_map(|span| span.extensions().get::<PluginIdExt>().map(|ext| ext.0.clone()))
+        });
+        let target = event.metadata().target();
+        let logger = match &plugin_id {
+            Some(id) if !target.starts_with("maitool_") => format!("plugin.{id}"),
+            _ => target.to_owned(),
+        };
+        let mut record = entry(*event.metadata().level(), &logger, visitor.message, visitor.fields);
+        record.plugin_id = plugin_id.unwrap_or_default();
+        self.shared.push(record);
+    }
+}
+
+fn entry(level: Level, logger: &str, message: String, fields: String) -> LogEntry {
+    let fields = fields.trim_end();
+    let message = if fields.is_empty() { message } else { format!("{message} {fields}") };
+    LogEntry {
+        timestamp_ms: SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0),
+        level: python_level(level),
+        logger_name: logger.to_owned(),
+        message,
+        exception_text: String::new(),
+        plugin_id: String::new(),
+    }
+}
+
+/// Python `logging` levels, which MaiBot's `LogEntry.level` uses.
+fn python_level(level: Level) -> i32 {
+    match level {
+        Level::TRACE => 5,
+        Level::DEBUG => 10,
+        Level::INFO => 20,
+        Level::WARN => 30,
+        Level::ERROR => 40,
+    }
+}
+
+fn level_name(level: i32) -> &'static str {
+    match level {
+        ..=5 => "TRACE",
+        6..=10 => "DEBUG",
+        11..=20 => "INFO",
+        21..=30 => "WARN",
+        _ => "ERROR",
+    }
+}
+
+#[derive(Default)]
+struct FieldCollector {
+    message: String,
+    fields: String,
+    plugin_id: Option<String>,
+}
+
+impl Visit for FieldCollector {
+    fn record_str(&mut self, field: &Field, value: &str) {
+        match field.name() {
+            "message" => self.message.push_str(value),
+            "plugin_id" => self.plugin_id = Some(value.to_owned()),
+            name => {
+                let _ = write!(self.fields, "{name}={value:?} ");
+            }
+        }
+    }
+
+    fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
+        match field.name() {
+            "message" => {
+                let _ = write!(self.message, "{value:?}");
+            }
+            "plugin_id" => self.plugin_id = Some(format!("{value:?}").trim_matches('"').to_owned()),
+            name => {
+                let _ = write!(self.fields, "{name}={value:?} ");
+            }
+        }
+    }
+}

@@ -1,0 +1,87 @@
+//! The engine-level description of a plugin: what the SDK hands to the runner.
+
+use std::fmt;
+use std::sync::Arc;
+
+use futures::future::BoxFuture;
+use maitool_protocol::wire::methods::ComponentDeclaration;
+use maitool_protocol::{JsonObject, ToolExecutionResult};
+
+use crate::{HostClient, InvocationContext};
+
+/// Runs one component (a tool or a converted legacy Action).
+pub trait ComponentHandler: Send + Sync + 'static {
+    /// Runs the component with the invocation's arguments. Failures are results with
+    /// `success = false`; a panic is caught by the runner and reported the same way.
+    fn call(&self, args: JsonObject, ctx: InvocationContext) -> BoxFuture<'static, ToolExecutionResult>;
+}
+
+/// A plugin's lifecycle hooks and configuration handling.
+pub trait PluginHooks: Send + Sync + 'static {
+    /// Validates and applies a configuration (the operator's values, to be merged over the
+    /// plugin's defaults). An error makes the plugin fail to load, alone.
+    fn configure(&self, config: &JsonObject) -> Result<(), String>;
+
+    /// Called once after configuration, before the plugin's tools are exposed.
+    fn on_load(&self, host: HostClient) -> BoxFuture<'static, Result<(), String>>;
+
+    /// Called when the plugin is unloaded (shutdown, reload, failed load).
+    fn on_unload(&self) -> BoxFuture<'static, ()>;
+
+    /// Called when the configuration changed while loaded. For scope `self` the runner has
+    /// already applied it through [`PluginHooks::configure`].
+    fn on_config_update(
+        &self,
+        scope: String,
+        config: JsonObject,
+        version: String,
+    ) -> BoxFuture<'static, Result<(), String>>;
+}
+
+/// One component and its handler.
+#[derive(Clone)]
+pub struct ComponentSpec {
+    /// The declaration sent to the host.
+    pub declaration: ComponentDeclaration,
+    /// What runs it.
+    pub handler: Arc<dyn ComponentHandler>,
+}
+
+impl fmt::Debug for ComponentSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ComponentSpec").field("declaration", &self.declaration).finish_non_exhaustive()
+    }
+}
+
+/// A plugin as the runner sees it.
+#[derive(Clone)]
+pub struct PluginSpec {
+    /// Plugin id, e.g. `examples.dice`.
+    pub id: String,
+    /// Semver version.
+    pub version: String,
+    /// Display name.
+    pub name: String,
+    /// Description.
+    pub description: String,
+    /// Capabilities the plugin needs; the operator grants them in the host config.
+    pub capabilities_required: Vec<String>,
+    /// Components.
+    pub components: Vec<ComponentSpec>,
+    /// Default configuration.
+    pub default_config: JsonObject,
+    /// JSON Schema of the configuration.
+    pub config_schema: JsonObject,
+    /// Lifecycle hooks.
+    pub hooks: Arc<dyn PluginHooks>,
+}
+
+impl fmt::Debug for PluginSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PluginSpec")
+            .field("id", &self.id)
+            .field("version", &self.version)
+            .field("components", &self.components)
+            .finish_non_exhaustive()
+    }
+}

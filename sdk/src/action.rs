@@ -1,0 +1,327 @@
+//! Legacy MaiBot Actions, converted to tools.
+//!
+//! An Action takes string parameters described by name and returns `(success, message)`.
+//! The SDK declares it to the host as a tool whose parameters are all string properties,
+//! invoked through `plugin.invoke_action`, with metadata marking it legacy. At invocation the
+//! Action receives the model's arguments as `action_data`, plus the reasoning and chat ids
+//! (MaiBot's own adapter lost the reasoning; this one does not).
+
+use std::future::Future;
+use std::sync::Arc;
+
+use futures::FutureExt;
+use futures::future::BoxFuture;
+use maitool_protocol::wire::methods::{ComponentDeclaration, names};
+use maitool_protocol::{JsonObject, ToolExecutionResult};
+use maitool_runner::{ComponentHandler, HostClient, InvocationContext};
+use serde_json::{Value, json};
+
+use crate::PluginConfig;
+use crate::config::ConfigSlot;
+use crate::tool::CONTEXT_KEYS;
+
+/// When the old planner considered an Action (kept as metadata for compatibility).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ActivationType {
+    /// Never offered.
+    Never,
+    /// Always offered.
+    #[default]
+    Always,
+    /// Offered at random with a probability.
+    Random,
+    /// Offered when a keyword appears.
+    Keyword,
+}
+
+/// The chat mode an Action targets (metadata for compatibility).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ChatMode {
+    /// Focus mode.
+    Focus,
+    /// Normal mode.
+    #[default]
+    Normal,
+    /// Priority mode.
+    Priority,
+    /// Any mode.
+    All,
+}
+
+impl ActivationType {
+    fn as_str(self) -> &'static str {
+        match self {
+            ActivationType::Never => "never",
+            ActivationType::Always => "always",
+            ActivationType::Random => "random",
+            ActivationType::Keyword => "keyword",
+        }
+    }
+}
+
+impl ChatMode {
+    fn as_str(self) -> &'static str {
+        match self {
+            ChatMode::Focus => "focus",
+            ChatMode::Normal => "normal",
+            ChatMode::Priority => "priority",
+            ChatMode::All => "all",
+        }
+    }
+}
+
+/// What an Action's `execute` receives.
+#[derive(Clone)]
+pub struct ActionInput {
+    /// The model's arguments (parameter name to string value).
+    pub action_data: JsonObject,
+    /// The model's reasoning for choosing the Action.
+    pub reasoning: String,
+    /// Chat stream id.
+    pub stream_id: String,
+    /// MaiBot's chat id.
+    pub chat_id: String,
+    /// Group id.
+    pub group_id: String,
+    /// User id.
+    pub user_id: String,
+    /// Platform.
+    pub platform: String,
+    /// `Some(true)` in group chats.
+    pub is_group_chat: Option<bool>,
+    /// Host capabilities.
+    pub host: HostClient,
+    config: Arc<ConfigSlot>,
+}
+
+impl std::fmt::Debug for ActionInput {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ActionInput")
+            .field("action_data", &self.action_data)
+            .field("reasoning", &self.reasoning)
+            .field("stream_id", &self.stream_id)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ActionInput {
+    /// A parameter's value as a string ("" when absent).
+    pub fn param(&self, name: &str) -> &str {
+        self.action_data.get(name).and_then(Value::as_str).unwrap_or_default()
+    }
+
+    /// The plugin's typed configuration.
+    pub fn config<C: PluginConfig>(&self) -> Option<Arc<C>> {
+        self.config.get::<C>()
+    }
+
+    /// Sends a text message to the Action's stream (`send.text` capability).
+    pub async fn send_text(&self, text: impl Into<String>) -> Result<Value, crate::HostError> {
+        crate::context::send_text(&self.host, &self.stream_id, text.into()).await
+    }
+}
+
+type ErasedExecute = dyn Fn(ActionInput) -> BoxFuture<'static, (bool, String)> + Send + Sync;
+
+/// A legacy Action declaration with MaiBot's fields.
+pub struct Action {
+    pub(crate) name: String,
+    description: String,
+    parameters: Vec<(String, String)>,
+    require: Vec<String>,
+    associated_types: Vec<String>,
+    activation_type: ActivationType,
+    activation_keywords: Vec<String>,
+    activation_probability: f64,
+    parallel_action: bool,
+    chat_mode: ChatMode,
+    action_prompt: String,
+    execute: Arc<ErasedExecute>,
+}
+
+impl std::fmt::Debug for Action {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Action").field("name", &self.name).field("parameters", &self.parameters).finish_non_exhaustive()
+    }
+}
+
+impl Action {
+    /// An Action whose `execute` returns `(success, message)`.
+    pub fn new<F, Fut>(name: impl Into<String>, description: impl Into<String>, execute: F) -> Action
+    where
+        F: Fn(ActionInput) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = (bool, String)> + Send + 'static,
+    {
+        Action {
+            name: name.into(),
+            description: description.into(),
+            parameters: Vec::new(),
+            require: Vec::new(),
+            associated_types: Vec::new(),
+            activation_type: ActivationType::Always,
+            activation_keywords: Vec::new(),
+            activation_probability: 1.0,
+            parallel_action: false,
+            chat_mode: ChatMode::Normal,
+            action_prompt: String::new(),
+            execute: Arc::new(move |input| execute(input).boxed()),
+        }
+    }
+
+    /// A string parameter (MaiBot's `action_parameters` entry).
+    pub fn parameter(mut self, name: impl Into<String>, description: impl Into<String>) -> Self {
+        self.parameters.push((name.into(), description.into()));
+        self
+    }
+
+    /// A usage hint (`action_require`).
+    pub fn require(mut self, requirement: impl Into<String>) -> Self {
+        self.require.push(requirement.into());
+        self
+    }
+
+    /// A message type the Action suits (`associated_types`).
+    pub fn associated_type(mut self, kind: impl Into<String>) -> Self {
+        self.associated_types.push(kind.into());
+        self
+    }
+
+    /// Activation type and keywords.
+    pub fn activation<I, S>(mut self, kind: ActivationType, keywords: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.activation_type = kind;
+        self.activation_keywords = keywords.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Activation probability for `Random`.
+    pub fn activation_probability(mut self, probability: f64) -> Self {
+        self.activation_probability = probability;
+        self
+    }
+
+    /// Whether the Action may run in parallel with others.
+    pub fn parallel(mut self, parallel: bool) -> Self {
+        self.parallel_action = parallel;
+        self
+    }
+
+    /// The chat mode.
+    pub fn chat_mode(mut self, mode: ChatMode) -> Self {
+        self.chat_mode = mode;
+        self
+    }
+
+    /// The original planner prompt.
+    pub fn prompt(mut self, prompt: impl Into<String>) -> Self {
+        self.action_prompt = prompt.into();
+        self
+    }
+
+    pub(crate) fn declaration(&self, plugin_id: &str) -> ComponentDeclaration {
+        let mut properties = JsonObject::new();
+        let mut action_parameters = JsonObject::new();
+        for (name, description) in &self.parameters {
+            let description = if description.is_empty() { "Legacy Action parameter" } else { description };
+            properties.insert(name.clone(), json!({ "type": "string", "description": description }));
+            action_parameters.insert(name.clone(), description.into());
+        }
+        let description = if self.description.trim().is_empty() {
+            format!("Tool {}", self.name)
+        } else {
+            self.description.clone()
+        };
+        let metadata = json!({
+            "description": description,
+            "parameters_raw": { "type": "object", "properties": properties, "required": [] },
+            "invoke_method": names::INVOKE_ACTION,
+            "legacy_action": true,
+            "legacy_component_type": "ACTION",
+            "visibility": "visible",
+            "handler_name": self.name,
+            "activation_type": self.activation_type.as_str(),
+            "activation_keywords": self.activation_keywords,
+            "activation_probability": self.activation_probability,
+            "chat_mode": self.chat_mode.as_str(),
+            "action_parameters": action_parameters,
+            "action_require": self.require,
+            "associated_types": self.associated_types,
+            "parallel_action": self.parallel_action,
+            "action_prompt": self.action_prompt,
+        });
+        ComponentDeclaration {
+            name: self.name.clone(),
+            component_type: "ACTION".into(),
+            plugin_id: plugin_id.to_owned(),
+            chat_scope: "all".into(),
+            allowed_session: Vec::new(),
+            metadata: match metadata {
+                Value::Object(object) => object,
+                _ => JsonObject::new(),
+            },
+        }
+    }
+
+    pub(crate) fn into_handler(self, config: Arc<ConfigSlot>) -> Arc<dyn ComponentHandler> {
+        Arc::new(ActionHandler { name: self.name, execute: self.execute, config })
+    }
+}
+
+struct ActionHandler {
+    name: String,
+    execute: Arc<ErasedExecute>,
+    config: Arc<ConfigSlot>,
+}
+
+impl ComponentHandler for ActionHandler {
+    fn call(&self, mut args: JsonObject, ctx: InvocationContext) -> BoxFuture<'static, ToolExecutionResult> {
+        let text = |args: &JsonObject, key: &str| args.get(key).and_then(Value::as_str).unwrap_or_default().to_owned();
+        let reasoning = match text(&args, "reasoning") {
+            r if r.is_empty() => ctx.execution.reasoning.clone(),
+            r => r,
+        };
+        let action_data = match args.remove("action_data") {
+            Some(Value::Object(data)) => data,
+            _ => {
+                // A host that did not send `action_data`: the model's arguments are the rest.
+                let mut data = args.clone();
+                for key in CONTEXT_KEYS.iter().chain(&["reasoning"]) {
+                    data.remove(*key);
+                }
+                data
+            }
+        };
+        let input = ActionInput {
+            action_data,
+            reasoning,
+            stream_id: first_non_empty(text(&args, "stream_id"), &ctx.execution.stream_id),
+            chat_id: first_non_empty(text(&args, "chat_id"), &ctx.chat_id),
+            group_id: first_non_empty(text(&args, "group_id"), &ctx.execution.group_id),
+            user_id: first_non_empty(text(&args, "user_id"), &ctx.execution.user_id),
+            platform: first_non_empty(text(&args, "platform"), &ctx.execution.platform),
+            is_group_chat: ctx.execution.is_group_chat,
+            host: ctx.host.clone(),
+            config: self.config.clone(),
+        };
+        let name = self.name.clone();
+        let future = (self.execute)(input);
+        async move {
+            let (success, message) = future.await;
+            let mut result = if success {
+                ToolExecutionResult::success(&name, message.clone())
+            } else {
+                ToolExecutionResult::failure(&name, message.clone())
+            };
+            result.structured_content = Some(json!([success, message]));
+            result
+        }
+        .boxed()
+    }
+}
+
+fn first_non_empty(value: String, fallback: &str) -> String {
+    if value.is_empty() { fallback.to_owned() } else { value }
+}

@@ -1,0 +1,260 @@
+//! Declaring a tool: name, description, typed arguments, options and an async handler.
+
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::FutureExt;
+use futures::future::BoxFuture;
+use maitool_protocol::wire::methods::{ComponentDeclaration, names};
+use maitool_protocol::{JsonObject, ToolAnnotation, ToolExecutionResult, ToolIcon};
+use maitool_runner::{ComponentHandler, InvocationContext};
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+
+use crate::config::ConfigSlot;
+use crate::schema::{property_names, schema_for};
+use crate::{ToolContext, ToolError, ToolOutput};
+
+/// Context keys the host adds to arguments (MaiBot convention). They are removed before
+/// the arguments are deserialized unless the tool declares a parameter of that name.
+pub(crate) const CONTEXT_KEYS: &[&str] = &["stream_id", "chat_id", "group_id", "user_id", "platform"];
+
+/// How a tool is shown to the model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Visibility {
+    /// Always in the model's tool list.
+    Visible,
+    /// Listed only by name in a reminder until the model finds it with `tool_search`.
+    #[default]
+    Deferred,
+    /// Never shown to the model; callable only directly.
+    Hidden,
+}
+
+impl Visibility {
+    fn as_str(self) -> &'static str {
+        match self {
+            Visibility::Visible => "visible",
+            Visibility::Deferred => "deferred",
+            Visibility::Hidden => "hidden",
+        }
+    }
+}
+
+/// In which chats a tool is offered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ChatScope {
+    /// Everywhere.
+    #[default]
+    All,
+    /// Group chats only.
+    Group,
+    /// Private chats only.
+    Private,
+}
+
+impl ChatScope {
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            ChatScope::All => "all",
+            ChatScope::Group => "group",
+            ChatScope::Private => "private",
+        }
+    }
+}
+
+type ErasedHandler = dyn Fn(JsonObject, ToolContext) -> BoxFuture<'static, Result<ToolOutput, ToolError>> + Send + Sync;
+
+/// A tool declaration.
+pub struct Tool {
+    pub(crate) name: String,
+    description: String,
+    title: String,
+    schema: JsonObject,
+    output_schema: Option<JsonObject>,
+    visibility: Visibility,
+    chat_scope: ChatScope,
+    allowed_sessions: Vec<String>,
+    timeout: Option<Duration>,
+    enabled: bool,
+    annotation: Option<ToolAnnotation>,
+    icons: Vec<ToolIcon>,
+    handler: Arc<ErasedHandler>,
+}
+
+impl std::fmt::Debug for Tool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Tool").field("name", &self.name).field("schema", &self.schema).finish_non_exhaustive()
+    }
+}
+
+impl Tool {
+    /// A tool whose arguments are deserialized into `A`; the model-facing JSON Schema is
+    /// generated from `A` (doc comments become descriptions). The handler's error becomes a
+    /// failed result with that message; so do arguments that do not fit `A`.
+    pub fn new<A, F, Fut>(name: impl Into<String>, description: impl Into<String>, handler: F) -> Tool
+    where
+        A: DeserializeOwned + JsonSchema + Send + 'static,
+        F: Fn(A, ToolContext) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<ToolOutput, ToolError>> + Send + 'static,
+    {
+        let name = name.into();
+        let schema = schema_for::<A>();
+        let declared = property_names(&schema);
+        let tool_name = name.clone();
+        let erased = move |mut args: JsonObject, ctx: ToolContext| -> BoxFuture<'static, Result<ToolOutput, ToolError>> {
+            for key in CONTEXT_KEYS {
+                if !declared.iter().any(|d| d == key) {
+                    args.remove(*key);
+                }
+            }
+            match serde_json::from_value::<A>(serde_json::Value::Object(args)) {
+                Ok(parsed) => handler(parsed, ctx).boxed(),
+                Err(err) => {
+                    let message = format!("invalid arguments for tool {tool_name}: {err}");
+                    std::future::ready(Err(ToolError::new(message))).boxed()
+                }
+            }
+        };
+        Tool {
+            name,
+            description: description.into(),
+            title: String::new(),
+            schema,
+            output_schema: None,
+            visibility: Visibility::Visible,
+            chat_scope: ChatScope::All,
+            allowed_sessions: Vec::new(),
+            timeout: None,
+            enabled: true,
+            annotation: None,
+            icons: Vec::new(),
+            handler: Arc::new(erased),
+        }
+    }
+
+    /// A display title.
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.title = title.into();
+        self
+    }
+
+    /// Declares the structured output's type; its schema is published as `output_schema`.
+    pub fn output<T: JsonSchema>(mut self) -> Self {
+        self.output_schema = Some(schema_for::<T>());
+        self
+    }
+
+    /// How the tool is shown to the model (default: visible).
+    pub fn visibility(mut self, visibility: Visibility) -> Self {
+        self.visibility = visibility;
+        self
+    }
+
+    /// MaiBot's `core_tool`: always visible.
+    pub fn core_tool(self) -> Self {
+        self.visibility(Visibility::Visible)
+    }
+
+    /// In which chats the tool is offered (default: all).
+    pub fn chat_scope(mut self, scope: ChatScope) -> Self {
+        self.chat_scope = scope;
+        self
+    }
+
+    /// Offers the tool only in these sessions (session id, group id or `platform:group_id`).
+    pub fn allowed_sessions<I, S>(mut self, sessions: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.allowed_sessions = sessions.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// How long the host waits for a result (default 60 s).
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+
+    /// Whether the tool starts enabled (default true).
+    pub fn enabled(mut self, enabled: bool) -> Self {
+        self.enabled = enabled;
+        self
+    }
+
+    /// Hints such as read-only or destructive.
+    pub fn annotation(mut self, annotation: ToolAnnotation) -> Self {
+        self.annotation = Some(annotation);
+        self
+    }
+
+    /// An icon for UIs.
+    pub fn icon(mut self, icon: ToolIcon) -> Self {
+        self.icons.push(icon);
+        self
+    }
+
+    pub(crate) fn declaration(&self, plugin_id: &str) -> ComponentDeclaration {
+        let mut metadata = JsonObject::new();
+        metadata.insert("description".into(), self.description.clone().into());
+        if !self.title.is_empty() {
+            metadata.insert("title".into(), self.title.clone().into());
+        }
+        metadata.insert("parameters_raw".into(), self.schema.clone().into());
+        if let Some(output) = &self.output_schema {
+            metadata.insert("output_schema".into(), output.clone().into());
+        }
+        metadata.insert("invoke_method".into(), names::INVOKE_TOOL.into());
+        metadata.insert("visibility".into(), self.visibility.as_str().into());
+        metadata.insert("enabled".into(), self.enabled.into());
+        metadata.insert("handler_name".into(), self.name.clone().into());
+        if let Some(timeout) = self.timeout {
+            metadata.insert("timeout_ms".into(), (timeout.as_millis() as u64).into());
+        }
+        if let Some(annotation) = &self.annotation {
+            if let Ok(value) = serde_json::to_value(annotation) {
+                metadata.insert("annotation".into(), value);
+            }
+        }
+        if !self.icons.is_empty() {
+            if let Ok(value) = serde_json::to_value(&self.icons) {
+                metadata.insert("icons".into(), value);
+            }
+        }
+        ComponentDeclaration {
+            name: self.name.clone(),
+            component_type: "TOOL".into(),
+            plugin_id: plugin_id.to_owned(),
+            chat_scope: self.chat_scope.as_str().into(),
+            allowed_session: self.allowed_sessions.clone(),
+            metadata,
+        }
+    }
+
+    pub(crate) fn into_handler(self, config: Arc<ConfigSlot>) -> Arc<dyn ComponentHandler> {
+        Arc::new(ToolHandler { name: self.name, handler: self.handler, config })
+    }
+}
+
+struct ToolHandler {
+    name: String,
+    handler: Arc<ErasedHandler>,
+    config: Arc<ConfigSlot>,
+}
+
+impl ComponentHandler for ToolHandler {
+    fn call(&self, args: JsonObject, ctx: InvocationContext) -> BoxFuture<'static, ToolExecutionResult> {
+        let name = self.name.clone();
+        let future = (self.handler)(args, ToolContext::new(ctx, self.config.clone()));
+        async move {
+            match future.await {
+                Ok(output) => output.into_result(&name),
+                Err(err) => ToolExecutionResult::failure(&name, err.message()),
+            }
+        }
+        .boxed()
+    }
+}
