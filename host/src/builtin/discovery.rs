@@ -1,0 +1,319 @@
+//! Deferred tools and their discovery through `tool_search`.
+//!
+//! A deferred tool is listed to the model only by name and description until a `tool_search`
+//! finds it; from then on it is exposed like a visible tool, but only while that search's call
+//! and result are still in the model's context: when the engine trims its context, discovery
+//! goes with it. The engine reports what is left with [`Discovery::sync_with_context`].
+//!
+//! Scoring is MaiBot's `search_deferred_tool_specs`, see [`score`].
+
+use std::collections::{BTreeSet, HashMap};
+use std::sync::{Arc, Weak};
+
+use maitool_protocol::{ToolAvailabilityContext, ToolSpec};
+use parking_lot::{Mutex, RwLock};
+use serde_json::Value;
+
+use crate::registry::ToolRegistry;
+
+use super::entry::Stage;
+use super::exposure::classify;
+
+/// The default number of `tool_search` hits.
+pub const DEFAULT_SEARCH_LIMIT: usize = 5;
+
+/// A deferred tool as `tool_search` sees it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeferredTool {
+    /// Tool name.
+    pub name: String,
+    /// Its description.
+    pub description: String,
+}
+
+impl From<&ToolSpec> for DeferredTool {
+    fn from(spec: &ToolSpec) -> Self {
+        Self {
+            name: spec.name.clone(),
+            description: spec.llm_description().to_owned(),
+        }
+    }
+}
+
+/// A `tool_search` hit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScoredTool {
+    /// Tool name.
+    pub name: String,
+    /// Its description.
+    pub description: String,
+    /// Its score; higher is better.
+    pub score: i64,
+}
+
+/// Lowercase with runs of whitespace collapsed to one space, trimmed.
+fn normalize(text: &str) -> String {
+    text.split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase()
+}
+
+/// The terms of a normalized query: split on spaces, `_` and `-`.
+fn query_terms(query: &str) -> Vec<&str> {
+    query
+        .split([' ', '_', '-'])
+        .filter(|term| !term.is_empty())
+        .collect()
+}
+
+/// MaiBot's score of one tool for a query: 1000 for an exact name, 300 when the name starts
+/// with the query, 200 when it contains it, 100 when the description contains it, plus 25 per
+/// term in the name and 10 per term in the description. All comparisons are on lowercase text
+/// with whitespace collapsed.
+pub fn score(query: &str, name: &str, description: &str) -> i64 {
+    let query = normalize(query);
+    if query.is_empty() {
+        return 0;
+    }
+    let (name, description) = (normalize(name), normalize(description));
+    let mut score = 0;
+    if name == query {
+        score += 1000;
+    }
+    if name.starts_with(&query) {
+        score += 300;
+    }
+    if name.contains(&query) {
+        score += 200;
+    }
+    if description.contains(&query) {
+        score += 100;
+    }
+    for term in query_terms(&query) {
+        if name.contains(term) {
+            score += 25;
+        }
+        if description.contains(term) {
+            score += 10;
+        }
+    }
+    score
+}
+
+/// The best `limit` (at least 1) tools for `query`: scores above zero, ordered by score
+/// descending, then name.
+pub fn search(tools: &[DeferredTool], query: &str, limit: usize) -> Vec<ScoredTool> {
+    let mut hits: Vec<ScoredTool> = tools
+        .iter()
+        .map(|tool| ScoredTool {
+            score: score(query, &tool.name, &tool.description),
+            name: tool.name.clone(),
+            description: tool.description.clone(),
+        })
+        .filter(|hit| hit.score > 0)
+        .collect();
+    hits.sort_by(|a, b| b.score.cmp(&a.score).then_with(|| a.name.cmp(&b.name)));
+    hits.truncate(limit.max(1));
+    hits
+}
+
+/// A `tool_search` result still in the model's context, as the engine sees it.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ContextSearchResult {
+    /// The search call's id.
+    pub call_id: String,
+    /// The result's structured content (with `matched_tool_names`), if the engine kept it.
+    pub structured_content: Option<Value>,
+    /// The result text as it stands in history.
+    pub content: String,
+}
+
+impl ContextSearchResult {
+    /// A result known only by its call id.
+    pub fn call(call_id: impl Into<String>) -> Self {
+        Self {
+            call_id: call_id.into(),
+            ..Self::default()
+        }
+    }
+}
+
+/// The names a search result found, recovered from what survives in a context.
+fn names_in_result(result: &ContextSearchResult) -> Option<Vec<String>> {
+    if let Some(names) = result
+        .structured_content
+        .as_ref()
+        .and_then(|value| value.get("matched_tool_names"))
+        .and_then(Value::as_array)
+    {
+        return Some(
+            names
+                .iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect(),
+        );
+    }
+    let mut names = Vec::new();
+    for line in result.content.lines() {
+        let line = line.trim();
+        // Folded history: "- tool_search: a,b(...)".
+        if let Some(folded) = line.strip_prefix("- tool_search:") {
+            let list = folded.split('(').next().unwrap_or_default();
+            names.extend(
+                list.split(',')
+                    .map(str::trim)
+                    .filter(|name| !name.is_empty())
+                    .map(str::to_owned),
+            );
+        } else if let Some(item) = line.strip_prefix("- ") {
+            // The result's own lines: "- name (newly discovered)".
+            if let Some(name) = item.split_whitespace().next() {
+                names.push(name.to_owned());
+            }
+        }
+    }
+    (!names.is_empty()).then_some(names)
+}
+
+#[derive(Debug, Clone)]
+struct SearchRecord {
+    call_id: String,
+    names: Vec<String>,
+}
+
+#[derive(Debug, Default)]
+struct SessionDiscovery {
+    /// The deferred tools as of the last exposure build, if any.
+    pool: Option<Vec<DeferredTool>>,
+    /// Searches whose results are in the context, oldest first.
+    searches: Vec<SearchRecord>,
+}
+
+impl SessionDiscovery {
+    fn discovered(&self) -> BTreeSet<String> {
+        let found = self.searches.iter().flat_map(|search| search.names.iter());
+        match &self.pool {
+            Some(pool) => found
+                .filter(|name| pool.iter().any(|tool| &tool.name == *name))
+                .cloned()
+                .collect(),
+            None => found.cloned().collect(),
+        }
+    }
+}
+
+/// Discovery state of every session. Shared between the `tool_search` handler, the exposure
+/// builder and the engine.
+#[derive(Debug, Default)]
+pub struct Discovery {
+    registry: RwLock<Option<Weak<ToolRegistry>>>,
+    sessions: Mutex<HashMap<String, SessionDiscovery>>,
+}
+
+impl Discovery {
+    /// Empty state, with no registry attached.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Lets `tool_search` read the current deferred tools from the registry itself, so a
+    /// search works even before the engine built a tool set for the session. Only a weak
+    /// reference is kept: the registry owns the provider that owns this.
+    pub fn attach_registry(&self, registry: &Arc<ToolRegistry>) {
+        *self.registry.write() = Some(Arc::downgrade(registry));
+    }
+
+    /// Records the session's current deferred tools; discovered names that are no longer
+    /// deferred stop counting.
+    pub fn set_deferred_pool(&self, session_id: &str, tools: Vec<DeferredTool>) {
+        self.sessions
+            .lock()
+            .entry(session_id.to_owned())
+            .or_default()
+            .pool = Some(tools);
+    }
+
+    /// The deferred tools `tool_search` searches: read live (action stage) from the attached
+    /// registry, else the pool of the last exposure build; `None` when neither is known.
+    pub async fn deferred_pool(
+        &self,
+        session_id: &str,
+        ctx: &ToolAvailabilityContext,
+    ) -> Option<Vec<DeferredTool>> {
+        let registry = self.registry.read().as_ref().and_then(Weak::upgrade);
+        if let Some(registry) = registry {
+            let specs = registry.list_tools(ctx).await;
+            let pool: Vec<DeferredTool> = classify(specs, Stage::Action)
+                .deferred
+                .iter()
+                .map(DeferredTool::from)
+                .collect();
+            self.set_deferred_pool(session_id, pool.clone());
+            return Some(pool);
+        }
+        self.sessions
+            .lock()
+            .get(session_id)
+            .and_then(|session| session.pool.clone())
+    }
+
+    /// Records a successful search by call `call_id` that matched `names`, and returns those
+    /// that were not discovered before.
+    pub fn record_search(&self, session_id: &str, call_id: &str, names: &[String]) -> Vec<String> {
+        let mut sessions = self.sessions.lock();
+        let session = sessions.entry(session_id.to_owned()).or_default();
+        let before = session.discovered();
+        session.searches.retain(|search| search.call_id != call_id);
+        session.searches.push(SearchRecord {
+            call_id: call_id.to_owned(),
+            names: names.to_vec(),
+        });
+        names
+            .iter()
+            .filter(|name| !before.contains(*name))
+            .cloned()
+            .collect()
+    }
+
+    /// The deferred tools discovered for the session and still backed by a search in context.
+    pub fn discovered(&self, session_id: &str) -> BTreeSet<String> {
+        self.sessions
+            .lock()
+            .get(session_id)
+            .map(SessionDiscovery::discovered)
+            .unwrap_or_default()
+    }
+
+    /// Keeps only the searches whose results are still in the model's context, given by the
+    /// engine. Names come from each result's `structured_content.matched_tool_names`, else
+    /// from the search recorded under its call id, else from its text (`- name ...` lines, or
+    /// a folded `- tool_search: a,b(...)` line).
+    pub fn sync_with_context(&self, session_id: &str, in_context: &[ContextSearchResult]) {
+        let mut sessions = self.sessions.lock();
+        let session = sessions.entry(session_id.to_owned()).or_default();
+        let searches = in_context
+            .iter()
+            .filter_map(|result| {
+                let names = names_in_result(result).or_else(|| {
+                    session
+                        .searches
+                        .iter()
+                        .find(|search| search.call_id == result.call_id)
+                        .map(|search| search.names.clone())
+                })?;
+                Some(SearchRecord {
+                    call_id: result.call_id.clone(),
+                    names,
+                })
+            })
+            .collect();
+        session.searches = searches;
+    }
+
+    /// Drops everything known about a session.
+    pub fn forget_session(&self, session_id: &str) {
+        self.sessions.lock().remove(session_id);
+    }
+}

@@ -1,0 +1,208 @@
+//! One row of the built-in catalogue: a tool's name, spec builder, handler, stage, visibility,
+//! chat scope and config gate (MaiBot's `BuiltinToolEntry`).
+
+use std::fmt;
+use std::str::FromStr;
+
+use maitool_protocol::{ToolAvailabilityContext, ToolSpec};
+use serde::{Deserialize, Serialize};
+
+use super::config::BuiltinConfig;
+use super::engine::EngineCapabilities;
+use super::handlers::Handler;
+
+/// Which step of the engine's loop offers a tool.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Stage {
+    /// The timing gate, which decides whether and when to act.
+    Timing,
+    /// The action loop, which acts.
+    Action,
+    /// Both.
+    Both,
+}
+
+impl Stage {
+    /// The name in metadata (`builtin_stage`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Stage::Timing => "timing",
+            Stage::Action => "action",
+            Stage::Both => "both",
+        }
+    }
+
+    /// Whether a tool of this stage is offered when the engine asks for `asked`. Asking for
+    /// `Both` gets every tool.
+    pub fn offered_in(self, asked: Stage) -> bool {
+        self == Stage::Both || asked == Stage::Both || self == asked
+    }
+}
+
+impl FromStr for Stage {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        match text.trim() {
+            "timing" => Ok(Stage::Timing),
+            "action" => Ok(Stage::Action),
+            "both" => Ok(Stage::Both),
+            other => Err(format!(
+                "unknown stage `{other}`: expected timing, action or both"
+            )),
+        }
+    }
+}
+
+impl fmt::Display for Stage {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// How a tool reaches the model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Visibility {
+    /// In the tool list directly.
+    Visible,
+    /// Listed by name in a reminder; exposed after `tool_search` finds it.
+    Deferred,
+    /// Never shown to the model; callable by the engine.
+    Hidden,
+}
+
+impl Visibility {
+    /// The name in metadata (`visibility`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Visibility::Visible => "visible",
+            Visibility::Deferred => "deferred",
+            Visibility::Hidden => "hidden",
+        }
+    }
+
+    /// Reads a spec's `visibility` metadata. MaiBot treats every non-builtin tool without
+    /// `visibility: "visible"` as deferred, so an absent or unknown value is deferred.
+    pub fn of_spec(spec: &ToolSpec) -> Visibility {
+        match spec.visibility() {
+            Some("visible") => Visibility::Visible,
+            Some("hidden") => Visibility::Hidden,
+            _ => Visibility::Deferred,
+        }
+    }
+}
+
+/// Which chats a tool exists in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum ChatScope {
+    /// Every chat.
+    #[default]
+    All,
+    /// Group chats only (`is_group_chat == Some(true)`).
+    Group,
+    /// Private chats only (`is_group_chat == Some(false)`).
+    Private,
+}
+
+impl ChatScope {
+    /// Whether a chat with this `is_group_chat` value is in scope; an unknown chat type is in
+    /// scope only for `All`.
+    pub fn admits(self, is_group_chat: Option<bool>) -> bool {
+        match self {
+            ChatScope::All => true,
+            ChatScope::Group => is_group_chat == Some(true),
+            ChatScope::Private => is_group_chat == Some(false),
+        }
+    }
+}
+
+/// The configuration switch a tool depends on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ConfigGate {
+    /// Always offered.
+    Always,
+    /// Withdrawn when rich replies are on (the reply carries attachments instead).
+    WithoutRichReply,
+    /// Offered in focus mode only, checked per session.
+    FocusMode,
+    /// Follows `enable_memory_query_tool`.
+    MemoryQuery,
+    /// Follows `enable_person_profile_query_tool`.
+    PersonProfileQuery,
+}
+
+impl ConfigGate {
+    /// Whether the config lets the tool exist at all, in any context.
+    pub fn open_somewhere(self, config: &BuiltinConfig) -> bool {
+        match self {
+            ConfigGate::Always => true,
+            ConfigGate::WithoutRichReply => !config.enable_rich_reply,
+            ConfigGate::FocusMode => config.focus_mode,
+            ConfigGate::MemoryQuery => config.enable_memory_query_tool,
+            ConfigGate::PersonProfileQuery => config.enable_person_profile_query_tool,
+        }
+    }
+
+    /// Whether the config lets the tool exist in this context.
+    pub fn open_in(self, config: &BuiltinConfig, ctx: &ToolAvailabilityContext) -> bool {
+        match self {
+            ConfigGate::FocusMode => {
+                config.focus_enabled(&ctx.session_id, &ctx.stream_id, ctx.is_group_chat)
+            }
+            other => other.open_somewhere(config),
+        }
+    }
+}
+
+/// What a spec builder may depend on.
+#[derive(Debug, Clone, Copy)]
+pub struct SpecContext<'a> {
+    /// The configuration.
+    pub config: &'a BuiltinConfig,
+    /// What the engine can do.
+    pub engine: EngineCapabilities,
+}
+
+/// Builds a tool's spec (name, English description, parameters schema).
+pub type SpecBuilder = fn(SpecContext<'_>) -> ToolSpec;
+
+/// One built-in tool.
+#[derive(Clone, Copy)]
+pub struct BuiltinEntry {
+    /// Tool name.
+    pub name: &'static str,
+    /// Builds the spec; the provider adds provider, stage and visibility.
+    pub spec: SpecBuilder,
+    /// Runs the tool.
+    pub handler: Handler,
+    /// Where in the loop it is offered.
+    pub stage: Stage,
+    /// How it reaches the model.
+    pub visibility: Visibility,
+    /// Which chats it exists in.
+    pub chat_scope: ChatScope,
+    /// The configuration switch it depends on.
+    pub gate: ConfigGate,
+}
+
+impl fmt::Debug for BuiltinEntry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("BuiltinEntry")
+            .field("name", &self.name)
+            .field("stage", &self.stage)
+            .field("visibility", &self.visibility)
+            .field("chat_scope", &self.chat_scope)
+            .field("gate", &self.gate)
+            .finish()
+    }
+}
+
+impl BuiltinEntry {
+    /// Whether the tool exists in this context under this configuration.
+    pub fn available(&self, config: &BuiltinConfig, ctx: &ToolAvailabilityContext) -> bool {
+        self.chat_scope.admits(ctx.is_group_chat) && self.gate.open_in(config, ctx)
+    }
+}

@@ -1,0 +1,168 @@
+//! Which tools the model sees in a stage: MaiBot's visible/deferred split, generalised.
+//!
+//! * Built-ins (provider `maisaka_builtin`) of the stage: `visible` ones are exposed,
+//!   `deferred` ones join the deferred pool, `hidden` ones are left out.
+//! * Every other tool (plugin, MCP, ...) is exposed only with `metadata.visibility ==
+//!   "visible"`; `hidden` is left out; anything else is deferred. Non-built-ins belong to the
+//!   action stage.
+//! * Deferred tools discovered through `tool_search` (and still backed by a search in the
+//!   context) are exposed too; the rest are listed in a `<system-reminder>`.
+
+use std::collections::BTreeSet;
+
+use maitool_protocol::llm::{ModelApi, ToolDefinition, render_tools};
+use maitool_protocol::{ToolAvailabilityContext, ToolSpec};
+
+use crate::registry::ToolRegistry;
+
+use super::discovery::{DeferredTool, Discovery};
+use super::entry::{Stage, Visibility};
+use super::provider::PROVIDER_NAME;
+
+/// Longest description shown per tool in the reminder.
+const REMINDER_DESCRIPTION_CHARS: usize = 200;
+
+/// Tools split by how they reach the model.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Classified {
+    /// Shown directly.
+    pub visible: Vec<ToolSpec>,
+    /// Shown after discovery.
+    pub deferred: Vec<ToolSpec>,
+}
+
+/// Splits a registry listing for a stage; see the [module documentation](self).
+pub fn classify(specs: Vec<ToolSpec>, stage: Stage) -> Classified {
+    let mut classified = Classified::default();
+    for spec in specs {
+        let (tool_stage, visibility) = if spec.provider_name == PROVIDER_NAME {
+            let tool_stage = spec
+                .metadata
+                .get("builtin_stage")
+                .and_then(|value| value.as_str())
+                .and_then(|value| value.parse::<Stage>().ok())
+                .unwrap_or(Stage::Action);
+            (tool_stage, Visibility::of_spec(&spec))
+        } else {
+            (Stage::Action, Visibility::of_spec(&spec))
+        };
+        if !tool_stage.offered_in(stage) {
+            continue;
+        }
+        match visibility {
+            Visibility::Visible => classified.visible.push(spec),
+            Visibility::Deferred => classified.deferred.push(spec),
+            Visibility::Hidden => {}
+        }
+    }
+    classified
+}
+
+/// The tool set of one model request.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ToolExposure {
+    /// The tools given to the model, in registry order: visible ones and discovered deferred
+    /// ones.
+    pub exposed: Vec<ToolSpec>,
+    /// Deferred tools not discovered yet, for the reminder.
+    pub undiscovered: Vec<ToolSpec>,
+    /// Names of the exposed deferred tools.
+    pub discovered: BTreeSet<String>,
+}
+
+impl ToolExposure {
+    /// Builds the set from a classification and the discovered names.
+    pub fn from_classified(classified: Classified, discovered: &BTreeSet<String>) -> Self {
+        let mut exposure = ToolExposure {
+            exposed: classified.visible,
+            ..ToolExposure::default()
+        };
+        for spec in classified.deferred {
+            if discovered.contains(&spec.name) {
+                exposure.discovered.insert(spec.name.clone());
+                exposure.exposed.push(spec);
+            } else {
+                exposure.undiscovered.push(spec);
+            }
+        }
+        exposure
+    }
+
+    /// Whether the model was given `name`.
+    pub fn is_exposed(&self, name: &str) -> bool {
+        self.exposed.iter().any(|spec| spec.name == name)
+    }
+
+    /// The model-facing definitions of the exposed tools.
+    pub fn definitions(&self) -> Vec<ToolDefinition> {
+        self.exposed
+            .iter()
+            .map(ToolSpec::to_llm_definition)
+            .collect()
+    }
+
+    /// The exposed tools as the `tools` value of a request to `api`.
+    pub fn render(&self, api: ModelApi) -> serde_json::Value {
+        render_tools(api, &self.definitions())
+    }
+
+    /// The `<system-reminder>` listing the undiscovered deferred tools, or `None` when there
+    /// are none. The engine injects it as a user message.
+    pub fn reminder(&self) -> Option<String> {
+        if self.undiscovered.is_empty() {
+            return None;
+        }
+        let mut text = String::from(
+            "<system-reminder>\nThe following tools are not exposed to you directly, but you can \
+             discover them with the tool_search tool (search by name, prefix or keyword); the \
+             tools it finds become available from your next turn:\n",
+        );
+        for (position, spec) in self.undiscovered.iter().enumerate() {
+            let description = one_line(spec.llm_description());
+            text.push_str(&format!(
+                "{}. {}: {}\n",
+                position + 1,
+                spec.name,
+                description
+            ));
+        }
+        text.push_str("</system-reminder>");
+        Some(text)
+    }
+}
+
+/// Whitespace collapsed, cut at a character boundary with an ellipsis.
+fn one_line(text: &str) -> String {
+    let collapsed = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if collapsed.chars().count() <= REMINDER_DESCRIPTION_CHARS {
+        return collapsed;
+    }
+    let cut: String = collapsed
+        .chars()
+        .take(REMINDER_DESCRIPTION_CHARS - 1)
+        .collect();
+    format!("{}…", cut.trim_end())
+}
+
+/// Builds the tool set of `stage` for a session: lists the registry, refreshes the session's
+/// deferred pool in `discovery`, and exposes what is visible or discovered.
+pub async fn build_exposure(
+    registry: &ToolRegistry,
+    discovery: &Discovery,
+    ctx: &ToolAvailabilityContext,
+    stage: Stage,
+) -> ToolExposure {
+    let classified = classify(registry.list_tools(ctx).await, stage);
+    // The search pool is always the action-stage deferred set, whatever stage is built.
+    let pool: Vec<DeferredTool> = if stage == Stage::Action {
+        classified.deferred.iter().map(DeferredTool::from).collect()
+    } else {
+        classify(registry.list_tools(ctx).await, Stage::Action)
+            .deferred
+            .iter()
+            .map(DeferredTool::from)
+            .collect()
+    };
+    discovery.set_deferred_pool(&ctx.session_id, pool);
+    ToolExposure::from_classified(classified, &discovery.discovered(&ctx.session_id))
+}

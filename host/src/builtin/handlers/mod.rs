@@ -1,0 +1,151 @@
+//! The built-in tools: one file per tool, each with its spec builder and handler.
+
+mod args;
+mod fetch_history;
+mod finish;
+mod format;
+mod query_memory;
+mod query_person_profile;
+mod reply;
+mod send_emoji;
+mod send_image;
+mod switch_chat;
+mod tool_search;
+mod view_forward_message;
+mod wait;
+
+#[cfg(test)]
+mod tests;
+
+use std::sync::Arc;
+
+use futures::future::BoxFuture;
+use maitool_protocol::{ToolExecutionContext, ToolExecutionResult, ToolInvocation};
+
+use super::config::BuiltinConfig;
+use super::discovery::Discovery;
+use super::engine::{EngineBridge, EngineError};
+
+pub(crate) use args::ArgError;
+
+/// Everything a handler may use.
+#[derive(Clone)]
+pub struct HandlerContext {
+    /// The configuration.
+    pub config: Arc<BuiltinConfig>,
+    /// The engine.
+    pub engine: Arc<dyn EngineBridge>,
+    /// Deferred-tool discovery.
+    pub discovery: Arc<Discovery>,
+}
+
+impl std::fmt::Debug for HandlerContext {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HandlerContext")
+            .field("config", &self.config)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A tool's own failure: the text the model sees, and optional structured detail.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolFailure {
+    /// The error message.
+    pub message: String,
+    /// Structured detail for the result.
+    pub structured: Option<serde_json::Value>,
+}
+
+impl ToolFailure {
+    /// A failure with a message.
+    pub fn new(message: impl Into<String>) -> Self {
+        Self {
+            message: message.into(),
+            structured: None,
+        }
+    }
+
+    /// The failed result for `tool_name`.
+    pub fn into_result(self, tool_name: &str) -> ToolExecutionResult {
+        let mut result = ToolExecutionResult::failure(tool_name, self.message);
+        result.structured_content = self.structured;
+        result
+    }
+}
+
+impl From<EngineError> for ToolFailure {
+    fn from(error: EngineError) -> Self {
+        ToolFailure::new(error.to_string())
+    }
+}
+
+impl From<ArgError> for ToolFailure {
+    fn from(error: ArgError) -> Self {
+        ToolFailure::new(error.to_string())
+    }
+}
+
+/// What a handler returns.
+pub type HandlerResult = Result<ToolExecutionResult, ToolFailure>;
+
+/// A tool's handler.
+pub type Handler = for<'a> fn(
+    &'a HandlerContext,
+    &'a ToolInvocation,
+    &'a ToolExecutionContext,
+) -> BoxFuture<'a, HandlerResult>;
+
+/// The session of a call: the execution context's, else the invocation's.
+pub(crate) fn session_of<'a>(
+    invocation: &'a ToolInvocation,
+    ctx: &'a ToolExecutionContext,
+) -> &'a str {
+    if ctx.session_id.is_empty() {
+        &invocation.session_id
+    } else {
+        &ctx.session_id
+    }
+}
+
+/// The stream of a call: the execution context's, else the invocation's.
+pub(crate) fn stream_of<'a>(
+    invocation: &'a ToolInvocation,
+    ctx: &'a ToolExecutionContext,
+) -> &'a str {
+    if ctx.stream_id.is_empty() {
+        &invocation.stream_id
+    } else {
+        &ctx.stream_id
+    }
+}
+
+/// The stream of a call, which tools talking to a chat need.
+pub(crate) fn require_stream<'a>(
+    tool: &str,
+    invocation: &'a ToolInvocation,
+    ctx: &'a ToolExecutionContext,
+) -> Result<&'a str, ToolFailure> {
+    let stream = stream_of(invocation, ctx);
+    if stream.trim().is_empty() {
+        return Err(ToolFailure::new(format!(
+            "{tool} needs a chat: the call has no stream_id"
+        )));
+    }
+    Ok(stream)
+}
+
+pub(crate) use fetch_history::{handle as fetch_history, spec as fetch_history_spec};
+pub(crate) use finish::{handle as finish, spec as finish_spec};
+pub(crate) use query_memory::{handle as query_memory, spec as query_memory_spec};
+pub(crate) use query_person_profile::{
+    handle as query_person_profile, spec as query_person_profile_spec,
+};
+pub(crate) use reply::{handle as reply, spec as reply_spec};
+pub(crate) use send_emoji::{handle as send_emoji, spec as send_emoji_spec};
+pub(crate) use send_image::{handle as send_image, spec as send_image_spec};
+pub(crate) use switch_chat::{handle as switch_chat, spec as switch_chat_spec};
+pub(crate) use tool_search::{handle as tool_search, spec as tool_search_spec};
+pub(crate) use view_forward_message::{
+    handle as view_forward_message, spec as view_forward_message_spec,
+};
+pub(crate) use wait::{handle as wait, spec as wait_spec};

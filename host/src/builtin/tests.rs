@@ -1,0 +1,1 @@
+//! Tests of the built-in provider, exposure, discovery and executor.
