@@ -1,3 +1,4 @@
+use std::borrow::Cow;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use bytes::Bytes;
@@ -174,11 +175,12 @@ pub struct EnvelopeHeader {
 /// The header as it may arrive from any peer: MaiBot's defaults, the message type as a string so
 /// an unknown one is reported as such rather than as a generic decode failure.
 #[derive(Deserialize)]
-struct RawHeader {
+struct RawHeader<'a> {
     #[serde(default = "default_protocol_version")]
     protocol_version: String,
     request_id: u64,
-    message_type: String,
+    #[serde(borrow)]
+    message_type: Cow<'a, str>,
     #[serde(default)]
     method: String,
     #[serde(default)]
@@ -207,7 +209,7 @@ pub fn decode_header(frame: &[u8]) -> Result<EnvelopeHeader, WireError> {
     let message_type =
         MessageType::from_wire(&raw.message_type).ok_or_else(|| WireError::UnknownMessageType {
             request_id: raw.request_id,
-            message_type: raw.message_type.clone(),
+            message_type: raw.message_type.clone().into_owned(),
         })?;
     Ok(EnvelopeHeader {
         protocol_version: raw.protocol_version,
