@@ -290,9 +290,11 @@ impl ToolCallExecutor {
         }
         outcome.finish_round |= flag(&result, "finish_round");
         outcome.wait_rest |= flag(&result, "wait_rest");
+        // At the wait limit nothing is pending, so that result goes to history at once.
         let history_deferred = HISTORY_DEFERRED_TOOLS.contains(&invocation.tool_name.as_str())
             && result.success
-            && result.pauses_execution();
+            && result.pauses_execution()
+            && !flag(&result, "wait_rest");
         let media_ids = media.iter().map(|media| media.media_id.clone()).collect();
         outcome.media.extend(media);
         ToolResultMessage {

@@ -1,1 +1,0 @@
-//! Tests of the built-in provider, exposure, discovery and executor.
