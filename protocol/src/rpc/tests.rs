@@ -508,6 +508,32 @@ async fn local_close_fails_pending_calls_and_dropping_every_handle_closes() {
 }
 
 #[tokio::test]
+async fn close_flushes_what_is_queued_then_ends_the_stream() {
+    let (peer, _, mut raw) = raw_pair();
+    for n in 0..200 {
+        peer.broadcast(
+            "runner.log_batch",
+            "",
+            &Echo {
+                n,
+                text: "x".repeat(512),
+            },
+        )
+        .unwrap();
+    }
+    peer.close();
+    for n in 0..200 {
+        let (header, frame) = raw.recv().await;
+        assert_eq!(header.method, "runner.log_batch");
+        assert_eq!(wire::decode_payload::<Echo>(&frame).unwrap().n, n);
+    }
+    let end = tokio::time::timeout(BOUND, raw.framed.next())
+        .await
+        .unwrap();
+    assert!(end.is_none(), "the write half was shut down");
+}
+
+#[tokio::test]
 async fn handler_panic_is_e_unknown_and_the_peer_keeps_serving() {
     let ((a, _), (_b, _)) = unix_pair();
     for _ in 0..2 {

@@ -1,5 +1,6 @@
 //! The writer task: the only code that writes to the connection.
 
+use std::future::poll_fn;
 use std::io;
 use std::sync::Arc;
 use std::time::Duration;
@@ -52,23 +53,30 @@ pub(super) async fn run<W: AsyncWrite + Unpin>(
 
 /// Writes frames as they come, batched: every frame already queued is fed to the buffer, and
 /// the buffer is flushed once, when the queues are momentarily empty.
+///
+/// No frame is ever held across an `await` (room is made before a frame is taken, and
+/// `start_send` is synchronous), so when `close()` interrupts this loop every queued frame is
+/// still in the queue or in the buffer for the final flush.
 async fn pump<W: AsyncWrite + Unpin>(
     sink: &mut FramedWrite<W, LengthDelimitedCodec>,
     queue: &mut mpsc::Receiver<Bytes>,
     control: &mut mpsc::UnboundedReceiver<Bytes>,
 ) -> io::Result<()> {
     loop {
-        let first = tokio::select! {
-            biased;
-            Some(frame) = control.recv() => frame,
-            Some(frame) = queue.recv() => frame,
-            else => return Ok(()),
+        poll_fn(|cx| SinkExt::<Bytes>::poll_ready_unpin(sink, cx)).await?;
+        let frame = match next_ready(queue, control) {
+            Some(frame) => frame,
+            None => {
+                SinkExt::<Bytes>::flush(sink).await?;
+                tokio::select! {
+                    biased;
+                    Some(frame) = control.recv() => frame,
+                    Some(frame) = queue.recv() => frame,
+                    else => return Ok(()),
+                }
+            }
         };
-        sink.feed(first).await?;
-        while let Some(frame) = next_ready(queue, control) {
-            sink.feed(frame).await?;
-        }
-        SinkExt::<Bytes>::flush(sink).await?;
+        sink.start_send_unpin(frame)?;
     }
 }
 
