@@ -196,7 +196,7 @@ async fn load_one(plugin: &LoadedPlugin, peer: &RpcPeer, config: &JsonObject) ->
     let outcome = match load {
         Ok(Ok(())) => return Ok(()),
         Ok(Err(err)) => format!("on_load failed: {err}"),
-        Err(panic) => format!("on_load panicked: {}", panic_message(&panic)),
+        Err(panic) => format!("on_load panicked: {}", panic_message(panic.as_ref())),
     };
     // Roll back: the host must not keep components of a plugin that is not loaded.
     if let Err(err) = register(spec, peer, false).await {
@@ -329,7 +329,7 @@ impl RunnerState {
             let mut result = match std::panic::AssertUnwindSafe(call).catch_unwind().await {
                 Ok(result) => result,
                 Err(panic) => {
-                    let message = panic_message(&panic);
+                    let message = panic_message(panic.as_ref());
                     tracing::error!(plugin_id = %plugin_id, tool = %tool_name, "handler panicked: {message}");
                     ToolExecutionResult::failure(&tool_name, format!("tool {tool_name} panicked: {message}"))
                 }

@@ -37,3 +37,6 @@ pub fn init_tracing() {
         .with_test_writer()
         .try_init();
 }
+
+pub mod logs;
+pub mod plugins;

@@ -65,13 +65,16 @@ impl RunnerConnectionHandler {
         if !request.plugin_id().is_empty() && request.plugin_id() != plugin_id {
             return refuse(format!("envelope plugin_id {} does not match payload plugin_id", request.plugin_id()));
         }
-        if let Some(owner) = self.runtime.owner_of(&plugin_id) {
-            if owner != self.runner.name {
-                return refuse(format!("plugin {plugin_id} is already provided by runner {owner}"));
-            }
-        }
+        // Claim ownership atomically, so two runners hosting the same plugin id cannot both
+        // register it.
+        let newly_claimed = match self.runtime.try_claim(&plugin_id, &self.runner.name) {
+            Ok(newly) => newly,
+            Err(owner) => return refuse(format!("plugin {plugin_id} is already provided by runner {owner}")),
+        };
         if payload.components.is_empty() {
+            let _ = newly_claimed;
             self.runtime.withdraw_plugin(&plugin_id);
+            self.runtime.release_claim(&plugin_id, &self.runner.name);
             return Payload::encode(&RegisterComponentsResponse {
                 accepted: true,
                 plugin_id,
@@ -89,7 +92,12 @@ impl RunnerConnectionHandler {
                     reason: String::new(),
                 })
             }
-            Err(reason) => refuse(reason),
+            Err(reason) => {
+                if newly_claimed {
+                    self.runtime.release_claim(&plugin_id, &self.runner.name);
+                }
+                refuse(reason)
+            }
         }
     }
 

@@ -62,9 +62,31 @@ impl RuntimeShared {
         self.live.read().contains_key(plugin_id)
     }
 
-    /// Records that `runner` provides the plugin and applies the operator's grants.
+    /// Makes `runner` the owner of `plugin_id` unless another runner owns it. Ok(true) when
+    /// the claim is new, Ok(false) when the runner already owned it, Err(owner) otherwise.
+    pub(crate) fn try_claim(&self, plugin_id: &str, runner: &str) -> Result<bool, String> {
+        let mut owners = self.owners.write();
+        match owners.get(plugin_id) {
+            Some(owner) if owner == runner => Ok(false),
+            Some(owner) => Err(owner.clone()),
+            None => {
+                owners.insert(plugin_id.to_owned(), runner.to_owned());
+                Ok(true)
+            }
+        }
+    }
+
+    /// Undoes a claim whose registration failed.
+    pub(crate) fn release_claim(&self, plugin_id: &str, runner: &str) {
+        let mut owners = self.owners.write();
+        if owners.get(plugin_id).map(String::as_str) == Some(runner) {
+            owners.remove(plugin_id);
+        }
+    }
+
+    /// Applies the operator's grants to a registered plugin and exposes it if its runner is
+    /// already ready.
     pub(crate) fn claim_plugin(&self, runner: &RunnerShared, payload: &RegisterComponentsPayload) {
-        self.owners.write().insert(payload.plugin_id.clone(), runner.name.clone());
         let settings = runner.settings.get(&payload.plugin_id).cloned().unwrap_or_default();
         self.capabilities.configure_plugin(&payload.plugin_id, settings.capabilities, settings.config);
         runner.plugin_registered(&payload.plugin_id, &payload.plugin_version, &self.components);

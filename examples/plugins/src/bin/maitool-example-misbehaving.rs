@@ -11,6 +11,8 @@
 //! | `garbage_first`     | sends a frame of random bytes first                          |
 //! | `huge_frame`        | announces a 100 MiB frame                                    |
 //! | `silent`            | connects and never says anything                             |
+//! | `spoof`             | handshakes, then calls capabilities as another plugin and as |
+//! |                     | itself without grants; prints the host's answers             |
 //! | (unset)             | a normal runner whose tools misbehave on request             |
 //!
 //! Raw modes exit after reading the host's answer, printing it to stderr (which the host logs).
@@ -39,6 +41,7 @@ fn main() {
     match mode.as_str() {
         "" => serve(),
         "exit_before_hello" => std::process::exit(3),
+        "spoof" => spoof_session(&address, &token),
         raw => {
             let answer = raw_session(&address, &token, raw);
             eprintln!("misbehaving runner ({raw}): host answered: {answer}");
@@ -120,6 +123,98 @@ fn read_answer(stream: &mut UnixStream) -> String {
     }
 }
 
+/// Handshakes, registers `examples.spoofer`, reports ready, then tries capabilities as
+/// `examples.notes` (another runner's plugin) and as itself (no grants).
+fn spoof_session(address: &str, token: &str) {
+    use maitool_sdk::protocol::wire::methods::{CapabilityRequestPayload, ComponentDeclaration, RegisterComponentsPayload, RunnerReadyPayload};
+    let mut stream = match UnixStream::connect(address) {
+        Ok(stream) => stream,
+        Err(err) => {
+            eprintln!("spoof: cannot connect: {err}");
+            std::process::exit(4);
+        }
+    };
+    let _ = stream.set_read_timeout(Some(Duration::from_secs(15)));
+    let mut lines = Lines;
+    let send = |stream: &mut UnixStream, id: u64, method: &str, plugin: &str, payload: &dyn erased::Encode| -> String {
+        let body = payload.encode(id, method, plugin);
+        if let Err(err) = stream.write_all(&frame(&body)) {
+            return format!("write failed: {err}");
+        }
+        read_response(stream, id)
+    };
+    lines.push(format!("hello: {}", send(&mut stream, 1, names::HELLO, "", &HelloPayload {
+        runner_id: "spoofer".into(),
+        sdk_version: "1.0.0".into(),
+        session_token: token.into(),
+        protocol_versions: vec!["1.0.0".into()],
+        pid: std::process::id(),
+    })));
+    let decl = ComponentDeclaration {
+        name: "spoofed_tool".into(),
+        component_type: "TOOL".into(),
+        plugin_id: "examples.spoofer".into(),
+        ..ComponentDeclaration::default()
+    };
+    let register = RegisterComponentsPayload { plugin_id: "examples.spoofer".into(), components: vec![decl], ..RegisterComponentsPayload::default() };
+    lines.push(format!("register: {}", send(&mut stream, 2, names::REGISTER_COMPONENTS, "examples.spoofer", &register)));
+    let ready = RunnerReadyPayload { loaded_plugins: vec!["examples.spoofer".into()], ..RunnerReadyPayload::default() };
+    lines.push(format!("ready: {}", send(&mut stream, 3, names::READY, "", &ready)));
+    let kv_get = CapabilityRequestPayload { capability: "kv.get".into(), args: [("key".to_owned(), "secret".into())].into_iter().collect() };
+    lines.push(format!("as examples.notes: {}", send(&mut stream, 4, names::CAP_CALL, "examples.notes", &kv_get)));
+    lines.push(format!("as itself: {}", send(&mut stream, 5, names::CAP_CALL, "examples.spoofer", &kv_get)));
+    // Stay connected (unresponsive to health checks, which the host will notice eventually).
+    std::thread::sleep(Duration::from_secs(3600));
+}
+
+/// Prints each outcome at once, so the host logs it while the session continues.
+struct Lines;
+
+impl Lines {
+    fn push(&mut self, line: String) {
+        eprintln!("spoof: {line}");
+    }
+}
+
+/// Reads frames until the response to `id`, answering nothing else (health checks of the host
+/// are ignored: this raw client only wants its answers).
+fn read_response(stream: &mut UnixStream, id: u64) -> String {
+    loop {
+        let mut len = [0u8; 4];
+        if let Err(err) = stream.read_exact(&mut len) {
+            return format!("connection closed ({err})");
+        }
+        let mut body = vec![0u8; u32::from_be_bytes(len) as usize];
+        if let Err(err) = stream.read_exact(&mut body) {
+            return format!("truncated ({err})");
+        }
+        let Ok(header) = decode_header(&body) else { return "undecodable".into() };
+        if header.request_id != id || header.message_type != maitool_sdk::protocol::wire::MessageType::Response {
+            continue;
+        }
+        return match header.error {
+            Some(error) => format!("error {}: {}", error.code.as_str(), error.message),
+            None => "ok".into(),
+        };
+    }
+}
+
+/// Object-safe encoding of a request envelope with any payload type.
+mod erased {
+    use maitool_sdk::protocol::wire::{Envelope, encode_envelope};
+    use maitool_sdk::serde::Serialize;
+
+    pub trait Encode {
+        fn encode(&self, id: u64, method: &str, plugin: &str) -> Vec<u8>;
+    }
+
+    impl<T: Serialize> Encode for T {
+        fn encode(&self, id: u64, method: &str, plugin: &str) -> Vec<u8> {
+            encode_envelope(&Envelope::request(id, method, plugin, 10_000, self)).expect("encode").to_vec()
+        }
+    }
+}
+
 /// Arguments of `slow`.
 #[derive(Deserialize, JsonSchema)]
 #[serde(crate = "maitool_sdk::serde")]
@@ -167,6 +262,25 @@ fn serve() {
             Ok(ToolOutput::text("unreachable"))
         }))
         .tool(Tool::new("echo", "Return the text.", |a: EchoArgs, _ctx: ToolContext| async move { Ok(ToolOutput::text(a.text)) }))
+        .tool(
+            Tool::new("group_only", "Only offered in group chats.", |_a: NoArgs, _ctx: ToolContext| async move { Ok(ToolOutput::text("group")) })
+                .chat_scope(ChatScope::Group),
+        )
+        .tool(
+            Tool::new("private_only", "Only offered in private chats.", |_a: NoArgs, _ctx: ToolContext| async move { Ok(ToolOutput::text("private")) })
+                .chat_scope(ChatScope::Private),
+        )
+        .tool(
+            Tool::new("vip_only", "Only offered in the vip session or group.", |_a: NoArgs, _ctx: ToolContext| async move { Ok(ToolOutput::text("vip")) })
+                .allowed_sessions(["vip-session", "qq:vip-group"]),
+        )
+        .tool(
+            Tool::new("hang_with_timeout", "Blocks the runner; the host gives up after 500 ms.", |_a: NoArgs, _ctx: ToolContext| async move {
+                std::thread::sleep(Duration::from_secs(3600));
+                Ok(ToolOutput::text("unreachable"))
+            })
+            .timeout(Duration::from_millis(500)),
+        )
         .tool(Tool::new("connect_again", "Open a second connection with this launch's token.", |_a: NoArgs, _ctx: ToolContext| async move {
             let (address, token) = LAUNCH.get().cloned().unwrap_or_default();
             let answer = std::thread::spawn(move || {
