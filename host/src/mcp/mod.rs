@@ -1,1 +1,37 @@
-//! MCP tools (issue: MCP tools).
+//! Tools of external MCP servers, through rmcp (pinned `=3.11.0`).
+//!
+//! * [`config`]: the MaiBot-compatible `[mcp]` table and its validation;
+//!   [`claude_desktop`]: import of `{"mcpServers": {...}}` JSON files.
+//! * [`provider`]: [`McpToolProvider`], the `ToolProvider` over every server; each server
+//!   has a supervisor ([`supervisor`]) that connects, refreshes, health-checks and
+//!   reconnects it.
+//! * [`connect`], [`process`], [`handler`]: one connection (stdio child in its own process
+//!   group with stderr in the log, or Streamable HTTP), and its client callbacks.
+//! * [`catalog`], [`naming`], [`spec`]: the exposed tool set, names and `ToolSpec`s;
+//!   [`call`], [`result`]: one call and the mapping of its outcome.
+//!
+//! Operator documentation: `docs/MCP.md`.
+
+mod call;
+pub mod catalog;
+pub mod claude_desktop;
+pub mod config;
+mod connect;
+mod handler;
+pub mod naming;
+mod process;
+pub mod provider;
+pub mod result;
+mod slot;
+pub mod spec;
+pub mod status;
+mod supervisor;
+
+pub use claude_desktop::load_claude_desktop_config;
+pub use config::{
+    McpAuthorization, McpAuthorizationMode, McpClientConfig, McpConfig, McpConfigError,
+    McpElicitationConfig, McpProtocol, McpReconnectConfig, McpRootItem, McpRootsConfig,
+    McpSamplingConfig, McpServerConfig, McpTransport,
+};
+pub use provider::McpToolProvider;
+pub use status::{McpServerState, McpServerStatus};

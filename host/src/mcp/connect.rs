@@ -1,0 +1,205 @@
+//! Opening one connection: the transport (stdio child or Streamable HTTP), the lifecycle
+//! handshake of the configured era, and the negotiated details.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use rmcp::model::{Implementation, ProtocolVersion};
+use rmcp::service::{
+    ClientCacheConfig, ClientInitializeError, ClientLifecycleMode, ClientServiceExt, RoleClient,
+    RunningService,
+};
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+
+use super::config::{McpAuthorizationMode, McpProtocol, McpServerConfig, McpTransport};
+use super::handler::McpClientHandler;
+use super::process::StdioProcess;
+
+/// Why a legacy SSE server cannot be used.
+pub const SSE_UNSUPPORTED: &str =
+    "sse transport is not supported by rmcp 3.11; use streamable_http";
+
+/// A live, initialised connection.
+#[derive(Debug)]
+pub struct Established {
+    /// The rmcp service (owns the transport).
+    pub running: RunningService<RoleClient, McpClientHandler>,
+    /// The server process, for stdio servers.
+    pub process: Option<StdioProcess>,
+    /// The negotiated protocol version.
+    pub protocol_version: ProtocolVersion,
+    /// `serverInfo`, when the server sent it.
+    pub server_info: Option<Implementation>,
+    /// Whether the server announces `tools.listChanged`.
+    pub tools_list_changed: bool,
+}
+
+/// Connects to `server` and performs the handshake. No timeout here: the caller bounds
+/// the whole attempt, and dropping this future kills a spawned process.
+///
+/// In `auto` mode a server that answers `server/discover` without offering 2026-07-28 but
+/// with a handshake version (an rmcp server limited to 2025-11-25, say) is reconnected
+/// with `initialize`, which rmcp's own fallback does not do.
+pub async fn connect(
+    server: &McpServerConfig,
+    handler: McpClientHandler,
+) -> Result<Established, String> {
+    match connect_with(server, handler.clone(), lifecycle(server.protocol)).await {
+        Err(Failure::Handshake(ClientInitializeError::NoCompatibleProtocolVersion {
+            server_supported,
+            ..
+        })) if server.protocol == McpProtocol::Auto
+            && server_supported.iter().any(ProtocolVersion::has_initialize) =>
+        {
+            tracing::debug!(
+                server = %server.name,
+                ?server_supported,
+                "server/discover offered no 2026-07-28; reconnecting with initialize"
+            );
+            connect_with(server, handler, ClientLifecycleMode::Initialize)
+                .await
+                .map_err(|failure| failure.to_string())
+        }
+        other => other.map_err(|failure| failure.to_string()),
+    }
+}
+
+enum Failure {
+    Handshake(ClientInitializeError),
+    Other(String),
+}
+
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Failure::Handshake(ClientInitializeError::LegacyFallbackFailed {
+                discover,
+                fallback,
+            }) => write!(
+                f,
+                "MCP handshake failed: server/discover: {discover}; initialize: {fallback}"
+            ),
+            Failure::Handshake(err) => write!(f, "MCP handshake failed: {err}"),
+            Failure::Other(message) => f.write_str(message),
+        }
+    }
+}
+
+async fn connect_with(
+    server: &McpServerConfig,
+    handler: McpClientHandler,
+    lifecycle: ClientLifecycleMode,
+) -> Result<Established, Failure> {
+    let (running, process) = match server.transport {
+        McpTransport::Stdio => {
+            let (mut process, pipes) = StdioProcess::spawn(server).map_err(|err| {
+                Failure::Other(format!("cannot start command {:?}: {err}", server.command))
+            })?;
+            match handler
+                .serve_with_lifecycle((pipes.stdout, pipes.stdin), lifecycle)
+                .await
+            {
+                Ok(running) => (running, Some(process)),
+                Err(err) => {
+                    process.shutdown().await;
+                    return Err(Failure::Handshake(err));
+                }
+            }
+        }
+        McpTransport::StreamableHttp => {
+            let transport = http_transport(server).map_err(Failure::Other)?;
+            let running = handler
+                .serve_with_lifecycle(transport, lifecycle)
+                .await
+                .map_err(Failure::Handshake)?;
+            (running, None)
+        }
+        McpTransport::Sse => return Err(Failure::Other(SSE_UNSUPPORTED.to_owned())),
+    };
+
+    // The response cache (SEP-2549) could serve a stale tool list after the server died;
+    // the host keeps its own list and must see failures.
+    running
+        .peer()
+        .set_response_cache_config(ClientCacheConfig::disabled())
+        .await;
+    let info = running
+        .peer()
+        .peer_info()
+        .ok_or_else(|| Failure::Other("the server completed no handshake".to_owned()))?;
+    Ok(Established {
+        protocol_version: info.protocol_version.clone(),
+        server_info: info.server_info.clone(),
+        tools_list_changed: info
+            .capabilities
+            .tools
+            .as_ref()
+            .and_then(|tools| tools.list_changed)
+            .unwrap_or(false),
+        running,
+        process,
+    })
+}
+
+fn lifecycle(protocol: McpProtocol) -> ClientLifecycleMode {
+    match protocol {
+        McpProtocol::Auto => ClientLifecycleMode::Auto {
+            preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+            legacy_version: Some(ProtocolVersion::V_2025_11_25),
+        },
+        McpProtocol::Legacy => ClientLifecycleMode::Initialize,
+        McpProtocol::Modern => ClientLifecycleMode::Discover {
+            preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+        },
+    }
+}
+
+fn http_transport(
+    server: &McpServerConfig,
+) -> Result<StreamableHttpClientTransport<reqwest::Client>, String> {
+    let mut headers = HashMap::new();
+    for (name, value) in &server.headers {
+        let name = http::HeaderName::from_bytes(name.as_bytes())
+            .map_err(|err| format!("invalid header name {name:?}: {err}"))?;
+        let value = http::HeaderValue::from_str(value)
+            .map_err(|err| format!("invalid value of header {name}: {err}"))?;
+        headers.insert(name, value);
+    }
+    let mut config =
+        StreamableHttpClientTransportConfig::with_uri(Arc::<str>::from(server.url.trim()))
+            .custom_headers(headers);
+    if server.authorization.mode == McpAuthorizationMode::Bearer {
+        config = config.auth_header(server.authorization.bearer_token.trim());
+    }
+    let client = reqwest::Client::builder()
+        .connect_timeout(server.http_timeout())
+        // As rmcp's default client: pooled idle connections stall on delayed ACKs, and
+        // only same-origin 307/308 redirects keep a POST body and its headers safe.
+        .pool_max_idle_per_host(0)
+        .redirect(same_origin_redirects())
+        .build()
+        .map_err(|err| format!("cannot build the HTTP client: {err}"))?;
+    Ok(StreamableHttpClientTransport::with_client(client, config))
+}
+
+fn same_origin_redirects() -> reqwest::redirect::Policy {
+    const MAX_REDIRECTS: usize = 10;
+    reqwest::redirect::Policy::custom(|attempt| {
+        let keeps_body = matches!(
+            attempt.status(),
+            reqwest::StatusCode::TEMPORARY_REDIRECT | reqwest::StatusCode::PERMANENT_REDIRECT
+        );
+        let same_origin = attempt
+            .previous()
+            .first()
+            .is_some_and(|original| original.origin() == attempt.url().origin());
+        if !keeps_body || !same_origin {
+            attempt.stop()
+        } else if attempt.previous().len() > MAX_REDIRECTS {
+            attempt.error(format!("more than {MAX_REDIRECTS} redirects"))
+        } else {
+            attempt.follow()
+        }
+    })
+}
