@@ -17,3 +17,4 @@ pub mod provider;
 pub mod registry;
 
 pub use provider::{ProviderError, ToolProvider, ToolSetVersion};
+pub use registry::ToolRegistry;

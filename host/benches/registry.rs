@@ -1,0 +1,213 @@
+//! ToolRegistry costs: listing 10,000 tools over 10 providers, their model-facing definitions,
+//! and routing an invocation with 10 x 1 versus 10 x 1,000 tools (flat, thanks to the index),
+//! next to MaiBot's list-every-provider routing for comparison.
+
+use std::collections::HashSet;
+use std::hint::black_box;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use async_trait::async_trait;
+use criterion::{Criterion, criterion_group, criterion_main};
+use maitool_host::{ProviderError, ToolProvider, ToolRegistry};
+use maitool_protocol::{
+    JsonObject, ProviderType, ToolAvailabilityContext, ToolExecutionContext, ToolExecutionResult,
+    ToolInvocation, ToolSpec,
+};
+use serde_json::json;
+use tokio::runtime::Runtime;
+
+/// A provider holding its specs in memory; `invoke` answers at once.
+struct MemoryProvider {
+    name: String,
+    specs: Vec<ToolSpec>,
+    names: HashSet<String>,
+}
+
+impl MemoryProvider {
+    fn new(provider: usize, tools: usize) -> Self {
+        let name = format!("provider_{provider}");
+        let specs: Vec<ToolSpec> = (0..tools)
+            .map(|tool| realistic_spec(&format!("p{provider}_tool_{tool}"), &name))
+            .collect();
+        let names = specs.iter().map(|spec| spec.name.clone()).collect();
+        Self { name, specs, names }
+    }
+}
+
+fn realistic_spec(name: &str, provider: &str) -> ToolSpec {
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "query": {"type": "string", "description": "What to look for"},
+            "limit": {"type": "integer", "minimum": 1, "maximum": 50, "default": 10},
+        },
+        "required": ["query"],
+    });
+    let serde_json::Value::Object(schema) = schema else {
+        unreachable!("literal object")
+    };
+    ToolSpec::new(
+        name,
+        format!("Searches the {provider} knowledge base and returns the best matching entries."),
+    )
+    .with_parameters(schema)
+    .with_provider(provider, ProviderType::Plugin)
+    .with_metadata("visibility", "visible")
+}
+
+#[async_trait]
+impl ToolProvider for MemoryProvider {
+    fn provider_name(&self) -> &str {
+        &self.name
+    }
+
+    fn provider_type(&self) -> ProviderType {
+        ProviderType::Plugin
+    }
+
+    async fn list_tools(
+        &self,
+        _ctx: &ToolAvailabilityContext,
+    ) -> Result<Vec<ToolSpec>, ProviderError> {
+        Ok(self.specs.clone())
+    }
+
+    async fn invoke(
+        &self,
+        invocation: ToolInvocation,
+        _ctx: &ToolExecutionContext,
+    ) -> Result<ToolExecutionResult, ProviderError> {
+        Ok(ToolExecutionResult::success(invocation.tool_name, "ok"))
+    }
+
+    async fn is_available(
+        &self,
+        name: &str,
+        _ctx: &ToolAvailabilityContext,
+    ) -> Result<bool, ProviderError> {
+        Ok(self.names.contains(name))
+    }
+}
+
+fn runtime() -> Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("tokio runtime")
+}
+
+fn setup(providers: usize, tools: usize) -> (ToolRegistry, Vec<Arc<MemoryProvider>>) {
+    let registry = ToolRegistry::new();
+    let memory: Vec<_> = (0..providers)
+        .map(|p| Arc::new(MemoryProvider::new(p, tools)))
+        .collect();
+    for provider in &memory {
+        registry.register_provider(provider.clone());
+    }
+    (registry, memory)
+}
+
+fn arguments() -> JsonObject {
+    let mut arguments = JsonObject::new();
+    arguments.insert("query".to_owned(), json!("weather in Shanghai"));
+    arguments
+}
+
+fn listing(c: &mut Criterion) {
+    let rt = runtime();
+    let (registry, providers) = setup(10, 1_000);
+    let ctx = ToolAvailabilityContext::default();
+    assert_eq!(rt.block_on(registry.list_tools(&ctx)).len(), 10_000);
+
+    let mut group = c.benchmark_group("registry_listing_10x1000");
+    // What the providers alone cost (they hand out owned specs): the registry's share of
+    // `list_tools` is the difference.
+    group.bench_function("providers_only", |b| {
+        b.iter(|| {
+            rt.block_on(async {
+                let mut all = Vec::new();
+                for provider in &providers {
+                    all.extend(provider.list_tools(&ctx).await.expect("listing"));
+                }
+                black_box(all)
+            })
+        })
+    });
+    group.bench_function("list_tools", |b| {
+        b.iter(|| black_box(rt.block_on(registry.list_tools(&ctx))))
+    });
+    group.bench_function("get_llm_definitions", |b| {
+        b.iter(|| black_box(rt.block_on(registry.get_llm_definitions(&ctx))))
+    });
+    group.finish();
+}
+
+/// Times `iters` invocations inside one `block_on`, so runtime entry is not measured.
+fn time_invokes(rt: &Runtime, registry: &ToolRegistry, tools: &[String], iters: u64) -> Duration {
+    let ctx = ToolExecutionContext::default();
+    let arguments = arguments();
+    rt.block_on(async {
+        let start = Instant::now();
+        for i in 0..iters {
+            let name = &tools[i as usize % tools.len()];
+            let invocation = ToolInvocation::new(name.clone(), arguments.clone());
+            let result = registry.invoke(invocation, &ctx).await;
+            debug_assert!(result.success);
+            black_box(result);
+        }
+        start.elapsed()
+    })
+}
+
+/// MaiBot's routing (quirk Q2): list every provider until one lists the tool.
+async fn invoke_by_listing(
+    providers: &[Arc<MemoryProvider>],
+    invocation: ToolInvocation,
+    ctx: &ToolExecutionContext,
+) -> ToolExecutionResult {
+    let availability = ctx.availability();
+    for provider in providers {
+        let specs = provider.list_tools(&availability).await.expect("listing");
+        if specs
+            .iter()
+            .any(|spec| spec.name == invocation.tool_name && spec.enabled)
+        {
+            return provider.invoke(invocation, ctx).await.expect("invoke");
+        }
+    }
+    ToolExecutionResult::failure(invocation.tool_name, "not found")
+}
+
+fn routing(c: &mut Criterion) {
+    let rt = runtime();
+    let mut group = c.benchmark_group("registry_invoke");
+    for tools_per_provider in [1usize, 1_000] {
+        let (registry, _providers) = setup(10, tools_per_provider);
+        // A spread over every provider, the last one included.
+        let tools: Vec<String> = (0..10)
+            .map(|p| format!("p{p}_tool_{}", (p * 7) % tools_per_provider))
+            .collect();
+        assert!(time_invokes(&rt, &registry, &tools, 10) > Duration::ZERO);
+        group.bench_function(format!("indexed_10x{tools_per_provider}"), |b| {
+            b.iter_custom(|iters| time_invokes(&rt, &registry, &tools, iters))
+        });
+    }
+
+    let (_, providers) = setup(10, 1_000);
+    let ctx = ToolExecutionContext::default();
+    let arguments = arguments();
+    group.bench_function("maibot_style_listing_10x1000", |b| {
+        let mut i = 0usize;
+        b.iter(|| {
+            i += 1;
+            let name = format!("p{}_tool_{}", i % 10, (i % 10) * 7);
+            let invocation = ToolInvocation::new(name, arguments.clone());
+            black_box(rt.block_on(invoke_by_listing(&providers, invocation, &ctx)))
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, listing, routing);
+criterion_main!(benches);

@@ -1,0 +1,264 @@
+//! Routing: which provider runs an invocation.
+//!
+//! MaiBot lists every provider on each call (quirk Q2). Here a routing index maps each tool
+//! name to its candidate providers in registration order, built from `declared_tool_names()`.
+//! An invocation asks only those candidates `is_available(name, ctx)`, and the first that says
+//! yes runs it: the same provider `list_tools`' first-wins rule would pick.
+//!
+//! The index is rebuilt only when the set of providers changed or a provider's
+//! `tool_set_version()` moved; checking that costs one version read per provider, whatever the
+//! number of tools. A rebuild asks again only the providers whose version moved (or that are
+//! new); the others' declared names are reused.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use futures::future::join_all;
+use maitool_protocol::{ToolExecutionContext, ToolExecutionResult, ToolInvocation};
+
+use super::ToolRegistry;
+use super::guard::{Failure, guarded};
+use super::slots::{ProviderSlot, Snapshot};
+
+/// The declared tool names of one registration, as of one version value.
+#[derive(Clone)]
+struct Declared {
+    slot_id: u64,
+    /// The provider version read *before* asking for the names, so that a bump racing with the
+    /// declaration triggers another rebuild instead of being lost.
+    version: Option<u64>,
+    /// `None` when the declaration failed; the provider is asked again on a routing miss.
+    names: Option<Arc<[String]>>,
+}
+
+/// Tool name to candidate providers, for one snapshot of the providers.
+pub(super) struct RoutingIndex {
+    snapshot: Arc<Snapshot>,
+    /// Aligned with `snapshot.slots`.
+    declared: Vec<Declared>,
+    /// Indices into `snapshot.slots`, in registration order.
+    routes: HashMap<String, Vec<usize>>,
+}
+
+impl RoutingIndex {
+    /// Whether the index still describes `snapshot` and every provider's version.
+    fn is_current(&self, snapshot: &Arc<Snapshot>) -> bool {
+        Arc::ptr_eq(&self.snapshot, snapshot)
+            && self
+                .snapshot
+                .slots
+                .iter()
+                .zip(&self.declared)
+                .all(|(slot, declared)| slot.current_version() == declared.version)
+    }
+
+    fn has_failures(&self) -> bool {
+        self.declared
+            .iter()
+            .any(|declared| declared.names.is_none())
+    }
+
+    fn candidates<'a>(
+        &'a self,
+        name: &str,
+    ) -> impl Iterator<Item = &'a Arc<ProviderSlot>> + use<'a> {
+        self.routes
+            .get(name)
+            .into_iter()
+            .flatten()
+            .map(|&position| &self.snapshot.slots[position])
+    }
+
+    fn previous_declaration(&self, slot: &ProviderSlot) -> Option<&Declared> {
+        self.declared
+            .iter()
+            .find(|declared| declared.slot_id == slot.id)
+    }
+}
+
+impl ToolRegistry {
+    /// Runs one tool on the first provider, in registration order, that has it available in
+    /// the caller's context.
+    ///
+    /// Never fails: an unknown tool gives a failed result `tool not found: NAME`; a provider
+    /// error gives `tool NAME failed: CAUSE`; a provider panic gives
+    /// `tool NAME failed: provider PROVIDER panicked: MESSAGE`, and the registry keeps serving.
+    /// A result whose `tool_name` the provider left empty gets the invoked name.
+    pub async fn invoke(
+        &self,
+        invocation: ToolInvocation,
+        ctx: &ToolExecutionContext,
+    ) -> ToolExecutionResult {
+        let name = invocation.tool_name.clone();
+        let mut index = self.routing_index(false).await;
+        if index.candidates(&name).next().is_none() && index.has_failures() {
+            // The tool may belong to a provider whose declaration failed: ask it again, on
+            // misses only, so a broken provider never slows down routing of working ones.
+            index = self.routing_index(true).await;
+        }
+
+        let availability = ctx.availability();
+        let limit = self.inner.metadata_timeout;
+        let mut unanswered = None;
+        for slot in index.candidates(&name) {
+            let check = async { slot.provider.is_available(&name, &availability).await };
+            let available = guarded(check, limit).await;
+            match available {
+                Ok(true) => return invoke_on(slot, invocation, ctx, name).await,
+                Ok(false) => {}
+                Err(failure) => {
+                    tracing::warn!(tool = %name, provider = %slot.name, %failure, "provider could not tell whether a tool is available");
+                    unanswered.get_or_insert_with(|| {
+                        format!(
+                            "provider {} could not check availability: {failure}",
+                            slot.name
+                        )
+                    });
+                }
+            }
+        }
+        match unanswered {
+            // A provider that could not answer may well have the tool: say why, rather than
+            // claiming the tool does not exist.
+            Some(cause) => {
+                ToolExecutionResult::failure(&name, format!("tool {name} failed: {cause}"))
+            }
+            None => {
+                tracing::debug!(tool = %name, "invoked tool not found");
+                ToolExecutionResult::failure(&name, format!("tool not found: {name}"))
+            }
+        }
+    }
+
+    /// The routing index for the current providers, rebuilt if stale. With `retry_failed`,
+    /// providers whose declaration failed are asked again even if nothing else changed.
+    async fn routing_index(&self, retry_failed: bool) -> Arc<RoutingIndex> {
+        let fresh = |index: &RoutingIndex, snapshot: &Arc<Snapshot>| {
+            index.is_current(snapshot) && !(retry_failed && index.has_failures())
+        };
+        let snapshot = self.inner.snapshot();
+        if let Some(index) = self.inner.index.read().clone()
+            && fresh(&index, &snapshot)
+        {
+            return index;
+        }
+
+        // One rebuild at a time; whoever waited re-checks, since the rebuild it waited for
+        // is usually the one it needed.
+        let _rebuilding = self.inner.rebuild.lock().await;
+        let snapshot = self.inner.snapshot();
+        let previous = self.inner.index.read().clone();
+        if let Some(index) = &previous
+            && fresh(index, &snapshot)
+        {
+            return Arc::clone(index);
+        }
+        self.inner.sync_versions();
+        let index = Arc::new(
+            build(
+                snapshot,
+                previous.as_deref(),
+                retry_failed,
+                self.inner.metadata_timeout,
+            )
+            .await,
+        );
+        *self.inner.index.write() = Some(Arc::clone(&index));
+        index
+    }
+}
+
+/// Runs the invocation on the chosen provider and normalises its outcome.
+async fn invoke_on(
+    slot: &ProviderSlot,
+    invocation: ToolInvocation,
+    ctx: &ToolExecutionContext,
+    name: String,
+) -> ToolExecutionResult {
+    // No time limit: a tool may legitimately run long; providers bound their own calls.
+    match guarded(async { slot.provider.invoke(invocation, ctx).await }, None).await {
+        Ok(mut result) => {
+            if result.tool_name.is_empty() {
+                result.tool_name = name;
+            }
+            if !result.success {
+                tracing::debug!(tool = %result.tool_name, provider = %slot.name, error = %result.error_message, "tool reported a failure");
+            }
+            result
+        }
+        Err(Failure::Panicked(message)) => {
+            tracing::error!(tool = %name, provider = %slot.name, panic = %message, "provider panicked while running a tool");
+            let error = format!(
+                "tool {name} failed: provider {} panicked: {message}",
+                slot.name
+            );
+            ToolExecutionResult::failure(name, error)
+        }
+        Err(failure) => {
+            tracing::warn!(tool = %name, provider = %slot.name, %failure, "provider failed to run a tool");
+            let error = format!("tool {name} failed: {failure}");
+            ToolExecutionResult::failure(name, error)
+        }
+    }
+}
+
+/// Builds the index for `snapshot`, reusing `previous` declarations whose version is unchanged.
+async fn build(
+    snapshot: Arc<Snapshot>,
+    previous: Option<&RoutingIndex>,
+    retry_failed: bool,
+    limit: Option<std::time::Duration>,
+) -> RoutingIndex {
+    let declarations = snapshot.slots.iter().map(|slot| async move {
+        let version = slot.current_version();
+        let reusable = previous
+            .and_then(|index| index.previous_declaration(slot))
+            .filter(|declared| declared.version == version)
+            .filter(|declared| declared.names.is_some() || !retry_failed);
+        if let Some(declared) = reusable {
+            return declared.clone();
+        }
+        let names = match guarded(async { slot.provider.declared_tool_names().await }, limit).await {
+            Ok(names) => Some(Arc::from(names)),
+            Err(failure) => {
+                tracing::warn!(provider = %slot.name, %failure, "provider failed to declare its tools; its tools are not routable until it answers");
+                None
+            }
+        };
+        Declared {
+            slot_id: slot.id,
+            version,
+            names,
+        }
+    });
+    let declared = join_all(declarations).await;
+
+    let total = declared
+        .iter()
+        .filter_map(|declared| declared.names.as_ref())
+        .map(|names| names.len())
+        .sum();
+    let mut routes: HashMap<String, Vec<usize>> = HashMap::with_capacity(total);
+    for (position, names) in declared
+        .iter()
+        .enumerate()
+        .filter_map(|(position, declared)| Some((position, declared.names.as_ref()?)))
+    {
+        for name in names.iter() {
+            let candidates = routes.entry(name.clone()).or_default();
+            if candidates.last() != Some(&position) {
+                candidates.push(position);
+            }
+        }
+    }
+    tracing::debug!(
+        providers = snapshot.slots.len(),
+        tools = routes.len(),
+        "rebuilt the tool routing index"
+    );
+    RoutingIndex {
+        snapshot,
+        declared,
+        routes,
+    }
+}
