@@ -10,11 +10,16 @@
 //! * [`builtin`]: the engine's built-in tools and the tool-call executor.
 //! * [`mcp`]: tools of external MCP servers.
 
+pub mod app;
 pub mod builtin;
+pub mod config;
+pub mod control;
 pub mod mcp;
 pub mod plugin;
 pub mod provider;
 pub mod registry;
 
 pub use provider::{ProviderError, ToolProvider, ToolSetVersion};
+pub use app::{Host, HostError, HostStatus};
+pub use config::{ConfigError, HostConfig, LoadedConfig};
 pub use registry::ToolRegistry;

@@ -1,0 +1,170 @@
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use anyhow::{Context, Result, anyhow};
+use maitool_host::control::{ControlClient, ControlServer};
+use maitool_host::{Host, HostConfig, LoadedConfig};
+use maitool_protocol::ToolInvocation;
+
+use super::args::{Cli, Command};
+use super::output::{print_result, print_tools};
+use super::{EXIT_FAILED, EXIT_USAGE};
+
+pub async fn run(cli: Cli) -> ExitCode {
+    match dispatch(cli).await {
+        Ok(code) => code,
+        Err(err) => {
+            eprintln!("maitool: {err:#}");
+            ExitCode::from(EXIT_USAGE)
+        }
+    }
+}
+
+/// Either a running host (through its control socket) or one started for this command.
+enum Target {
+    Remote(ControlClient),
+    Local(Arc<Host>),
+}
+
+impl Target {
+    async fn finish(self) {
+        if let Target::Local(host) = self {
+            host.shutdown().await;
+        }
+    }
+}
+
+fn load_config(cli: &Cli) -> Result<LoadedConfig> {
+    Ok(HostConfig::discover(cli.config.as_deref())?)
+}
+
+async fn target(cli: &Cli, config: LoadedConfig) -> Result<Target> {
+    let socket = cli.control_socket.clone().unwrap_or_else(|| config.config.host.control_socket.clone());
+    if let Some(client) = ControlClient::connect(&socket).await {
+        return Ok(Target::Remote(client));
+    }
+    let host = Host::start(config).await.context("cannot start the host")?;
+    Ok(Target::Local(Arc::new(host)))
+}
+
+async fn dispatch(cli: Cli) -> Result<ExitCode> {
+    let config = load_config(&cli)?;
+    match &cli.command {
+        Command::Serve => serve(&cli, config).await,
+        Command::Tools { context, json } => {
+            let target = target(&cli, config).await?;
+            let tools = match &target {
+                Target::Remote(client) => client.tools(context.availability()).await.map_err(|e| anyhow!(e))?,
+                Target::Local(host) => host.registry.list_tools(&context.availability()).await,
+            };
+            target.finish().await;
+            if *json {
+                println!("{}", serde_json::to_string_pretty(&tools)?);
+            } else {
+                print_tools(&tools);
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Call { name, args, context, reasoning, json } => {
+            let arguments: serde_json::Value = serde_json::from_str(args).with_context(|| format!("--args is not valid JSON: {args}"))?;
+            let serde_json::Value::Object(arguments) = arguments else {
+                return Err(anyhow!("--args must be a JSON object, got {args}"));
+            };
+            let mut invocation = ToolInvocation::new(name.clone(), arguments).with_call_id(format!("cli-{}", std::process::id()));
+            invocation.session_id = context.session_id.clone();
+            invocation.stream_id = context.stream_id.clone();
+            invocation.reasoning = reasoning.clone();
+            let execution = context.execution(reasoning);
+            let target = target(&cli, config).await?;
+            let result = match &target {
+                Target::Remote(client) => client.call(invocation, execution).await.map_err(|e| anyhow!(e))?,
+                Target::Local(host) => host.registry.invoke(invocation, &execution).await,
+            };
+            target.finish().await;
+            if *json {
+                println!("{}", serde_json::to_string_pretty(&result)?);
+            } else {
+                print_result(&result);
+            }
+            Ok(if result.success { ExitCode::SUCCESS } else { ExitCode::from(EXIT_FAILED) })
+        }
+        Command::Status { json } => {
+            let target = target(&cli, config).await?;
+            let status = match &target {
+                Target::Remote(client) => client.status().await.map_err(|e| anyhow!(e))?,
+                Target::Local(host) => serde_json::to_value(host.status())?,
+            };
+            target.finish().await;
+            if *json {
+                println!("{}", serde_json::to_string_pretty(&status)?);
+            } else {
+                print_status(&status);
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Enable(toggle) | Command::Disable(toggle) => {
+            let enabled = matches!(cli.command, Command::Enable(_));
+            let socket = cli.control_socket.clone().unwrap_or_else(|| config.config.host.control_socket.clone());
+            let client = ControlClient::connect(&socket)
+                .await
+                .ok_or_else(|| anyhow!("no maitool serve is running on {} (enable/disable change a running host)", socket.display()))?;
+            let full_name = client.toggle(&toggle.name, enabled, toggle.session.clone()).await.map_err(|e| anyhow!(e))?;
+            let scope = toggle.session.as_ref().map(|s| format!(" for session {s}")).unwrap_or_default();
+            println!("{} {full_name}{scope}", if enabled { "enabled" } else { "disabled" });
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+async fn serve(cli: &Cli, config: LoadedConfig) -> Result<ExitCode> {
+    let socket = cli.control_socket.clone().unwrap_or_else(|| config.config.host.control_socket.clone());
+    let host = Arc::new(Host::start(config).await.context("cannot start the host")?);
+    let control = match ControlServer::start(&socket, host.clone()).await {
+        Ok(control) => control,
+        Err(err) => {
+            host.shutdown().await;
+            return Err(anyhow!(err).context(format!("cannot open the control socket {}", socket.display())));
+        }
+    };
+    let tools = host.registry.list_tools(&Default::default()).await.len();
+    tracing::info!(control = %control.path().display(), tools, "maitool is serving");
+    let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => tracing::info!("SIGINT: shutting down"),
+        _ = terminate.recv() => tracing::info!("SIGTERM: shutting down"),
+    }
+    drop(control);
+    host.shutdown().await;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn print_status(status: &serde_json::Value) {
+    if let Some(path) = status.get("config").and_then(|c| c.as_str()) {
+        println!("config: {path}");
+    }
+    println!("runners:");
+    for runner in status.get("runners").and_then(|r| r.as_array()).into_iter().flatten() {
+        let text = |key: &str| runner.get(key).map(|v| v.as_str().map(str::to_owned).unwrap_or_else(|| v.to_string())).unwrap_or_default();
+        println!(
+            "  {:16} {:10} pid={:8} restarts={} {}",
+            text("name"),
+            text("state"),
+            text("pid"),
+            text("restart_count"),
+            runner.get("last_exit_reason").and_then(|r| r.as_str()).map(|r| format!("last exit: {r}")).unwrap_or_default()
+        );
+        for plugin in runner.get("plugins").and_then(|p| p.as_array()).into_iter().flatten() {
+            let field = |key: &str| plugin.get(key).and_then(|v| v.as_str()).unwrap_or_default().to_owned();
+            let reason = field("reason");
+            println!("    {:28} {:8} {}", field("id"), field("state"), reason);
+        }
+    }
+    let servers = status.get("mcp_servers").and_then(|s| s.as_array()).cloned().unwrap_or_default();
+    if !servers.is_empty() {
+        println!("mcp servers:");
+        for server in servers {
+            let field = |key: &str| server.get(key).map(|v| v.as_str().map(str::to_owned).unwrap_or_else(|| v.to_string())).unwrap_or_default();
+            println!("  {:16} {:12} tools={} {}", field("name"), field("state"), field("tool_count"), field("last_error").trim_matches('"'));
+        }
+    }
+}

@@ -1,0 +1,38 @@
+//! The `maitool` command line.
+
+mod args;
+mod commands;
+mod output;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+pub use args::Cli;
+
+/// Exit status of a usage or configuration error.
+pub const EXIT_USAGE: u8 = 2;
+/// Exit status of a failed tool result.
+pub const EXIT_FAILED: u8 = 1;
+
+pub fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) => {
+            let _ = err.print();
+            return if err.use_stderr() { ExitCode::from(EXIT_USAGE) } else { ExitCode::SUCCESS };
+        }
+    };
+    output::init_logging(&cli);
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(runtime) => runtime,
+        Err(err) => {
+            eprintln!("maitool: cannot start the async runtime: {err}");
+            return ExitCode::from(EXIT_USAGE);
+        }
+    };
+    let code = runtime.block_on(commands::run(cli));
+    // Background tasks (listeners, readers) must not delay the exit.
+    runtime.shutdown_timeout(std::time::Duration::from_millis(200));
+    code
+}

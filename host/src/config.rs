@@ -1,0 +1,216 @@
+//! The host configuration file (`maitool.toml`): every section, loaded and validated as a
+//! whole so that a bad file is rejected with the key at fault and nothing half-applied.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::builtin::BuiltinConfig;
+use crate::mcp::McpConfig;
+use crate::plugin::{ResolvedRunner, RunnerConfig, RuntimeConfig};
+
+/// `[host]`: where the host keeps its sockets and data.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct HostSection {
+    /// Parent directory of the private runner-socket directory (default: the system temp
+    /// directory). Unix socket paths are limited to about 100 bytes.
+    pub socket_dir: Option<PathBuf>,
+    /// The control socket `maitool serve` listens on and the other verbs talk to.
+    pub control_socket: PathBuf,
+    /// Where the host keeps data (the plugins' key-value store).
+    pub data_dir: PathBuf,
+    /// Whether the built-in engine tools are offered.
+    pub enable_builtin: bool,
+}
+
+impl Default for HostSection {
+    fn default() -> Self {
+        Self {
+            socket_dir: None,
+            control_socket: PathBuf::from(".maitool/control.sock"),
+            data_dir: PathBuf::from("data"),
+            enable_builtin: true,
+        }
+    }
+}
+
+/// The whole configuration file.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct HostConfig {
+    /// Sockets and data.
+    pub host: HostSection,
+    /// Supervision limits of the plugin runtime.
+    pub plugin_runtime: RuntimeConfig,
+    /// Plugin runners.
+    pub runners: Vec<RunnerConfig>,
+    /// External MCP servers.
+    pub mcp: McpConfig,
+    /// Built-in engine tools.
+    pub builtin: BuiltinConfig,
+}
+
+/// Why a configuration was rejected.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// The file could not be read.
+    #[error("cannot read {path}: {source}")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// The file is not valid TOML or does not fit the schema (names the key).
+    #[error("{path}: {message}")]
+    Parse {
+        /// The file.
+        path: PathBuf,
+        /// The parser's message, with the key and location.
+        message: String,
+    },
+    /// A value is invalid.
+    #[error("{path}: {message}")]
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong and where.
+        message: String,
+    },
+}
+
+/// A validated configuration with every relative path resolved against the file's directory.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LoadedConfig {
+    /// The file it came from (`None`: built-in defaults).
+    pub path: Option<PathBuf>,
+    /// The configuration, paths resolved.
+    pub config: HostConfig,
+    /// The runners, resolved and with their manifests and configuration files read.
+    pub runners: Vec<ResolvedRunner>,
+}
+
+impl HostConfig {
+    /// Parses TOML text.
+    pub fn from_toml(text: &str, path: &Path) -> Result<HostConfig, ConfigError> {
+        toml::from_str(text).map_err(|err| ConfigError::Parse { path: path.to_path_buf(), message: err.to_string().trim().to_owned() })
+    }
+
+    /// Reads, parses, validates and resolves a file.
+    pub fn load(path: &Path) -> Result<LoadedConfig, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read { path: path.to_path_buf(), source })?;
+        let text = expand_env(&text).map_err(|message| ConfigError::Parse { path: path.to_path_buf(), message })?;
+        let config = HostConfig::from_toml(&text, path)?;
+        let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
+        let base = if base.as_os_str().is_empty() { PathBuf::from(".") } else { base };
+        let base = std::fs::canonicalize(&base).unwrap_or(base);
+        config.resolve(Some(path.to_path_buf()), &base)
+    }
+
+    /// `--config PATH`, else `./maitool.toml` if present, else built-in defaults.
+    pub fn discover(explicit: Option<&Path>) -> Result<LoadedConfig, ConfigError> {
+        match explicit {
+            Some(path) => HostConfig::load(path),
+            None if Path::new("maitool.toml").exists() => HostConfig::load(Path::new("maitool.toml")),
+            None => {
+                let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+                HostConfig::default().resolve(None, &cwd)
+            }
+        }
+    }
+
+    /// Validates every section and resolves relative paths against `base`.
+    pub fn resolve(mut self, path: Option<PathBuf>, base: &Path) -> Result<LoadedConfig, ConfigError> {
+        let shown = path.clone().unwrap_or_else(|| PathBuf::from("<defaults>"));
+        let invalid = |message: String| ConfigError::Invalid { path: shown.clone(), message };
+        self.plugin_runtime.validate().map_err(&invalid)?;
+        let mut names = std::collections::HashSet::new();
+        for (index, runner) in self.runners.iter().enumerate() {
+            if runner.name.trim().is_empty() {
+                return Err(invalid(format!("runners[{index}].name must not be empty")));
+            }
+            if !names.insert(runner.name.clone()) {
+                return Err(invalid(format!("runners[{index}].name: duplicate runner name {:?}", runner.name)));
+            }
+        }
+        let runners = self
+            .runners
+            .iter()
+            .filter(|r| r.enabled)
+            .map(|r| r.resolve(base))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(&invalid)?;
+        for runner in &runners {
+            if !runner.executable.exists() {
+                return Err(invalid(format!(
+                    "runners.{}: executable {} does not exist (build the examples with `cargo build --workspace --bins`)",
+                    runner.name,
+                    runner.executable.display()
+                )));
+            }
+        }
+        let absolute = |p: &Path| if p.is_absolute() || p.as_os_str() == ":memory:" { p.to_path_buf() } else { base.join(p) };
+        self.host.control_socket = absolute(&self.host.control_socket);
+        self.host.data_dir = absolute(&self.host.data_dir);
+        self.host.socket_dir = self.host.socket_dir.as_deref().map(absolute);
+        self.builtin.database = absolute(&self.builtin.database);
+        for seed in [&mut self.builtin.seed.memories, &mut self.builtin.seed.profiles, &mut self.builtin.seed.emoji_dir, &mut self.builtin.seed.messages] {
+            if let Some(p) = seed.as_mut() {
+                *p = absolute(p);
+            }
+        }
+        self.builtin.validate().map_err(|err| invalid(format!("builtin: {err}")))?;
+        if let Some(file) = self.mcp.claude_desktop_config.as_mut() {
+            *file = absolute(file);
+        }
+        for server in &mut self.mcp.servers {
+            // A relative command with a slash names a file next to the configuration; a bare
+            // name (`node`, `uvx`) is looked up on PATH.
+            if server.command.contains('/') && Path::new(&server.command).is_relative() {
+                server.command = base.join(&server.command).display().to_string();
+            }
+        }
+        if self.mcp.enable {
+            self.mcp.validate().map_err(|err| invalid(err.to_string()))?;
+        }
+        Ok(LoadedConfig { path, config: self, runners })
+    }
+}
+
+/// Expands `${NAME}` and `${NAME:-default}` from the environment; `$$` is a literal `$`.
+/// An unset variable without a default is an error naming it.
+pub fn expand_env(text: &str) -> Result<String, String> {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find('$') {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 1..];
+        if let Some(tail) = after.strip_prefix('$') {
+            out.push('$');
+            rest = tail;
+        } else if let Some(body) = after.strip_prefix('{') {
+            let end = body.find('}').ok_or_else(|| format!("unterminated ${{ in {:?}", &rest[..rest.len().min(40)]))?;
+            let expression = &body[..end];
+            let (name, default) = match expression.split_once(":-") {
+                Some((name, default)) => (name, Some(default)),
+                None => (expression, None),
+            };
+            match (std::env::var(name).ok().filter(|v| !v.is_empty()), default) {
+                (Some(value), _) => out.push_str(&value),
+                (None, Some(default)) => out.push_str(default),
+                (None, None) => return Err(format!("environment variable {name} is not set (use ${{{name}:-default}})")),
+            }
+            rest = &body[end + 1..];
+        } else {
+            out.push('$');
+            rest = after;
+        }
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+#[cfg(test)]
+#[path = "config_tests.rs"]
+mod tests;

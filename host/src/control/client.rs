@@ -1,0 +1,77 @@
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::FutureExt;
+use futures::future::BoxFuture;
+use interprocess::local_socket::tokio::Stream;
+use interprocess::local_socket::tokio::prelude::*;
+use interprocess::local_socket::{GenericFilePath, ToFsName};
+use maitool_protocol::rpc::{IncomingMessage, Payload, PeerConfig, RequestHandler, RpcError, RpcPeer};
+use maitool_protocol::wire::EmptyPayload;
+use maitool_protocol::{ToolAvailabilityContext, ToolExecutionContext, ToolExecutionResult, ToolInvocation, ToolSpec};
+
+use super::{CallRequest, ToggleRequest, ToggleResponse, ToolsRequest, ToolsResponse, methods};
+
+/// A control-socket request failed.
+pub type ControlError = RpcError;
+
+/// Talks to a running `maitool serve`.
+#[derive(Clone)]
+pub struct ControlClient {
+    peer: RpcPeer,
+}
+
+impl std::fmt::Debug for ControlClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ControlClient").finish_non_exhaustive()
+    }
+}
+
+/// The client serves nothing; every request from the server is refused.
+struct NoRequests;
+
+impl RequestHandler for NoRequests {
+    fn handle(&self, request: IncomingMessage) -> BoxFuture<'static, Result<Payload, RpcError>> {
+        std::future::ready(Err(RpcError::method_not_allowed(request.method()))).boxed()
+    }
+}
+
+/// Tool calls may take as long as the slowest tool; the host enforces tool timeouts.
+const CALL_LIMIT: Duration = Duration::from_secs(3600);
+const QUERY_LIMIT: Duration = Duration::from_secs(30);
+
+impl ControlClient {
+    /// Connects when a host is listening on `path`; `None` otherwise.
+    pub async fn connect(path: &Path) -> Option<ControlClient> {
+        if !path.exists() {
+            return None;
+        }
+        let name = path.to_fs_name::<GenericFilePath>().ok()?;
+        let stream = tokio::time::timeout(Duration::from_secs(2), Stream::connect(name)).await.ok()?.ok()?;
+        Some(ControlClient { peer: RpcPeer::start(stream, Arc::new(NoRequests), PeerConfig::new("control-client")) })
+    }
+
+    /// Lists tools for a context.
+    pub async fn tools(&self, context: ToolAvailabilityContext) -> Result<Vec<ToolSpec>, ControlError> {
+        let answer: ToolsResponse = self.peer.call(methods::TOOLS, "", &ToolsRequest { context }, QUERY_LIMIT).await?;
+        Ok(answer.tools)
+    }
+
+    /// Calls a tool.
+    pub async fn call(&self, invocation: ToolInvocation, context: ToolExecutionContext) -> Result<ToolExecutionResult, ControlError> {
+        self.peer.call(methods::CALL, "", &CallRequest { invocation, context }, CALL_LIMIT).await
+    }
+
+    /// The host's status as JSON.
+    pub async fn status(&self) -> Result<serde_json::Value, ControlError> {
+        self.peer.call(methods::STATUS, "", &EmptyPayload {}, QUERY_LIMIT).await
+    }
+
+    /// Enables or disables a component.
+    pub async fn toggle(&self, name: &str, enabled: bool, session_id: Option<String>) -> Result<String, ControlError> {
+        let request = ToggleRequest { name: name.to_owned(), enabled, session_id };
+        let answer: ToggleResponse = self.peer.call(methods::TOGGLE, "", &request, QUERY_LIMIT).await?;
+        Ok(answer.full_name)
+    }
+}

@@ -1,0 +1,70 @@
+//! The control socket of `maitool serve`: the other verbs (`tools`, `call`, `status`,
+//! `enable`, `disable`) talk to a running host through it, with the same framing and RPC
+//! peer as runners use.
+
+mod client;
+mod server;
+
+pub use client::{ControlClient, ControlError};
+pub use server::ControlServer;
+
+use maitool_protocol::{ToolAvailabilityContext, ToolExecutionContext, ToolInvocation};
+use serde::{Deserialize, Serialize};
+
+/// Method names of the control protocol.
+pub mod methods {
+    /// List tools: [`super::ToolsRequest`] → `{tools: [ToolSpec]}`.
+    pub const TOOLS: &str = "control.tools";
+    /// Call a tool: [`super::CallRequest`] → `ToolExecutionResult`.
+    pub const CALL: &str = "control.call";
+    /// Host status: `{}` → `HostStatus`.
+    pub const STATUS: &str = "control.status";
+    /// Enable or disable a component: [`super::ToggleRequest`] → `{full_name}`.
+    pub const TOGGLE: &str = "control.toggle";
+}
+
+/// `control.tools` request.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ToolsRequest {
+    /// The chat context to list for.
+    pub context: ToolAvailabilityContext,
+}
+
+/// `control.tools` answer.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ToolsResponse {
+    /// Enabled tools in routing order.
+    pub tools: Vec<maitool_protocol::ToolSpec>,
+}
+
+/// `control.call` request.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct CallRequest {
+    /// The call.
+    pub invocation: ToolInvocation,
+    /// Its context.
+    pub context: ToolExecutionContext,
+}
+
+/// `control.toggle` request.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ToggleRequest {
+    /// `plugin_id.name` or a unique tool name.
+    pub name: String,
+    /// Enable (true) or disable (false).
+    pub enabled: bool,
+    /// Only for this session.
+    pub session_id: Option<String>,
+}
+
+/// `control.toggle` answer.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ToggleResponse {
+    /// The component affected.
+    pub full_name: String,
+}
