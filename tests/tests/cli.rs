@@ -1,0 +1,177 @@
+//! The `maitool` binary on the shipped `maitool.toml`: in-process and against `maitool serve`.
+
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use maitool_e2e::workspace_bin;
+use nix::sys::signal::{Signal, kill};
+use nix::unistd::Pid;
+use serde_json::Value;
+
+fn repo_config() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../maitool.toml")
+}
+
+/// Runs `maitool` with the shipped configuration; returns (exit code, stdout, stderr).
+fn maitool(control: &std::path::Path, args: &[&str]) -> (i32, String, String) {
+    let output = Command::new(workspace_bin("maitool"))
+        .arg("--config")
+        .arg(repo_config())
+        .arg("--control-socket")
+        .arg(control)
+        .args(args)
+        .output()
+        .expect("maitool runs");
+    (
+        output.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+fn json(text: &str) -> Value {
+    serde_json::from_str(text).unwrap_or_else(|err| panic!("not JSON ({err}): {text}"))
+}
+
+struct Serve {
+    child: std::process::Child,
+}
+
+impl Drop for Serve {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn serve(control: &std::path::Path) -> Serve {
+    let child = Command::new(workspace_bin("maitool"))
+        .arg("--config")
+        .arg(repo_config())
+        .arg("--control-socket")
+        .arg(control)
+        .arg("serve")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("serve starts");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !control.exists() {
+        assert!(Instant::now() < deadline, "serve did not open its control socket");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    Serve { child }
+}
+
+fn check_verbs(control: &std::path::Path) {
+    let (code, out, err) = maitool(control, &["tools", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let tools = json(&out);
+    let names: Vec<&str> = tools.as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+    for expected in ["roll_dice", "calculate", "greet", "render_badge", "remember", "reply", "tool_search"] {
+        assert!(names.contains(&expected), "{expected} missing: {names:?}");
+    }
+    let dice = tools.as_array().unwrap().iter().find(|t| t["name"] == "roll_dice").unwrap();
+    assert_eq!(dice["provider_type"], "plugin");
+    assert!(dice["parameters_schema"]["properties"]["sides"].is_object());
+
+    let (code, out, _) = maitool(control, &["call", "calculate", "--args", r#"{"a": 20, "b": 22, "op": "add"}"#, "--json"]);
+    assert_eq!(code, 0);
+    let result = json(&out);
+    assert_eq!(result["success"], true);
+    assert_eq!(result["content"], "42");
+
+    let (code, out, _) = maitool(control, &["call", "calculate", "--args", r#"{"a": 1, "b": 0, "op": "divide"}"#, "--json"]);
+    assert_eq!(code, 1, "a failed result exits 1");
+    assert_eq!(json(&out)["error_message"], "division by zero");
+
+    let (code, out, _) = maitool(control, &["call", "echo", "--args", r#"{"text": "ctx"}"#, "--session-id", "s9", "--stream-id", "st9", "--group-id", "g9", "--user-id", "u9", "--platform", "qq", "--group-chat", "--json"]);
+    assert_eq!(code, 0);
+    let seen = &json(&out)["structured_content"];
+    assert_eq!((seen["session_id"].as_str(), seen["stream_id"].as_str(), seen["group_id"].as_str(), seen["is_group_chat"].as_bool()), (Some("s9"), Some("st9"), Some("g9"), Some(true)));
+
+    let (code, out, _) = maitool(control, &["call", "no_such_tool", "--json"]);
+    assert_eq!(code, 1);
+    assert_eq!(json(&out)["error_message"], "tool not found: no_such_tool");
+
+    let (code, _, err) = maitool(control, &["call", "calculate", "--args", "[1, 2]"]);
+    assert_eq!(code, 2, "a usage error exits 2");
+    assert!(err.contains("--args must be a JSON object"), "{err}");
+
+    let (code, out, err) = maitool(control, &["status", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let status = json(&out);
+    let runners = status["runners"].as_array().unwrap();
+    assert_eq!(runners.len(), 4);
+    for runner in runners {
+        assert_eq!(runner["state"], "ready", "{runner}");
+        assert!(runner["pid"].as_u64().is_some());
+        assert_eq!(runner["restart_count"], 0);
+        assert_eq!(runner["plugins"][0]["state"], "loaded");
+    }
+}
+
+#[test]
+fn verbs_work_in_process_on_the_shipped_config() {
+    let dir = tempfile::tempdir().unwrap();
+    check_verbs(&dir.path().join("none.sock"));
+}
+
+#[test]
+fn verbs_work_against_serve_and_serve_stops_cleanly() {
+    let dir = tempfile::tempdir().unwrap();
+    let control = dir.path().join("control.sock");
+    let mut serve = serve(&control);
+    check_verbs(&control);
+    let (_, out, _) = maitool(&control, &["status", "--json"]);
+    let pids: Vec<i32> = json(&out)["runners"].as_array().unwrap().iter().map(|r| r["pid"].as_i64().unwrap() as i32).collect();
+    // A second serve on the same control socket refuses to start.
+    let (code, _, err) = maitool(&control, &["serve"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("another maitool serve is already running"), "{err}");
+    // Component control goes through the running host.
+    let (code, out, _) = maitool(&control, &["disable", "echo", "--session", "s1"]);
+    assert_eq!(code, 0);
+    assert_eq!(out.trim(), "disabled examples.dice.echo for session s1");
+    let (_, out, _) = maitool(&control, &["call", "echo", "--args", r#"{"text": "x"}"#, "--session-id", "s1", "--json"]);
+    assert_eq!(json(&out)["error_message"], "tool not found: echo");
+
+    kill(Pid::from_raw(serve.child.id() as i32), Signal::SIGTERM).unwrap();
+    let status = serve.child.wait().unwrap();
+    assert!(status.success(), "{status:?}");
+    for pid in pids {
+        assert!(kill(Pid::from_raw(pid), None).is_err(), "runner {pid} outlived a graceful stop");
+    }
+    assert!(!control.exists(), "the control socket is removed on exit");
+}
+
+#[test]
+fn killing_the_host_with_sigkill_takes_every_runner_down() {
+    let dir = tempfile::tempdir().unwrap();
+    let control = dir.path().join("control.sock");
+    let mut serve = serve(&control);
+    let (_, out, _) = maitool(&control, &["status", "--json"]);
+    let pids: Vec<i32> = json(&out)["runners"].as_array().unwrap().iter().map(|r| r["pid"].as_i64().unwrap() as i32).collect();
+    assert_eq!(pids.len(), 4);
+    kill(Pid::from_raw(serve.child.id() as i32), Signal::SIGKILL).unwrap();
+    let _ = serve.child.wait();
+    let killed = Instant::now();
+    // Runners die through the parent-death signal and socket EOF; allow a generous bound.
+    while pids.iter().any(|pid| kill(Pid::from_raw(*pid), None).is_ok()) {
+        assert!(killed.elapsed() < Duration::from_secs(5), "runners outlived the host");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    eprintln!("all runners gone {:?} after the host's SIGKILL", killed.elapsed());
+}
+
+#[test]
+fn a_bad_config_is_a_clear_error_with_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("bad.toml");
+    std::fs::write(&config, "[plugin_runtime]\nmax_restart = 3\n").unwrap();
+    let output = Command::new(workspace_bin("maitool")).arg("--config").arg(&config).arg("tools").output().unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&output.stderr);
+    assert!(err.contains("unknown field `max_restart`"), "{err}");
+}
