@@ -2,13 +2,19 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::{Context, Result, anyhow};
-use maitool_host::control::{ControlClient, ControlServer};
+use maitool_host::control::ControlClient;
 use maitool_host::{Host, HostConfig, LoadedConfig};
 use maitool_protocol::ToolInvocation;
 
 use super::args::{Cli, Command};
 use super::output::{print_result, print_tools};
 use super::{EXIT_FAILED, EXIT_USAGE};
+
+mod serve;
+mod status;
+
+use serve::serve;
+use status::print_status;
 
 pub async fn run(cli: Cli) -> ExitCode {
     match dispatch(cli).await {
@@ -21,7 +27,7 @@ pub async fn run(cli: Cli) -> ExitCode {
 }
 
 /// Either a running host (through its control socket) or one started for this command.
-enum Target {
+pub(super) enum Target {
     Remote(ControlClient),
     Local(Arc<Host>),
 }
@@ -34,11 +40,11 @@ impl Target {
     }
 }
 
-fn load_config(cli: &Cli) -> Result<LoadedConfig> {
+pub(super) fn load_config(cli: &Cli) -> Result<LoadedConfig> {
     Ok(HostConfig::discover(cli.config.as_deref())?)
 }
 
-async fn target(cli: &Cli, config: LoadedConfig) -> Result<Target> {
+pub(super) async fn target(cli: &Cli, config: LoadedConfig) -> Result<Target> {
     let socket = cli.control_socket.clone().unwrap_or_else(|| config.config.host.control_socket.clone());
     if let Some(client) = ControlClient::connect(&socket).await {
         return Ok(Target::Remote(client));
@@ -116,55 +122,3 @@ async fn dispatch(cli: Cli) -> Result<ExitCode> {
     }
 }
 
-async fn serve(cli: &Cli, config: LoadedConfig) -> Result<ExitCode> {
-    let socket = cli.control_socket.clone().unwrap_or_else(|| config.config.host.control_socket.clone());
-    let host = Arc::new(Host::start(config).await.context("cannot start the host")?);
-    let control = match ControlServer::start(&socket, host.clone()).await {
-        Ok(control) => control,
-        Err(err) => {
-            host.shutdown().await;
-            return Err(anyhow!(err).context(format!("cannot open the control socket {}", socket.display())));
-        }
-    };
-    let tools = host.registry.list_tools(&Default::default()).await.len();
-    tracing::info!(control = %control.path().display(), tools, "maitool is serving");
-    let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
-    tokio::select! {
-        _ = tokio::signal::ctrl_c() => tracing::info!("SIGINT: shutting down"),
-        _ = terminate.recv() => tracing::info!("SIGTERM: shutting down"),
-    }
-    drop(control);
-    host.shutdown().await;
-    Ok(ExitCode::SUCCESS)
-}
-
-fn print_status(status: &serde_json::Value) {
-    if let Some(path) = status.get("config").and_then(|c| c.as_str()) {
-        println!("config: {path}");
-    }
-    println!("runners:");
-    for runner in status.get("runners").and_then(|r| r.as_array()).into_iter().flatten() {
-        let text = |key: &str| runner.get(key).map(|v| v.as_str().map(str::to_owned).unwrap_or_else(|| v.to_string())).unwrap_or_default();
-        println!(
-            "  {:16} {:10} pid={:8} restarts={} {}",
-            text("name"),
-            text("state"),
-            text("pid"),
-            text("restart_count"),
-            runner.get("last_exit_reason").and_then(|r| r.as_str()).map(|r| format!("last exit: {r}")).unwrap_or_default()
-        );
-        for plugin in runner.get("plugins").and_then(|p| p.as_array()).into_iter().flatten() {
-            let field = |key: &str| plugin.get(key).and_then(|v| v.as_str()).unwrap_or_default().to_owned();
-            let reason = field("reason");
-            println!("    {:28} {:8} {}", field("id"), field("state"), reason);
-        }
-    }
-    let servers = status.get("mcp_servers").and_then(|s| s.as_array()).cloned().unwrap_or_default();
-    if !servers.is_empty() {
-        println!("mcp servers:");
-        for server in servers {
-            let field = |key: &str| server.get(key).map(|v| v.as_str().map(str::to_owned).unwrap_or_else(|| v.to_string())).unwrap_or_default();
-            println!("  {:16} {:12} tools={} {}", field("name"), field("state"), field("tool_count"), field("last_error").trim_matches('"'));
-        }
-    }
-}
