@@ -9,7 +9,8 @@
 //! stdio by default; `--http` serves Streamable HTTP at `http://ADDR/mcp` (port 0 picks a
 //! free port; `--addr-file` receives the bound address). `--page-size` sets the
 //! `tools/list` page size (default 3, so listing takes several pages); `--legacy-only`
-//! supports protocol versions up to 2025-11-25 only.
+//! supports protocol versions up to 2025-11-25 only. Over HTTP the extra tool
+//! `request_headers` reports the `Authorization` and `x-*` headers it received.
 //!
 //! Test hooks (environment):
 //! * `EXAMPLE_MCP_EXIT_AFTER_MS=N`: exit with status 3 after N ms (a server that dies);
@@ -105,7 +106,11 @@ async fn main() -> anyhow::Result<()> {
         )
         .init();
     let options = parse_options()?;
-    let state = State::new(options.page_size, options.legacy_only);
+    let state = State::new(
+        options.page_size,
+        options.legacy_only,
+        options.http.is_some(),
+    );
 
     if let Some(after) = env_millis("EXAMPLE_MCP_EXIT_AFTER_MS")? {
         tokio::spawn(async move {

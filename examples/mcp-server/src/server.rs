@@ -44,12 +44,16 @@ pub struct State {
 }
 
 impl State {
-    /// Fresh state with the base tools.
-    pub fn new(page_size: usize, legacy_only: bool) -> Arc<Self> {
+    /// Fresh state with the base tools (plus `request_headers` over HTTP).
+    pub fn new(page_size: usize, legacy_only: bool, http: bool) -> Arc<Self> {
+        let mut listed = tools::base_tools();
+        if http {
+            listed.push(tools::request_headers_tool());
+        }
         Arc::new(Self {
             page_size: page_size.max(1),
             legacy_only,
-            tools: RwLock::new(tools::base_tools()),
+            tools: RwLock::new(listed),
             legacy_peers: Mutex::new(Vec::new()),
             sinks: Mutex::new(Vec::new()),
             next_sink: AtomicU64::new(0),
@@ -206,6 +210,7 @@ impl ServerHandler for ExampleServer {
             "slow" => self.slow(&args, &context).await,
             "add" => tools::add(&args),
             "slow_stats" => self.slow_stats(),
+            "request_headers" => tools::request_headers(context.extensions.get()),
             other => {
                 return Err(ErrorData::internal_error(
                     format!("tool {other} is listed but has no implementation"),

@@ -142,6 +142,33 @@ pub fn base_tools() -> Vec<Tool> {
     ]
 }
 
+/// Listed in HTTP mode only: reports the request headers a client sent.
+pub fn request_headers_tool() -> Tool {
+    Tool::new(
+        "request_headers",
+        "Report the Authorization header and the x-* headers of this HTTP request.",
+        schema(json!({"type": "object", "properties": {}})),
+    )
+}
+
+/// `request_headers`: `Authorization` and every `x-` header, as structured content.
+pub fn request_headers(parts: Option<&http::request::Parts>) -> CallToolResult {
+    let Some(parts) = parts else {
+        return CallToolResult::error(vec![ContentBlock::text(
+            "request_headers needs the HTTP transport",
+        )]);
+    };
+    let mut headers = serde_json::Map::new();
+    for (name, value) in &parts.headers {
+        let name = name.as_str();
+        if name == "authorization" || name.starts_with("x-") {
+            let value = value.to_str().unwrap_or("<not UTF-8>").to_owned();
+            headers.insert(name.to_owned(), Value::from(value));
+        }
+    }
+    CallToolResult::structured(Value::Object(headers))
+}
+
 /// The tool added later when `EXAMPLE_MCP_NOTIFY_LIST_CHANGED_MS` is set.
 pub fn late_tool() -> Tool {
     Tool::new(

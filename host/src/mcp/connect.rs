@@ -45,42 +45,44 @@ pub async fn connect(
     server: &McpServerConfig,
     handler: McpClientHandler,
 ) -> Result<Established, String> {
-    match connect_with(server, handler.clone(), lifecycle(server.protocol)).await {
-        Err(Failure::Handshake(ClientInitializeError::NoCompatibleProtocolVersion {
-            server_supported,
-            ..
-        })) if server.protocol == McpProtocol::Auto
-            && server_supported.iter().any(ProtocolVersion::has_initialize) =>
-        {
-            tracing::debug!(
-                server = %server.name,
-                ?server_supported,
-                "server/discover offered no 2026-07-28; reconnecting with initialize"
-            );
-            connect_with(server, handler, ClientLifecycleMode::Initialize)
-                .await
-                .map_err(|failure| failure.to_string())
-        }
-        other => other.map_err(|failure| failure.to_string()),
+    let first = connect_with(server, handler.clone(), lifecycle(server.protocol)).await;
+    let retry_legacy = server.protocol == McpProtocol::Auto
+        && matches!(&first, Err(Failure::Handshake(err)) if offers_only_handshake_versions(err));
+    if !retry_legacy {
+        return first.map_err(|failure| failure.to_string());
     }
+    tracing::debug!(
+        server = %server.name,
+        "server/discover offered no 2026-07-28; reconnecting with initialize"
+    );
+    connect_with(server, handler, ClientLifecycleMode::Initialize)
+        .await
+        .map_err(|failure| failure.to_string())
+}
+
+fn offers_only_handshake_versions(err: &ClientInitializeError) -> bool {
+    matches!(
+        err,
+        ClientInitializeError::NoCompatibleProtocolVersion { server_supported, .. }
+            if server_supported.iter().any(ProtocolVersion::has_initialize)
+    )
 }
 
 enum Failure {
-    Handshake(ClientInitializeError),
+    Handshake(Box<ClientInitializeError>),
     Other(String),
 }
 
 impl std::fmt::Display for Failure {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Failure::Handshake(ClientInitializeError::LegacyFallbackFailed {
-                discover,
-                fallback,
-            }) => write!(
-                f,
-                "MCP handshake failed: server/discover: {discover}; initialize: {fallback}"
-            ),
-            Failure::Handshake(err) => write!(f, "MCP handshake failed: {err}"),
+            Failure::Handshake(err) => match &**err {
+                ClientInitializeError::LegacyFallbackFailed { discover, fallback } => write!(
+                    f,
+                    "MCP handshake failed: server/discover: {discover}; initialize: {fallback}"
+                ),
+                other => write!(f, "MCP handshake failed: {other}"),
+            },
             Failure::Other(message) => f.write_str(message),
         }
     }
@@ -103,7 +105,7 @@ async fn connect_with(
                 Ok(running) => (running, Some(process)),
                 Err(err) => {
                     process.shutdown().await;
-                    return Err(Failure::Handshake(err));
+                    return Err(Failure::Handshake(Box::new(err)));
                 }
             }
         }
@@ -112,7 +114,7 @@ async fn connect_with(
             let running = handler
                 .serve_with_lifecycle(transport, lifecycle)
                 .await
-                .map_err(Failure::Handshake)?;
+                .map_err(|err| Failure::Handshake(Box::new(err)))?;
             (running, None)
         }
         McpTransport::Sse => return Err(Failure::Other(SSE_UNSUPPORTED.to_owned())),
