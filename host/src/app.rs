@@ -9,7 +9,9 @@ use serde::Serialize;
 
 use crate::builtin::engine::{ImageData, NewMessage};
 use crate::builtin::{Discovery, EngineBridge, MaisakaBuiltinToolProvider, Store, StoreEngine, seed_store};
-use crate::config::LoadedConfig;
+use crate::config::{HostConfig, LoadedConfig};
+use crate::provider::ToolProvider;
+use parking_lot::RwLock;
 use crate::mcp::{McpServerStatus, McpToolProvider};
 use crate::plugin::{CapabilityService, KvStore, MessageSink, OutgoingMessage, PluginRuntime, RunnerStatus};
 use crate::registry::ToolRegistry;
@@ -52,18 +54,31 @@ pub struct Host {
     pub registry: Arc<ToolRegistry>,
     /// The plugin runtime.
     pub plugins: Arc<PluginRuntime>,
-    /// The built-in tools, when enabled.
-    pub builtin: Option<Arc<MaisakaBuiltinToolProvider>>,
     /// The built-in tools' store, when enabled.
     pub store: Option<Store>,
-    /// External MCP servers, when enabled.
-    pub mcp: Option<Arc<McpToolProvider>>,
-    config: LoadedConfig,
+    builtin: RwLock<Option<Arc<MaisakaBuiltinToolProvider>>>,
+    mcp: RwLock<Option<Arc<McpToolProvider>>>,
+    config: RwLock<LoadedConfig>,
+    /// Serialises reloads.
+    reloading: tokio::sync::Mutex<()>,
+}
+
+/// What [`Host::reload`] changed.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct ReloadReport {
+    /// Plugin runners added, removed, restarted, reconfigured, unchanged.
+    pub plugins: crate::plugin::ApplyReport,
+    /// Whether the built-in tools were rebuilt with a changed `[builtin]` section.
+    pub builtin_reloaded: bool,
+    /// Whether the MCP servers were reconnected with a changed `[mcp]` section.
+    pub mcp_reloaded: bool,
+    /// Changed settings that only take effect when the host restarts.
+    pub requires_restart: Vec<String>,
 }
 
 impl std::fmt::Debug for Host {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Host").field("config", &self.config.path).finish_non_exhaustive()
+        f.debug_struct("Host").field("config", &self.config.read().path).finish_non_exhaustive()
     }
 }
 
@@ -143,21 +158,102 @@ impl Host {
         if !plugins.wait_settled(limit).await {
             tracing::warn!("some runners were not ready within {} ms", limit.as_millis());
         }
-        Ok(Host { registry, plugins, builtin, store, mcp, config })
+        Ok(Host {
+            registry,
+            plugins,
+            store,
+            builtin: RwLock::new(builtin),
+            mcp: RwLock::new(mcp),
+            config: RwLock::new(config),
+            reloading: tokio::sync::Mutex::new(()),
+        })
     }
 
     /// The configuration the host runs with.
-    pub fn config(&self) -> &LoadedConfig {
-        &self.config
+    pub fn config(&self) -> LoadedConfig {
+        self.config.read().clone()
+    }
+
+    /// The built-in tools provider, when enabled.
+    pub fn builtin(&self) -> Option<Arc<MaisakaBuiltinToolProvider>> {
+        self.builtin.read().clone()
+    }
+
+    /// The MCP provider, when enabled.
+    pub fn mcp(&self) -> Option<Arc<McpToolProvider>> {
+        self.mcp.read().clone()
+    }
+
+    /// Re-reads the configuration file and applies it: plugin runners are added, removed,
+    /// restarted or reconfigured (see [`PluginRuntime::apply`]); changed `[builtin]` and
+    /// `[mcp]` sections rebuild those providers. A file that fails to load or validate is
+    /// rejected as a whole and nothing changes.
+    pub async fn reload(&self) -> Result<ReloadReport, String> {
+        let _guard = self.reloading.lock().await;
+        let current = self.config();
+        let Some(path) = current.path.clone() else {
+            return Err("the host runs on built-in defaults: there is no configuration file to reload".into());
+        };
+        let next = HostConfig::load(&path).map_err(|err| format!("configuration rejected, nothing changed: {err}"))?;
+        let mut report = ReloadReport::default();
+        let (old, new) = (&current.config, &next.config);
+        if old.host != new.host {
+            report.requires_restart.push("host".into());
+        }
+        if old.plugin_runtime != new.plugin_runtime {
+            // Supervision limits are read per launch; new values apply to the next restarts.
+            report.requires_restart.push("plugin_runtime (applies to runners started from now on)".into());
+        }
+        let mcp_changed = old.mcp != new.mcp;
+        let next_mcp = if mcp_changed && new.mcp.enable {
+            Some(McpToolProvider::start(new.mcp.clone()).await.map_err(|err| format!("mcp: {err}; nothing changed"))?)
+        } else {
+            None
+        };
+        report.plugins = self.plugins.apply(next.runners.clone()).await;
+        if old.builtin != new.builtin {
+            if let Some(store) = &self.store {
+                let engine: Arc<dyn EngineBridge> = Arc::new(StoreEngine::new(store.clone()));
+                *self.builtin.write() =
+                    Some(MaisakaBuiltinToolProvider::new(new.builtin.clone(), engine, Arc::new(Discovery::new())));
+                report.builtin_reloaded = true;
+            }
+        }
+        if mcp_changed {
+            let retired = std::mem::replace(&mut *self.mcp.write(), next_mcp);
+            if let Some(retired) = retired {
+                self.registry.unregister_provider(retired.provider_name());
+                if let Err(err) = retired.close().await {
+                    tracing::warn!("closing the previous MCP provider: {err}");
+                }
+            }
+            report.mcp_reloaded = true;
+        }
+        self.register_in_order();
+        *self.config.write() = next;
+        tracing::info!(?report, "configuration reloaded");
+        Ok(report)
+    }
+
+    /// Registers the providers in MaiBot's order (built-in, plugin, MCP); registering again
+    /// replaces a provider and moves it to the end, so all are re-registered in order.
+    fn register_in_order(&self) {
+        if let Some(builtin) = self.builtin() {
+            self.registry.register_provider(builtin);
+        }
+        self.registry.register_provider(self.plugins.provider());
+        if let Some(mcp) = self.mcp() {
+            self.registry.register_provider(mcp);
+        }
     }
 
     /// Runners, MCP servers and providers.
     pub fn status(&self) -> HostStatus {
         HostStatus {
-            config: self.config.path.as_ref().map(|p| p.display().to_string()),
+            config: self.config.read().path.as_ref().map(|p| p.display().to_string()),
             socket: self.plugins.socket_path().display().to_string(),
             runners: self.plugins.status(),
-            mcp_servers: self.mcp.as_ref().map(|m| m.status()).unwrap_or_default(),
+            mcp_servers: self.mcp().map(|m| m.status()).unwrap_or_default(),
             providers: self.registry.providers().iter().map(|p| p.provider_name().to_owned()).collect(),
         }
     }

@@ -1,3 +1,4 @@
+use std::net::SocketAddr;
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -35,8 +36,9 @@ pub enum LogFormat {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Run the host in the foreground until SIGINT or SIGTERM.
-    Serve,
+    /// Run the host in the foreground until SIGINT or SIGTERM; optionally also serve every
+    /// tool as an MCP server (`--mcp-stdio` or `--mcp-http ADDR`).
+    Serve(ServeArgs),
     /// List the tools available in a context.
     Tools {
         #[command(flatten)]
@@ -64,6 +66,12 @@ pub enum Command {
     /// Show runners, plugins and MCP servers.
     Status {
         /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Re-read the configuration of a running `maitool serve` and apply it (also on SIGHUP).
+    Reload {
+        /// Print the report as JSON.
         #[arg(long)]
         json: bool,
     },
@@ -142,4 +150,45 @@ impl ContextArgs {
             metadata: Default::default(),
         }
     }
+}
+
+/// `maitool serve` options: the MCP server front.
+#[derive(Debug, Clone, Args)]
+pub struct ServeArgs {
+    /// Serve the unified tools as an MCP server on stdin/stdout (for desktop LLM apps that
+    /// launch `maitool serve --mcp-stdio`); serve exits when the client disconnects.
+    #[arg(long, conflicts_with = "mcp_http")]
+    pub mcp_stdio: bool,
+    /// Serve the unified tools as an MCP server over Streamable HTTP at http://ADDR/mcp
+    /// (port 0 picks a free port); the URL is printed on stdout.
+    #[arg(long, value_name = "ADDR")]
+    pub mcp_http: Option<SocketAddr>,
+    /// Tools per MCP `tools/list` page.
+    #[arg(long, value_name = "N", default_value_t = 50, value_parser = clap::value_parser!(u32).range(1..))]
+    pub mcp_page_size: u32,
+    /// Milliseconds between progress notifications of a running MCP call that asked for
+    /// progress; 0 sends none.
+    #[arg(long, value_name = "MS", default_value_t = 5000)]
+    pub mcp_progress_interval_ms: u64,
+    /// Session id of MCP calls that do not set `maitool/session_id` in `_meta`.
+    #[arg(long, value_name = "ID", default_value = "")]
+    pub mcp_session_id: String,
+    /// Stream id of MCP calls that do not set `maitool/stream_id`.
+    #[arg(long, value_name = "ID", default_value = "")]
+    pub mcp_stream_id: String,
+    /// Group id of MCP calls that do not set `maitool/group_id`.
+    #[arg(long, value_name = "ID", default_value = "")]
+    pub mcp_group_id: String,
+    /// User id of MCP calls that do not set `maitool/user_id`.
+    #[arg(long, value_name = "ID", default_value = "")]
+    pub mcp_user_id: String,
+    /// Platform of MCP calls that do not set `maitool/platform`.
+    #[arg(long, value_name = "NAME", default_value = "")]
+    pub mcp_platform: String,
+    /// MCP calls run in a group chat unless `maitool/is_group_chat` says otherwise.
+    #[arg(long, conflicts_with = "mcp_private_chat")]
+    pub mcp_group_chat: bool,
+    /// MCP calls run in a private chat unless `maitool/is_group_chat` says otherwise.
+    #[arg(long)]
+    pub mcp_private_chat: bool,
 }

@@ -7,7 +7,7 @@ use super::args::{Cli, Command, LogFormat};
 
 /// Logs go to stderr; `RUST_LOG` filters them (default: `info` for `serve`, `warn` otherwise).
 pub fn init_logging(cli: &Cli) {
-    let default = if matches!(cli.command, Command::Serve) { "info" } else { "warn" };
+    let default = if matches!(cli.command, Command::Serve(_)) { "info" } else { "warn" };
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default));
     let builder = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr);
     let _ = match cli.log_format {

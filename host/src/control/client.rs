@@ -68,6 +68,12 @@ impl ControlClient {
         self.peer.call(methods::STATUS, "", &EmptyPayload {}, QUERY_LIMIT).await
     }
 
+    /// Re-reads the host's configuration file and applies it; the report as JSON. A rejected
+    /// configuration is an error and changes nothing.
+    pub async fn reload(&self) -> Result<serde_json::Value, ControlError> {
+        self.peer.call(methods::RELOAD, "", &EmptyPayload {}, Duration::from_secs(120)).await
+    }
+
     /// Enables or disables a component.
     pub async fn toggle(&self, name: &str, enabled: bool, session_id: Option<String>) -> Result<String, ControlError> {
         let request = ToggleRequest { name: name.to_owned(), enabled, session_id };

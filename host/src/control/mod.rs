@@ -21,6 +21,8 @@ pub mod methods {
     pub const STATUS: &str = "control.status";
     /// Enable or disable a component: [`super::ToggleRequest`] → `{full_name}`.
     pub const TOGGLE: &str = "control.toggle";
+    /// Re-read and apply the configuration file: `{}` → `ReloadReport`.
+    pub const RELOAD: &str = "control.reload";
 }
 
 /// `control.tools` request.

@@ -106,6 +106,11 @@ impl RequestHandler for ControlHandler {
                         .map_err(|err| RpcError::new(ErrorCode::ToolNotFound, err))?;
                     Payload::encode(&ToggleResponse { full_name })
                 }
+                methods::RELOAD => {
+                    let report = host.reload().await.map_err(|err| RpcError::new(ErrorCode::BadPayload, err))?;
+                    let report = serde_json::to_value(report).map_err(|err| RpcError::new(ErrorCode::Unknown, err.to_string()))?;
+                    Payload::encode(&report)
+                }
                 other => Err(RpcError::method_not_allowed(other)),
             }
         }

@@ -19,7 +19,7 @@ pub use components::{ChatScope, ComponentEntry, ComponentRegistry, Visibility};
 pub use config::{PluginManifest, PluginSettings, ResolvedRunner, RunnerConfig, RuntimeConfig};
 pub use kv::KvStore;
 pub use provider::PluginToolProvider;
-pub use runtime::{PluginRuntime, RuntimeError};
+pub use runtime::{ApplyReport, PluginRuntime, RuntimeError};
 pub use status::{PluginLoadState, PluginStatus, RunnerState, RunnerStatus};
 
 /// The provider name of plugin tools in the registry.

@@ -7,7 +7,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use maitool_protocol::rpc::RpcPeer;
-use maitool_protocol::wire::methods::{RegisterComponentsPayload, RunnerReadyPayload};
+use maitool_protocol::wire::methods::{
+    ConfigUpdatedPayload, ConfigUpdatedResponse, RegisterComponentsPayload, RunnerReadyPayload, names,
+};
 use parking_lot::{Mutex, RwLock};
 use tokio::sync::{oneshot, watch};
 
@@ -87,7 +89,7 @@ impl RuntimeShared {
     /// Applies the operator's grants to a registered plugin and exposes it if its runner is
     /// already ready.
     pub(crate) fn claim_plugin(&self, runner: &RunnerShared, payload: &RegisterComponentsPayload) {
-        let settings = runner.settings.get(&payload.plugin_id).cloned().unwrap_or_default();
+        let settings = runner.settings().get(&payload.plugin_id).cloned().unwrap_or_default();
         self.capabilities.configure_plugin(&payload.plugin_id, settings.capabilities, settings.config);
         runner.plugin_registered(&payload.plugin_id, &payload.plugin_version, &self.components);
         if runner.state() == RunnerState::Ready {
@@ -153,7 +155,7 @@ struct RunnerView {
 pub(crate) struct RunnerShared {
     pub name: String,
     pub launch: ResolvedRunner,
-    pub settings: BTreeMap<String, PluginSettings>,
+    settings: RwLock<BTreeMap<String, PluginSettings>>,
     view: RwLock<RunnerView>,
     peer: RwLock<Option<RpcPeer>>,
     ready: Mutex<Option<oneshot::Sender<RunnerReadyPayload>>>,
@@ -171,13 +173,22 @@ impl RunnerShared {
             .collect();
         Self {
             name: launch.name.clone(),
-            settings: launch.plugins.clone(),
+            settings: RwLock::new(launch.plugins.clone()),
             launch,
             view: RwLock::new(RunnerView { state: RunnerState::Starting, pid: None, restart_count: 0, last_exit_reason: None, plugins }),
             peer: RwLock::new(None),
             ready: Mutex::new(None),
             state_changes: watch::Sender::new(RunnerState::Starting),
         }
+    }
+
+    /// The operator's current settings of this runner's plugins.
+    pub(crate) fn settings(&self) -> BTreeMap<String, PluginSettings> {
+        self.settings.read().clone()
+    }
+
+    pub(crate) fn set_settings(&self, settings: BTreeMap<String, PluginSettings>) {
+        *self.settings.write() = settings;
     }
 
     pub(crate) fn state(&self) -> RunnerState {
@@ -265,12 +276,55 @@ fn pending(id: &str) -> PluginStatus {
     PluginStatus { id: id.to_owned(), version: String::new(), state: PluginLoadState::Pending, reason: None, components: Vec::new() }
 }
 
+/// One supervised runner: its state, its stop switch and its supervisor task.
+struct RunnerSlot {
+    shared: Arc<RunnerShared>,
+    stop: watch::Sender<bool>,
+    supervisor: Option<tokio::task::JoinHandle<()>>,
+}
+
+impl RunnerSlot {
+    fn start(runtime: &Arc<RuntimeShared>, launch: ResolvedRunner) -> RunnerSlot {
+        let shared = Arc::new(RunnerShared::new(launch));
+        let (stop, stop_rx) = watch::channel(false);
+        let supervisor = Supervisor::new(runtime.clone(), shared.clone(), stop_rx);
+        RunnerSlot { shared, stop, supervisor: Some(tokio::spawn(supervisor.run())) }
+    }
+
+    /// Stops the runner gracefully and waits for its supervisor.
+    async fn stop(mut self) {
+        let _ = self.stop.send(true);
+        if let Some(handle) = self.supervisor.take() {
+            let _ = handle.await;
+        }
+    }
+}
+
+/// What [`PluginRuntime::apply`] did.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+pub struct ApplyReport {
+    /// Runners started.
+    pub added: Vec<String>,
+    /// Runners stopped and removed.
+    pub removed: Vec<String>,
+    /// Runners restarted because their launch or plugin set changed.
+    pub restarted: Vec<String>,
+    /// Plugins whose configuration was delivered through `on_config_update`
+    /// (`runner/plugin_id`), without a restart.
+    pub reconfigured: Vec<String>,
+    /// Plugins that refused their new configuration (`runner/plugin_id: reason`); they keep
+    /// the old one.
+    pub rejected: Vec<String>,
+    /// Runners left running untouched.
+    pub unchanged: Vec<String>,
+}
+
 /// The running plugin runtime.
 pub struct PluginRuntime {
     shared: Arc<RuntimeShared>,
-    runners: Vec<Arc<RunnerShared>>,
-    supervisors: Mutex<Vec<tokio::task::JoinHandle<()>>>,
-    stop: watch::Sender<bool>,
+    runners: Mutex<Vec<RunnerSlot>>,
+    /// Serialises `apply` and `shutdown`.
+    changes: tokio::sync::Mutex<()>,
     _listener: SocketListener,
 }
 
@@ -313,23 +367,21 @@ impl PluginRuntime {
             owners: RwLock::new(HashMap::new()),
             live: RwLock::new(HashMap::new()),
         });
-        let (stop, stop_rx) = watch::channel(false);
-        let runners: Vec<Arc<RunnerShared>> = runners.into_iter().map(|r| Arc::new(RunnerShared::new(r))).collect();
-        let supervisors = runners
-            .iter()
-            .map(|runner| {
-                let supervisor = Supervisor::new(shared.clone(), runner.clone(), stop_rx.clone());
-                tokio::spawn(supervisor.run())
-            })
-            .collect();
-        Ok(Arc::new(PluginRuntime { shared, runners, supervisors: Mutex::new(supervisors), stop, _listener: listener }))
+        let slots = runners.into_iter().map(|launch| RunnerSlot::start(&shared, launch)).collect();
+        Ok(Arc::new(PluginRuntime {
+            shared,
+            runners: Mutex::new(slots),
+            changes: tokio::sync::Mutex::new(()),
+            _listener: listener,
+        }))
     }
 
     /// Waits until every runner is ready, failed or stopped, or `limit` passes. Returns true
     /// when all settled.
     pub async fn wait_settled(&self, limit: Duration) -> bool {
+        let runners: Vec<Arc<RunnerShared>> = self.runners.lock().iter().map(|slot| slot.shared.clone()).collect();
         let all = async {
-            for runner in &self.runners {
+            for runner in &runners {
                 let mut changes = runner.state_changes.subscribe();
                 let _ = changes
                     .wait_for(|s| matches!(s, RunnerState::Ready | RunnerState::Failed | RunnerState::Stopped))
@@ -346,7 +398,7 @@ impl PluginRuntime {
 
     /// Status of every runner, in configuration order.
     pub fn status(&self) -> Vec<RunnerStatus> {
-        self.runners.iter().map(|r| r.status()).collect()
+        self.runners.lock().iter().map(|slot| slot.shared.status()).collect()
     }
 
     /// The component registry.
@@ -379,11 +431,103 @@ impl PluginRuntime {
     /// Stops every runner gracefully (`prepare_shutdown`, `shutdown`, SIGTERM, SIGKILL) and
     /// waits for the supervisors to finish.
     pub async fn shutdown(&self) {
-        let _ = self.stop.send(true);
-        let handles: Vec<_> = std::mem::take(&mut *self.supervisors.lock());
-        for handle in handles {
-            let _ = handle.await;
+        let _guard = self.changes.lock().await;
+        let slots: Vec<RunnerSlot> = std::mem::take(&mut *self.runners.lock());
+        futures::future::join_all(slots.into_iter().map(RunnerSlot::stop)).await;
+    }
+
+    /// Brings the runner set in line with `runners` (a reloaded configuration): starts added
+    /// runners, stops removed ones, restarts those whose launch (executable, arguments,
+    /// environment) or plugin set or enabled flags changed, delivers changed plugin
+    /// configurations and grants to running plugins through `plugin.config_updated` without a
+    /// restart, and leaves the rest running.
+    pub async fn apply(&self, runners: Vec<ResolvedRunner>) -> ApplyReport {
+        let _guard = self.changes.lock().await;
+        let mut report = ApplyReport::default();
+        let mut current: Vec<RunnerSlot> = std::mem::take(&mut *self.runners.lock());
+        let mut next = Vec::with_capacity(runners.len());
+        let mut to_stop = Vec::new();
+        let mut to_start = Vec::new();
+        for launch in runners {
+            let Some(position) = current.iter().position(|slot| slot.shared.name == launch.name) else {
+                report.added.push(launch.name.clone());
+                to_start.push(launch);
+                continue;
+            };
+            let slot = current.remove(position);
+            let old = &slot.shared.launch;
+            let old_settings = slot.shared.settings();
+            let same_launch = old.executable == launch.executable && old.args == launch.args && old.env == launch.env;
+            let same_plugins = old_settings.len() == launch.plugins.len()
+                && old_settings.iter().all(|(id, s)| launch.plugins.get(id).is_some_and(|n| n.enabled == s.enabled));
+            if !same_launch || !same_plugins {
+                report.restarted.push(launch.name.clone());
+                to_stop.push(slot);
+                to_start.push(launch);
+                continue;
+            }
+            if old_settings == launch.plugins {
+                report.unchanged.push(launch.name.clone());
+            } else {
+                self.reconfigure(&slot.shared, &old_settings, &launch.plugins, &mut report).await;
+            }
+            next.push(slot);
         }
+        for slot in current {
+            report.removed.push(slot.shared.name.clone());
+            to_stop.push(slot);
+        }
+        // A restarted runner's old process is gone (and its tools withdrawn) before its
+        // replacement starts, so the two never compete for the same plugin ids.
+        futures::future::join_all(to_stop.into_iter().map(RunnerSlot::stop)).await;
+        next.extend(to_start.into_iter().map(|launch| RunnerSlot::start(&self.shared, launch)));
+        *self.runners.lock() = next;
+        self.shared.version.bump();
+        report
+    }
+
+    async fn reconfigure(
+        &self,
+        runner: &Arc<RunnerShared>,
+        old: &BTreeMap<String, PluginSettings>,
+        new: &BTreeMap<String, PluginSettings>,
+        report: &mut ApplyReport,
+    ) {
+        let mut accepted = old.clone();
+        for (plugin_id, settings) in new {
+            if old.get(plugin_id) == Some(settings) {
+                continue;
+            }
+            let label = format!("{}/{plugin_id}", runner.name);
+            let update = ConfigUpdatedPayload {
+                plugin_id: plugin_id.clone(),
+                config_scope: "self".into(),
+                config_version: format!("reload-{}", maitool_protocol::wire::now_ms()),
+                config_data: settings.config.clone(),
+            };
+            let outcome = match (runner.peer(), self.shared.owner_of(plugin_id).as_deref() == Some(runner.name.as_str())) {
+                (Some(peer), true) if settings.config != old.get(plugin_id).map(|s| s.config.clone()).unwrap_or_default() => peer
+                    .call::<_, ConfigUpdatedResponse>(names::CONFIG_UPDATED, plugin_id, &update, Duration::from_secs(10))
+                    .await
+                    .map_err(|err| err.to_string())
+                    .and_then(|answer| if answer.accepted { Ok(()) } else { Err(answer.reason) }),
+                // Grants only, or the plugin is not running now: it gets the settings at its
+                // next launch.
+                _ => Ok(()),
+            };
+            match outcome {
+                Ok(()) => {
+                    self.shared.capabilities.configure_plugin(plugin_id, settings.capabilities.clone(), settings.config.clone());
+                    accepted.insert(plugin_id.clone(), settings.clone());
+                    report.reconfigured.push(label);
+                }
+                Err(reason) => {
+                    tracing::warn!(runner = %runner.name, plugin_id = %plugin_id, "new configuration rejected: {reason}");
+                    report.rejected.push(format!("{label}: {reason}"));
+                }
+            }
+        }
+        runner.set_settings(accepted);
     }
 }
 
@@ -391,6 +535,8 @@ impl Drop for PluginRuntime {
     fn drop(&mut self) {
         // Supervisors kill their process groups when they see the stop signal; a runtime
         // dropped without `shutdown` still must not leave runners behind.
-        let _ = self.stop.send(true);
+        for slot in self.runners.lock().iter() {
+            let _ = slot.stop.send(true);
+        }
     }
 }

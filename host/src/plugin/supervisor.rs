@@ -98,7 +98,7 @@ impl Supervisor {
         let token = fresh_token();
         let bootstrap = self
             .runner
-            .settings
+            .settings()
             .iter()
             .map(|(id, s)| {
                 let boot = PluginBootstrap {

@@ -56,7 +56,7 @@ pub(super) async fn target(cli: &Cli, config: LoadedConfig) -> Result<Target> {
 async fn dispatch(cli: Cli) -> Result<ExitCode> {
     let config = load_config(&cli)?;
     match &cli.command {
-        Command::Serve => serve(&cli, config).await,
+        Command::Serve(args) => serve(&cli, args, config).await,
         Command::Tools { context, json } => {
             let target = target(&cli, config).await?;
             let tools = match &target {
@@ -108,6 +108,19 @@ async fn dispatch(cli: Cli) -> Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
+        Command::Reload { json } => {
+            let socket = cli.control_socket.clone().unwrap_or_else(|| config.config.host.control_socket.clone());
+            let client = ControlClient::connect(&socket)
+                .await
+                .ok_or_else(|| anyhow!("no maitool serve is running on {} (reload changes a running host)", socket.display()))?;
+            let report = client.reload().await.map_err(|e| anyhow!(e.message))?;
+            if *json {
+                println!("{}", serde_json::to_string_pretty(&report)?);
+            } else {
+                print_reload(&report);
+            }
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Enable(toggle) | Command::Disable(toggle) => {
             let enabled = matches!(cli.command, Command::Enable(_));
             let socket = cli.control_socket.clone().unwrap_or_else(|| config.config.host.control_socket.clone());
@@ -122,3 +135,21 @@ async fn dispatch(cli: Cli) -> Result<ExitCode> {
     }
 }
 
+
+fn print_reload(report: &serde_json::Value) {
+    let list = |value: &serde_json::Value| -> String {
+        let items: Vec<&str> = value.as_array().into_iter().flatten().filter_map(|v| v.as_str()).collect();
+        if items.is_empty() { "-".to_owned() } else { items.join(", ") }
+    };
+    let plugins = &report["plugins"];
+    println!("reloaded");
+    for key in ["added", "removed", "restarted", "reconfigured", "rejected", "unchanged"] {
+        println!("  {key:13} {}", list(&plugins[key]));
+    }
+    println!("  builtin       {}", if report["builtin_reloaded"] == true { "rebuilt" } else { "unchanged" });
+    println!("  mcp           {}", if report["mcp_reloaded"] == true { "reconnected" } else { "unchanged" });
+    let restart = list(&report["requires_restart"]);
+    if restart != "-" {
+        println!("  needs a restart to apply: {restart}");
+    }
+}

@@ -1,16 +1,34 @@
-//! `maitool serve`.
+//! `maitool serve`: the host in the foreground, with its control socket, and optionally the
+//! MCP server front on stdio or Streamable HTTP.
 
+use std::future::Future;
+use std::pin::Pin;
 use std::process::ExitCode;
 use std::sync::Arc;
+use std::time::Duration;
 
 use anyhow::{Context, Result, anyhow};
 use maitool_host::control::ControlServer;
+use maitool_host::front::{FrontConfig, FrontError, HTTP_PATH, McpFront};
 use maitool_host::{Host, LoadedConfig};
+use maitool_protocol::ToolExecutionContext;
+use tokio_util::sync::CancellationToken;
 
-use crate::cli::args::Cli;
+use crate::cli::EXIT_FAILED;
+use crate::cli::args::{Cli, ServeArgs};
 
-pub(super) async fn serve(cli: &Cli, config: LoadedConfig) -> Result<ExitCode> {
+type FrontTask = Pin<Box<dyn Future<Output = Result<(), FrontError>> + Send>>;
+
+/// How long open HTTP sessions get to close when serve stops.
+const HTTP_DRAIN: Duration = Duration::from_secs(1);
+
+pub(super) async fn serve(cli: &Cli, args: &ServeArgs, config: LoadedConfig) -> Result<ExitCode> {
     let socket = cli.control_socket.clone().unwrap_or_else(|| config.config.host.control_socket.clone());
+    // Bind before starting anything, so a busy port fails fast and starts no runner.
+    let http = match args.mcp_http {
+        Some(addr) => Some(tokio::net::TcpListener::bind(addr).await.with_context(|| format!("cannot listen on {addr} for --mcp-http"))?),
+        None => None,
+    };
     let host = Arc::new(Host::start(config).await.context("cannot start the host")?);
     let control = match ControlServer::start(&socket, host.clone()).await {
         Ok(control) => control,
@@ -21,13 +39,80 @@ pub(super) async fn serve(cli: &Cli, config: LoadedConfig) -> Result<ExitCode> {
     };
     let tools = host.registry.list_tools(&Default::default()).await.len();
     tracing::info!(control = %control.path().display(), tools, "maitool is serving");
+
+    let stop_http = CancellationToken::new();
+    let mut front: FrontTask = if args.mcp_stdio {
+        tracing::info!("MCP front serving on stdio");
+        Box::pin(McpFront::new(host.registry.clone(), front_config(args)).serve_stdio())
+    } else if let Some(listener) = http {
+        let bound = listener.local_addr()?;
+        // stdout is free in HTTP mode: print the endpoint for scripts and people.
+        println!("http://{bound}{HTTP_PATH}");
+        let stop = stop_http.clone();
+        Box::pin(McpFront::new(host.registry.clone(), front_config(args)).serve_http(listener, async move { stop.cancelled().await }))
+    } else {
+        Box::pin(std::future::pending())
+    };
+
+    let mut code = ExitCode::SUCCESS;
+    let mut front_done = false;
     let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
-    tokio::select! {
-        _ = tokio::signal::ctrl_c() => tracing::info!("SIGINT: shutting down"),
-        _ = terminate.recv() => tracing::info!("SIGTERM: shutting down"),
+    let mut hangup = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup())?;
+    loop {
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => {
+                tracing::info!("SIGINT: shutting down");
+                break;
+            }
+            _ = terminate.recv() => {
+                tracing::info!("SIGTERM: shutting down");
+                break;
+            }
+            _ = hangup.recv() => match host.reload().await {
+                // Reload outcomes are logged by `Host::reload`.
+                Ok(_) => {}
+                Err(err) => tracing::error!("SIGHUP reload failed: {err}"),
+            },
+            outcome = &mut front => {
+                front_done = true;
+                match outcome {
+                    // A stdio server lives as long as its client, like any MCP server.
+                    Ok(()) => tracing::info!("MCP front finished: shutting down"),
+                    Err(err) => {
+                        tracing::error!("{err}");
+                        code = ExitCode::from(EXIT_FAILED);
+                    }
+                }
+                break;
+            }
+        }
+    }
+    if !front_done && args.mcp_http.is_some() {
+        stop_http.cancel();
+        let _ = tokio::time::timeout(HTTP_DRAIN, front).await;
     }
     drop(control);
     host.shutdown().await;
-    Ok(ExitCode::SUCCESS)
+    Ok(code)
 }
 
+fn front_config(args: &ServeArgs) -> FrontConfig {
+    let is_group_chat = match (args.mcp_group_chat, args.mcp_private_chat) {
+        (true, _) => Some(true),
+        (_, true) => Some(false),
+        _ => None,
+    };
+    FrontConfig {
+        context: ToolExecutionContext {
+            session_id: args.mcp_session_id.clone(),
+            stream_id: args.mcp_stream_id.clone(),
+            group_id: args.mcp_group_id.clone(),
+            user_id: args.mcp_user_id.clone(),
+            platform: args.mcp_platform.clone(),
+            is_group_chat,
+            ..ToolExecutionContext::default()
+        },
+        page_size: args.mcp_page_size as usize,
+        progress_interval: Some(Duration::from_millis(args.mcp_progress_interval_ms)).filter(|interval| !interval.is_zero()),
+    }
+}
