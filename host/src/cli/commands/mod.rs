@@ -54,6 +54,15 @@ pub(super) async fn target(cli: &Cli, config: LoadedConfig) -> Result<Target> {
 }
 
 async fn dispatch(cli: Cli) -> Result<ExitCode> {
+    // `reload` asks the running host to validate the file; a local parse is only needed to
+    // find the control socket.
+    if let Command::Reload { json } = &cli.command {
+        let socket = match &cli.control_socket {
+            Some(socket) => socket.clone(),
+            None => load_config(&cli)?.config.host.control_socket,
+        };
+        return reload(&socket, *json).await;
+    }
     let config = load_config(&cli)?;
     match &cli.command {
         Command::Serve(args) => serve(&cli, args, config).await,
@@ -108,19 +117,7 @@ async fn dispatch(cli: Cli) -> Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        Command::Reload { json } => {
-            let socket = cli.control_socket.clone().unwrap_or_else(|| config.config.host.control_socket.clone());
-            let client = ControlClient::connect(&socket)
-                .await
-                .ok_or_else(|| anyhow!("no maitool serve is running on {} (reload changes a running host)", socket.display()))?;
-            let report = client.reload().await.map_err(|e| anyhow!(e.message))?;
-            if *json {
-                println!("{}", serde_json::to_string_pretty(&report)?);
-            } else {
-                print_reload(&report);
-            }
-            Ok(ExitCode::SUCCESS)
-        }
+        Command::Reload { .. } => unreachable!("handled above"),
         Command::Enable(toggle) | Command::Disable(toggle) => {
             let enabled = matches!(cli.command, Command::Enable(_));
             let socket = cli.control_socket.clone().unwrap_or_else(|| config.config.host.control_socket.clone());
@@ -135,6 +132,19 @@ async fn dispatch(cli: Cli) -> Result<ExitCode> {
     }
 }
 
+
+async fn reload(socket: &std::path::Path, json: bool) -> Result<ExitCode> {
+    let client = ControlClient::connect(socket)
+        .await
+        .ok_or_else(|| anyhow!("no maitool serve is running on {} (reload changes a running host)", socket.display()))?;
+    let report = client.reload().await.map_err(|e| anyhow!(e.message))?;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print_reload(&report);
+    }
+    Ok(ExitCode::SUCCESS)
+}
 
 fn print_reload(report: &serde_json::Value) {
     let list = |value: &serde_json::Value| -> String {
