@@ -428,11 +428,10 @@ impl RunnerState {
                 return Err(RpcError::new(ErrorCode::PluginNotFound, format!("plugin {plugin_id} is not in this runner")));
             };
             let hooks = plugin.spec.hooks.clone();
-            if update.config_scope == "self" || update.config_scope.is_empty() {
-                if let Err(reason) = hooks.configure(&update.config_data) {
+            if (update.config_scope == "self" || update.config_scope.is_empty())
+                && let Err(reason) = hooks.configure(&update.config_data) {
                     return Payload::encode(&ConfigUpdatedResponse { accepted: false, reason: format!("invalid configuration: {reason}") });
                 }
-            }
             let scope = if update.config_scope.is_empty() { "self".to_owned() } else { update.config_scope };
             let outcome = hooks.on_config_update(scope, update.config_data, update.config_version).await;
             let response = match outcome {

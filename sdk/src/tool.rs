@@ -214,16 +214,14 @@ impl Tool {
         if let Some(timeout) = self.timeout {
             metadata.insert("timeout_ms".into(), (timeout.as_millis() as u64).into());
         }
-        if let Some(annotation) = &self.annotation {
-            if let Ok(value) = serde_json::to_value(annotation) {
+        if let Some(annotation) = &self.annotation
+            && let Ok(value) = serde_json::to_value(annotation) {
                 metadata.insert("annotation".into(), value);
             }
-        }
-        if !self.icons.is_empty() {
-            if let Ok(value) = serde_json::to_value(&self.icons) {
+        if !self.icons.is_empty()
+            && let Ok(value) = serde_json::to_value(&self.icons) {
                 metadata.insert("icons".into(), value);
             }
-        }
         ComponentDeclaration {
             name: self.name.clone(),
             component_type: "TOOL".into(),

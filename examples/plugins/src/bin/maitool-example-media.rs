@@ -85,13 +85,12 @@ fn parse_colour(text: &str) -> Option<[u8; 3]> {
 /// A minimal PNG encoder (stored deflate blocks), enough for solid images.
 mod png {
     pub fn solid(width: u32, height: u32, rgb: [u8; 3]) -> Vec<u8> {
-        let mut raw = Vec::with_capacity(((width * 3 + 1) * height) as usize);
-        for _ in 0..height {
-            raw.push(0);
-            for _ in 0..width {
-                raw.extend_from_slice(&rgb);
-            }
+        // Each scanline: filter type 0, then RGB triples.
+        let mut row = vec![0u8];
+        for _ in 0..width {
+            row.extend_from_slice(&rgb);
         }
+        let raw = row.repeat(height as usize);
         let mut out = vec![0x89, b'P', b'N', b'G', 0x0d, 0x0a, 0x1a, 0x0a];
         let mut ihdr = Vec::new();
         ihdr.extend_from_slice(&width.to_be_bytes());
