@@ -239,3 +239,22 @@ async fn the_legacy_sse_transport_is_a_clear_per_server_error() {
     );
     provider.close().await.unwrap();
 }
+
+#[tokio::test]
+async fn https_urls_are_spoken_with_tls() {
+    maitool_e2e::init_tracing();
+    let dir = tempfile::tempdir().unwrap();
+    // A plain HTTP server behind an https URL: the client must attempt a TLS handshake
+    // (and fail it), not reject the scheme.
+    let server = HttpServer::start("127.0.0.1:0", dir.path()).await;
+    let url = format!("https://{}/mcp", server.addr);
+    let mut config = config(vec![http_server_config("tls", &url)]);
+    config.connect_timeout_seconds = Some(10.0);
+    let provider = start(config).await;
+    let status = status_of(&provider, "tls");
+    assert_eq!(status.state, McpServerState::Failed);
+    let error = status.last_error.unwrap().to_ascii_lowercase();
+    assert!(error.contains("ssl") || error.contains("tls"), "{error}");
+    assert!(!error.contains("scheme"), "{error}");
+    provider.close().await.unwrap();
+}

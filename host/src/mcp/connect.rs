@@ -9,8 +9,11 @@ use rmcp::service::{
     ClientCacheConfig, ClientInitializeError, ClientLifecycleMode, ClientServiceExt, RoleClient,
     RunningService,
 };
+use rmcp::transport::DynamicTransportError;
 use rmcp::transport::StreamableHttpClientTransport;
-use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::transport::streamable_http_client::{
+    StreamableHttpClientTransportConfig, StreamableHttpError,
+};
 
 use super::config::{McpAuthorizationMode, McpProtocol, McpServerConfig, McpTransport};
 use super::handler::McpClientHandler;
@@ -81,11 +84,45 @@ impl std::fmt::Display for Failure {
                     f,
                     "MCP handshake failed: server/discover: {discover}; initialize: {fallback}"
                 ),
-                other => write!(f, "MCP handshake failed: {other}"),
+                ClientInitializeError::TransportError { error, context } => write!(
+                    f,
+                    "MCP handshake failed: {} (when {context})",
+                    describe_transport_error(error)
+                ),
+                other => write!(f, "MCP handshake failed: {}", with_sources(other)),
             },
             Failure::Other(message) => f.write_str(message),
         }
     }
+}
+
+/// The error and its chain of causes: transport errors hide the useful part (refused
+/// connection, TLS failure, HTTP status) in their sources.
+pub fn with_sources(err: &dyn std::error::Error) -> String {
+    let mut text = err.to_string();
+    let mut source = err.source();
+    while let Some(cause) = source {
+        let cause_text = cause.to_string();
+        if !text.contains(&cause_text) {
+            text.push_str(": ");
+            text.push_str(&cause_text);
+        }
+        source = cause.source();
+    }
+    text
+}
+
+/// A transport error with its root cause. rmcp wraps the HTTP client's error without
+/// exposing it as a source, so it is dug out here to show e.g. a refused connection or a
+/// TLS failure instead of just "error sending request".
+pub fn describe_transport_error(error: &DynamicTransportError) -> String {
+    if let Some(StreamableHttpError::Client(inner)) = error
+        .error
+        .downcast_ref::<StreamableHttpError<reqwest::Error>>()
+    {
+        return with_sources(inner);
+    }
+    with_sources(error.error.as_ref())
 }
 
 async fn connect_with(

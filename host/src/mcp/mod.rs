@@ -15,6 +15,7 @@
 mod call;
 pub mod catalog;
 pub mod claude_desktop;
+pub mod client_config;
 pub mod config;
 mod connect;
 mod handler;
@@ -22,6 +23,7 @@ pub mod naming;
 mod process;
 pub mod provider;
 pub mod result;
+pub mod server_config;
 mod slot;
 pub mod spec;
 pub mod status;

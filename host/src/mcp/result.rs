@@ -153,9 +153,16 @@ pub fn map_call_error(
                 ),
             )
         }
-        ServiceError::TransportClosed | ServiceError::TransportSend(_) => origin.failure(
+        ServiceError::TransportClosed => origin.failure(
             "transport_closed",
-            format!("MCP server '{server}' connection was lost during '{tool}': {error}"),
+            format!("MCP server '{server}' connection was lost during '{tool}'"),
+        ),
+        ServiceError::TransportSend(cause) => origin.failure(
+            "transport_closed",
+            format!(
+                "MCP server '{server}' could not be reached for '{tool}': {}",
+                super::connect::describe_transport_error(cause)
+            ),
         ),
         ServiceError::Cancelled { .. } => origin.failure(
             "cancelled",

@@ -231,10 +231,14 @@ fn the_claude_desktop_file_is_merged_after_servers_and_validated_with_them() {
 fn relative_paths_resolve_against_the_config_directory() {
     let mut config = McpConfig {
         claude_desktop_config: Some("claude.json".into()),
-        servers: vec![McpServerConfig {
-            cwd: Some("servers/time".into()),
-            ..McpServerConfig::stdio("t", "x", Vec::<String>::new())
-        }],
+        servers: vec![
+            McpServerConfig {
+                cwd: Some("servers/time".into()),
+                ..McpServerConfig::stdio("t", "uvx", Vec::<String>::new())
+            },
+            McpServerConfig::stdio("local", "target/debug/server", Vec::<String>::new()),
+            McpServerConfig::stdio("abs", "/usr/bin/server", Vec::<String>::new()),
+        ],
         ..McpConfig::default()
     };
     config.resolve_paths(Path::new("/etc/maitool"));
@@ -245,5 +249,10 @@ fn relative_paths_resolve_against_the_config_directory() {
     assert_eq!(
         config.servers[0].cwd.as_deref(),
         Some(Path::new("/etc/maitool/servers/time"))
+    );
+    let commands: Vec<&str> = config.servers.iter().map(|s| s.command.as_str()).collect();
+    assert_eq!(
+        commands,
+        ["uvx", "/etc/maitool/target/debug/server", "/usr/bin/server"]
     );
 }
