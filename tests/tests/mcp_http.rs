@@ -1,7 +1,7 @@
 //! MCP over Streamable HTTP, against our example server started with `--http` and against
 //! server-everything's `streamableHttp` mode: calls in both eras, configured headers and
 //! bearer token on the wire, a server that dies (noticed by the health check) and comes
-//! back, and the unsupported legacy SSE transport reported as a clear error.
+//! back, TLS for https URLs, and the legacy SSE transport against server-everything.
 
 mod mcp_support;
 
@@ -220,24 +220,90 @@ async fn a_legacy_typescript_http_server_is_reached_with_auto() {
 }
 
 #[tokio::test]
-async fn the_legacy_sse_transport_is_a_clear_per_server_error() {
+async fn the_legacy_sse_transport_reaches_a_typescript_sse_server() {
     maitool_e2e::init_tracing();
-    let sse = McpServerConfig {
-        transport: McpTransport::Sse,
-        ..http_server_config("old_sse", "http://127.0.0.1:9/sse")
+    let Some(script) = everything_script() else {
+        return;
     };
-    let provider = start(config(vec![sse, example_server("example")])).await;
-    let sse = status_of(&provider, "old_sse");
-    assert_eq!(sse.state, McpServerState::Failed);
-    assert_eq!(
-        sse.last_error.as_deref(),
-        Some("sse transport is not supported by rmcp 3.11; use streamable_http")
+    let port = free_port();
+    let mut server = spawn_everything_sse(&script, port).await;
+    let mut sse = http_server_config("sse", &format!("http://127.0.0.1:{port}/sse"));
+    sse.transport = McpTransport::Sse;
+    sse.idle_timeout_seconds = Some(1.0);
+    // Our streamable HTTP server does not speak SSE: a clear error, the other unaffected.
+    let dir = tempfile::tempdir().unwrap();
+    let streamable = HttpServer::start("127.0.0.1:0", dir.path()).await;
+    let mut wrong = http_server_config("wrong", &streamable.url());
+    wrong.transport = McpTransport::Sse;
+    let provider = start(config(vec![sse, wrong])).await;
+
+    let status = status_of(&provider, "sse");
+    assert_eq!(status.state, McpServerState::Connected, "{status:?}");
+    assert_eq!(status.transport, McpTransport::Sse);
+    assert_eq!(status.protocol_version.as_deref(), Some("2025-11-25"));
+    let wrong = status_of(&provider, "wrong");
+    assert_eq!(wrong.state, McpServerState::Failed);
+    let error = wrong.last_error.unwrap();
+    assert!(
+        error.starts_with("GET http://") && error.contains("answered HTTP 4"),
+        "{error}"
     );
-    assert_eq!(
-        status_of(&provider, "example").state,
-        McpServerState::Connected
+
+    let echo = invoke(&provider, "echo", json!({"message": "over sse"})).await;
+    assert_eq!(echo.content, "Echo: over sse");
+    let image = invoke(&provider, "get-tiny-image", json!({})).await;
+    assert!(
+        image
+            .content_items
+            .iter()
+            .any(|item| item.content_type == ContentType::Image
+                && item.data.0.starts_with(b"\x89PNG"))
     );
+    // Cancellation is a POSTed notification; the session survives it.
+    let slow = invoke(
+        &provider,
+        "trigger-long-running-operation",
+        json!({"duration": 5, "steps": 1}),
+    )
+    .await;
+    assert_eq!(slow.metadata["error_kind"], "timeout", "{slow:?}");
+    let echo = invoke(&provider, "echo", json!({"message": "still"})).await;
+    assert_eq!(echo.content, "Echo: still");
+
+    // The event stream ending is a dead server: withdrawn, then back on restart.
+    server.kill().await.unwrap();
+    wait_until("sse tools withdrawn", || provider.tool_specs().is_empty()).await;
+    let _server = spawn_everything_sse(&script, port).await;
+    wait_until("sse reconnected", || {
+        status_of(&provider, "sse").reconnect_count == 1
+    })
+    .await;
+    let echo = invoke(&provider, "echo", json!({"message": "again"})).await;
+    assert_eq!(echo.content, "Echo: again");
     provider.close().await.unwrap();
+}
+
+async fn spawn_everything_sse(script: &Path, port: u16) -> Child {
+    let child = Command::new("node")
+        .arg(script)
+        .arg("sse")
+        .env("PORT", port.to_string())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("spawn server-everything");
+    bounded("server-everything listening", async {
+        while tokio::net::TcpStream::connect(("127.0.0.1", port))
+            .await
+            .is_err()
+        {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    })
+    .await;
+    child
 }
 
 #[tokio::test]

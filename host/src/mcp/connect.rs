@@ -1,8 +1,5 @@
-//! Opening one connection: the transport (stdio child or Streamable HTTP), the lifecycle
-//! handshake of the configured era, and the negotiated details.
-
-use std::collections::HashMap;
-use std::sync::Arc;
+//! Opening one connection: the transport (stdio child, Streamable HTTP or legacy SSE), the
+//! lifecycle handshake of the configured era, and the negotiated details.
 
 use rmcp::model::{Implementation, ProtocolVersion};
 use rmcp::service::{
@@ -10,18 +7,13 @@ use rmcp::service::{
     RunningService,
 };
 use rmcp::transport::DynamicTransportError;
-use rmcp::transport::StreamableHttpClientTransport;
-use rmcp::transport::streamable_http_client::{
-    StreamableHttpClientTransportConfig, StreamableHttpError,
-};
+use rmcp::transport::streamable_http_client::StreamableHttpError;
 
-use super::config::{McpAuthorizationMode, McpProtocol, McpServerConfig, McpTransport};
+use super::config::{McpProtocol, McpServerConfig, McpTransport};
 use super::handler::McpClientHandler;
+use super::http_client::{header_map, http_client, streamable_http_transport};
 use super::process::StdioProcess;
-
-/// Why a legacy SSE server cannot be used.
-pub const SSE_UNSUPPORTED: &str =
-    "sse transport is not supported by rmcp 3.11; use streamable_http";
+use super::sse::SseTransport;
 
 /// A live, initialised connection.
 #[derive(Debug)]
@@ -147,14 +139,30 @@ async fn connect_with(
             }
         }
         McpTransport::StreamableHttp => {
-            let transport = http_transport(server).map_err(Failure::Other)?;
+            let transport = streamable_http_transport(server).map_err(Failure::Other)?;
             let running = handler
                 .serve_with_lifecycle(transport, lifecycle)
                 .await
                 .map_err(|err| Failure::Handshake(Box::new(err)))?;
             (running, None)
         }
-        McpTransport::Sse => return Err(Failure::Other(SSE_UNSUPPORTED.to_owned())),
+        McpTransport::Sse => {
+            let client = http_client(server).map_err(Failure::Other)?;
+            let headers = header_map(server, true).map_err(Failure::Other)?;
+            let transport = SseTransport::connect(client, server.url.trim(), headers)
+                .await
+                .map_err(Failure::Other)?;
+            // The SSE transport predates 2026-07-28: no such server has server/discover.
+            let lifecycle = match server.protocol {
+                McpProtocol::Modern => lifecycle,
+                McpProtocol::Auto | McpProtocol::Legacy => ClientLifecycleMode::Initialize,
+            };
+            let running = handler
+                .serve_with_lifecycle(transport, lifecycle)
+                .await
+                .map_err(|err| Failure::Handshake(Box::new(err)))?;
+            (running, None)
+        }
     };
 
     // The response cache (SEP-2549) could serve a stale tool list after the server died;
@@ -192,53 +200,4 @@ fn lifecycle(protocol: McpProtocol) -> ClientLifecycleMode {
             preferred_versions: vec![ProtocolVersion::V_2026_07_28],
         },
     }
-}
-
-fn http_transport(
-    server: &McpServerConfig,
-) -> Result<StreamableHttpClientTransport<reqwest::Client>, String> {
-    let mut headers = HashMap::new();
-    for (name, value) in &server.headers {
-        let name = http::HeaderName::from_bytes(name.as_bytes())
-            .map_err(|err| format!("invalid header name {name:?}: {err}"))?;
-        let value = http::HeaderValue::from_str(value)
-            .map_err(|err| format!("invalid value of header {name}: {err}"))?;
-        headers.insert(name, value);
-    }
-    let mut config =
-        StreamableHttpClientTransportConfig::with_uri(Arc::<str>::from(server.url.trim()))
-            .custom_headers(headers);
-    if server.authorization.mode == McpAuthorizationMode::Bearer {
-        config = config.auth_header(server.authorization.bearer_token.trim());
-    }
-    let client = reqwest::Client::builder()
-        .connect_timeout(server.http_timeout())
-        // As rmcp's default client: pooled idle connections stall on delayed ACKs, and
-        // only same-origin 307/308 redirects keep a POST body and its headers safe.
-        .pool_max_idle_per_host(0)
-        .redirect(same_origin_redirects())
-        .build()
-        .map_err(|err| format!("cannot build the HTTP client: {err}"))?;
-    Ok(StreamableHttpClientTransport::with_client(client, config))
-}
-
-fn same_origin_redirects() -> reqwest::redirect::Policy {
-    const MAX_REDIRECTS: usize = 10;
-    reqwest::redirect::Policy::custom(|attempt| {
-        let keeps_body = matches!(
-            attempt.status(),
-            reqwest::StatusCode::TEMPORARY_REDIRECT | reqwest::StatusCode::PERMANENT_REDIRECT
-        );
-        let same_origin = attempt
-            .previous()
-            .first()
-            .is_some_and(|original| original.origin() == attempt.url().origin());
-        if !keeps_body || !same_origin {
-            attempt.stop()
-        } else if attempt.previous().len() > MAX_REDIRECTS {
-            attempt.error(format!("more than {MAX_REDIRECTS} redirects"))
-        } else {
-            attempt.follow()
-        }
-    })
 }

@@ -19,6 +19,7 @@ pub mod client_config;
 pub mod config;
 mod connect;
 mod handler;
+mod http_client;
 pub mod naming;
 mod process;
 pub mod provider;
@@ -26,6 +27,8 @@ pub mod result;
 pub mod server_config;
 mod slot;
 pub mod spec;
+mod sse;
+mod sse_events;
 pub mod status;
 mod supervisor;
 

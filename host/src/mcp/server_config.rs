@@ -19,8 +19,8 @@ pub enum McpTransport {
     Stdio,
     /// MCP Streamable HTTP.
     StreamableHttp,
-    /// The legacy HTTP+SSE transport (2024-11-05). Accepted in the config; rmcp 3.11 has no
-    /// client for it, so such a server fails with a clear error.
+    /// The legacy HTTP+SSE transport (2024-11-05): `url` is the event-stream endpoint
+    /// (usually ending in `/sse`). maitool implements it; rmcp 3.11 has no client for it.
     Sse,
 }
 
