@@ -69,7 +69,7 @@ fn check_verbs(control: &std::path::Path) {
     assert_eq!(code, 0, "{err}");
     let tools = json(&out);
     let names: Vec<&str> = tools.as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
-    for expected in ["roll_dice", "calculate", "greet", "render_badge", "remember", "reply", "tool_search"] {
+    for expected in ["roll_dice", "calculate", "greet", "render_badge", "remember", "reply", "tool_search", "fetch_history", "weather_report", "tiny_image"] {
         assert!(names.contains(&expected), "{expected} missing: {names:?}");
     }
     let dice = tools.as_array().unwrap().iter().find(|t| t["name"] == "roll_dice").unwrap();
@@ -134,8 +134,23 @@ fn verbs_work_against_serve_and_serve_stops_cleanly() {
     let (code, out, _) = maitool(&control, &["disable", "echo", "--session", "s1"]);
     assert_eq!(code, 0);
     assert_eq!(out.trim(), "disabled examples.dice.echo for session s1");
+    // With the plugin's echo disabled for s1, the next provider that has `echo` (the example
+    // MCP server, registered after the plugins) answers instead.
     let (_, out, _) = maitool(&control, &["call", "echo", "--args", r#"{"text": "x"}"#, "--session-id", "s1", "--json"]);
-    assert_eq!(json(&out)["error_message"], "tool not found: echo");
+    assert_eq!(json(&out)["metadata"]["server_name"], "example", "{out}");
+    let (_, out, _) = maitool(&control, &["call", "echo", "--args", r#"{"text": "x"}"#, "--session-id", "s2", "--json"]);
+    assert_eq!(json(&out)["metadata"]["plugin_id"], "examples.dice", "{out}");
+
+    // Built-in tools on the seeded store: a reply lands in the stream's history.
+    let text = format!("rolling now ({})", std::process::id());
+    let chat = ["--stream-id", "demo-group", "--session-id", "demo-group", "--group-chat"];
+    let reply_args = format!(r#"{{"msg_id": "m-1003", "text": "{text}"}}"#);
+    let (code, out, err) = maitool(&control, &[&["call", "reply", "--args", reply_args.as_str()][..], &chat[..]].concat());
+    assert_eq!(code, 0, "{out} {err}");
+    let (code, out, err) = maitool(&control, &[&["call", "fetch_history", "--args", r#"{"num": 50}"#][..], &chat[..]].concat());
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains(&text), "the reply is not in the history: {out}");
+    assert!(out.contains("@bot can you roll a d20"), "seeded messages are in the history: {out}");
 
     kill(Pid::from_raw(serve.child.id() as i32), Signal::SIGTERM).unwrap();
     let status = serve.child.wait().unwrap();
