@@ -9,11 +9,13 @@
 //! * [`plugin`]: the plugin runtime: runner supervisor, component registry, `PluginToolProvider`.
 //! * [`builtin`]: the engine's built-in tools and the tool-call executor.
 //! * [`mcp`]: tools of external MCP servers.
+//! * [`front`]: the registry exposed as an MCP server (`maitool serve --mcp-stdio|--mcp-http`).
 
 pub mod app;
 pub mod builtin;
 pub mod config;
 pub mod control;
+pub mod front;
 pub mod mcp;
 pub mod plugin;
 pub mod provider;

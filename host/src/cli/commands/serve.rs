@@ -23,10 +23,17 @@ type FrontTask = Pin<Box<dyn Future<Output = Result<(), FrontError>> + Send>>;
 const HTTP_DRAIN: Duration = Duration::from_secs(1);
 
 pub(super) async fn serve(cli: &Cli, args: &ServeArgs, config: LoadedConfig) -> Result<ExitCode> {
-    let socket = cli.control_socket.clone().unwrap_or_else(|| config.config.host.control_socket.clone());
+    let socket = cli
+        .control_socket
+        .clone()
+        .unwrap_or_else(|| config.config.host.control_socket.clone());
     // Bind before starting anything, so a busy port fails fast and starts no runner.
     let http = match args.mcp_http {
-        Some(addr) => Some(tokio::net::TcpListener::bind(addr).await.with_context(|| format!("cannot listen on {addr} for --mcp-http"))?),
+        Some(addr) => Some(
+            tokio::net::TcpListener::bind(addr)
+                .await
+                .with_context(|| format!("cannot listen on {addr} for --mcp-http"))?,
+        ),
         None => None,
     };
     let host = Arc::new(Host::start(config).await.context("cannot start the host")?);
@@ -34,7 +41,10 @@ pub(super) async fn serve(cli: &Cli, args: &ServeArgs, config: LoadedConfig) -> 
         Ok(control) => control,
         Err(err) => {
             host.shutdown().await;
-            return Err(anyhow!(err).context(format!("cannot open the control socket {}", socket.display())));
+            return Err(anyhow!(err).context(format!(
+                "cannot open the control socket {}",
+                socket.display()
+            )));
         }
     };
     let tools = host.registry.list_tools(&Default::default()).await.len();
@@ -49,7 +59,10 @@ pub(super) async fn serve(cli: &Cli, args: &ServeArgs, config: LoadedConfig) -> 
         // stdout is free in HTTP mode: print the endpoint for scripts and people.
         println!("http://{bound}{HTTP_PATH}");
         let stop = stop_http.clone();
-        Box::pin(McpFront::new(host.registry.clone(), front_config(args)).serve_http(listener, async move { stop.cancelled().await }))
+        Box::pin(
+            McpFront::new(host.registry.clone(), front_config(args))
+                .serve_http(listener, async move { stop.cancelled().await }),
+        )
     } else {
         Box::pin(std::future::pending())
     };
@@ -113,6 +126,7 @@ fn front_config(args: &ServeArgs) -> FrontConfig {
             ..ToolExecutionContext::default()
         },
         page_size: args.mcp_page_size as usize,
-        progress_interval: Some(Duration::from_millis(args.mcp_progress_interval_ms)).filter(|interval| !interval.is_zero()),
+        progress_interval: Some(Duration::from_millis(args.mcp_progress_interval_ms))
+            .filter(|interval| !interval.is_zero()),
     }
 }

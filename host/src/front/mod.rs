@@ -1,0 +1,203 @@
+//! The MCP server front: the unified [`ToolRegistry`] exposed as an MCP server, so that any
+//! MCP client (a desktop LLM app, an agent framework) can list and call every tool the host
+//! has: plugin tools, legacy Actions, built-in engine tools and other MCP servers' tools.
+//!
+//! * [`McpFront`] is a hand-written rmcp `ServerHandler`, cheap to clone (one clone per
+//!   connection; all share the registry and the subscriber list).
+//! * `tools/list` pages through the registry's listing (see [`cursor`]), mapping each
+//!   `ToolSpec` with every field (see [`tools`]).
+//! * `tools/call` routes through [`ToolRegistry::invoke`] and maps the result to content
+//!   blocks, `structuredContent` and `isError` (see [`result`]). An unknown tool is a tool
+//!   error (`isError`, "tool not found: NAME"), as the registry reports it, not a JSON-RPC
+//!   error: a model can read it and correct itself. A cancelled request drops the call, which
+//!   cancels it in the runner or MCP server behind it.
+//! * `notifications/tools/list_changed` follows [`ToolRegistry::subscribe_changes`].
+//! * The chat context comes from [`FrontConfig::context`], overridden per request by `_meta`
+//!   keys (see [`context`]).
+//!
+//! Transports: stdio ([`McpFront::serve_stdio`]) and Streamable HTTP at `/mcp`
+//! ([`McpFront::serve_http`]). `docs/MCP_FRONT.md` describes the operator side.
+
+pub mod context;
+pub mod cursor;
+pub mod result;
+pub mod tools;
+
+mod changes;
+mod handler;
+
+#[cfg(test)]
+mod tests;
+
+use std::fmt;
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use maitool_protocol::ToolExecutionContext;
+use parking_lot::Mutex;
+use rmcp::ServiceExt;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+
+use crate::registry::ToolRegistry;
+use changes::Subscribers;
+
+/// Tools per `tools/list` page unless configured otherwise.
+pub const DEFAULT_PAGE_SIZE: usize = 50;
+/// How often a running call reports progress unless configured otherwise.
+pub const DEFAULT_PROGRESS_INTERVAL: Duration = Duration::from_secs(5);
+/// The path of the Streamable HTTP endpoint.
+pub const HTTP_PATH: &str = "/mcp";
+
+/// How the front serves.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FrontConfig {
+    /// The chat context of every request that does not override it in `_meta`.
+    pub context: ToolExecutionContext,
+    /// Tools per `tools/list` page (at least 1).
+    pub page_size: usize,
+    /// Progress notifications for calls that carry a progress token: one per interval while
+    /// the call runs (`None` or zero: none).
+    pub progress_interval: Option<Duration>,
+}
+
+impl Default for FrontConfig {
+    fn default() -> Self {
+        Self {
+            context: ToolExecutionContext::default(),
+            page_size: DEFAULT_PAGE_SIZE,
+            progress_interval: Some(DEFAULT_PROGRESS_INTERVAL),
+        }
+    }
+}
+
+/// Why a transport stopped serving.
+#[derive(Debug, thiserror::Error)]
+pub enum FrontError {
+    /// The stdio client did not complete the MCP handshake.
+    #[error("MCP handshake on stdio failed: {0}")]
+    Handshake(String),
+    /// The stdio connection's task failed.
+    #[error("MCP stdio connection failed: {0}")]
+    Connection(String),
+    /// The HTTP listener failed.
+    #[error("MCP HTTP server failed: {0}")]
+    Http(#[from] std::io::Error),
+}
+
+/// The MCP server front. See the [module documentation](self).
+#[derive(Clone)]
+pub struct McpFront {
+    shared: Arc<Shared>,
+}
+
+struct Shared {
+    registry: Arc<ToolRegistry>,
+    config: FrontConfig,
+    subscribers: Arc<Subscribers>,
+    forwarder: Mutex<Option<JoinHandle<()>>>,
+}
+
+impl Drop for Shared {
+    fn drop(&mut self) {
+        if let Some(task) = self.forwarder.lock().take() {
+            task.abort();
+        }
+    }
+}
+
+impl fmt::Debug for McpFront {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("McpFront")
+            .field("config", &self.shared.config)
+            .field("subscribers", &self.shared.subscribers)
+            .finish_non_exhaustive()
+    }
+}
+
+impl McpFront {
+    /// A front over `registry`. Must be called inside a Tokio runtime: it starts the task
+    /// that turns registry changes into `tools/list_changed` (ended when the last clone of
+    /// the front is dropped).
+    pub fn new(registry: Arc<ToolRegistry>, mut config: FrontConfig) -> McpFront {
+        config.page_size = config.page_size.max(1);
+        let subscribers = Arc::new(Subscribers::default());
+        let forwarder = changes::spawn_forwarder(registry.subscribe_changes(), subscribers.clone());
+        McpFront {
+            shared: Arc::new(Shared {
+                registry,
+                config,
+                subscribers,
+                forwarder: Mutex::new(Some(forwarder)),
+            }),
+        }
+    }
+
+    /// The configuration in use.
+    pub fn config(&self) -> &FrontConfig {
+        &self.shared.config
+    }
+
+    /// Serves one client on this process's stdin/stdout until it disconnects. Nothing else
+    /// may write to stdout meanwhile (maitool logs to stderr).
+    pub async fn serve_stdio(self) -> Result<(), FrontError> {
+        let running = self
+            .serve(rmcp::transport::stdio())
+            .await
+            .map_err(|err| FrontError::Handshake(err.to_string()))?;
+        let reason = running
+            .waiting()
+            .await
+            .map_err(|err| FrontError::Connection(err.to_string()))?;
+        tracing::info!(?reason, "the MCP client on stdio disconnected");
+        Ok(())
+    }
+
+    /// The Streamable HTTP service (mount it at [`HTTP_PATH`]). Requests are accepted for
+    /// loopback hosts and for `bound` when given (rmcp checks the `Host` header against DNS
+    /// rebinding). `shutdown` ends every session.
+    pub fn http_service(
+        self,
+        bound: Option<SocketAddr>,
+        shutdown: CancellationToken,
+    ) -> StreamableHttpService<McpFront, LocalSessionManager> {
+        let mut config = StreamableHttpServerConfig::default();
+        config.cancellation_token = shutdown;
+        if let Some(addr) =
+            bound.filter(|addr| !addr.ip().is_loopback() && !addr.ip().is_unspecified())
+        {
+            config.allowed_hosts.push(addr.ip().to_string());
+            config.allowed_hosts.push(addr.to_string());
+        }
+        StreamableHttpService::new(
+            move || Ok(self.clone()),
+            Arc::new(LocalSessionManager::default()),
+            config,
+        )
+    }
+
+    /// Serves Streamable HTTP at `http://ADDR/mcp` on `listener` until `shutdown` completes.
+    pub async fn serve_http(
+        self,
+        listener: tokio::net::TcpListener,
+        shutdown: impl Future<Output = ()> + Send + 'static,
+    ) -> Result<(), FrontError> {
+        let bound = listener.local_addr()?;
+        let sessions = CancellationToken::new();
+        let router = axum::Router::new()
+            .nest_service(HTTP_PATH, self.http_service(Some(bound), sessions.clone()));
+        tracing::info!("MCP front serving Streamable HTTP on http://{bound}{HTTP_PATH}");
+        let stop = sessions.clone();
+        axum::serve(listener, router)
+            .with_graceful_shutdown(async move {
+                shutdown.await;
+                stop.cancel();
+            })
+            .await?;
+        Ok(())
+    }
+}

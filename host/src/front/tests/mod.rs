@@ -1,0 +1,2 @@
+mod mapping;
+mod served;

@@ -1,0 +1,459 @@
+//! Support for the MCP front tests: a host configuration over the example runners and the
+//! example MCP server, `maitool serve --mcp-http` as a child process, and the Python MCP
+//! client (tests/python/mcp_front_client.py) run on a plan of steps.
+
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use maitool_e2e::workspace_bin;
+use nix::sys::signal::{Signal, kill};
+use nix::unistd::Pid;
+use serde_json::{Value, json};
+
+/// How long one Python client run may take before the test gives up on it.
+const CLIENT_LIMIT: Duration = Duration::from_secs(120);
+
+/// The venv's Python with the `mcp` package, or `None` (after a loud message) when it is
+/// not installed. With `MAITOOL_REQUIRE_PYTHON_MCP=1` (CI) a missing client is a failure.
+pub fn python() -> Option<PathBuf> {
+    let venv = std::env::var_os("MAITOOL_PY_VENV")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(std::env::var_os("HOME").unwrap_or_default())
+                .join(".cache/maitool-py-venv")
+        });
+    let python = venv.join("bin/python");
+    let works = Command::new(&python)
+        .args(["-c", "import mcp.client.stdio, mcp.client.streamable_http"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|status| status.success());
+    if works {
+        return Some(python);
+    }
+    let message = format!(
+        "the Python MCP client is not installed in {} (run `bash .ci/install-python-mcp.sh`)",
+        venv.display()
+    );
+    if std::env::var("MAITOOL_REQUIRE_PYTHON_MCP").as_deref() == Ok("1") {
+        panic!("{message}; MAITOOL_REQUIRE_PYTHON_MCP=1 requires it");
+    }
+    eprintln!("\n!!! SKIPPING the MCP front test: {message} !!!\n");
+    None
+}
+
+/// Which transport and handshake the Python client uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Transport {
+    /// The client launches `maitool serve --mcp-stdio`.
+    Stdio,
+    /// The client connects to `maitool serve --mcp-http`.
+    Http,
+}
+
+/// A temporary host configuration: the dice, media and misbehaving runners, the example MCP
+/// server (tools prefixed `ex_`) and the built-in tools, all with absolute paths.
+pub struct Fixture {
+    pub dir: tempfile::TempDir,
+    pub config: PathBuf,
+    pub control: PathBuf,
+}
+
+impl Fixture {
+    pub fn new() -> Fixture {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let root = dir.path();
+        let bin = |name: &str| workspace_bin(name).display().to_string();
+        let config = format!(
+            r#"
+[host]
+control_socket = "{control}"
+data_dir = "{data}"
+socket_dir = "{root}"
+enable_builtin = true
+
+[plugin_runtime]
+health_check_interval_ms = 500
+health_check_timeout_ms = 1000
+restart_window_ms = 60000
+max_restarts = 5
+
+[[runners]]
+name = "dice"
+executable = "{dice}"
+
+[[runners]]
+name = "media"
+executable = "{media}"
+
+[[runners]]
+name = "misbehaving"
+executable = "{misbehaving}"
+
+[mcp]
+enable = true
+
+[[mcp.servers]]
+name = "example"
+transport = "stdio"
+command = "{mcp}"
+tool_prefix = "ex_"
+
+[builtin]
+database = "{data}/maitool.sqlite3"
+"#,
+            control = root.join("control.sock").display(),
+            data = root.join("data").display(),
+            root = root.display(),
+            dice = bin("maitool-example-dice"),
+            media = bin("maitool-example-media"),
+            misbehaving = bin("maitool-example-misbehaving"),
+            mcp = bin("maitool-example-mcp-server"),
+        );
+        let path = root.join("maitool.toml");
+        std::fs::write(&path, config).expect("config written");
+        Fixture {
+            config: path,
+            control: root.join("control.sock"),
+            dir,
+        }
+    }
+
+    /// `maitool --config C --control-socket S ARGS...` (the part before the verb).
+    pub fn maitool(&self) -> Command {
+        let mut command = Command::new(workspace_bin("maitool"));
+        command
+            .arg("--config")
+            .arg(&self.config)
+            .arg("--control-socket")
+            .arg(&self.control);
+        command
+    }
+
+    /// Runs a verb against the running host and parses its JSON output.
+    pub fn query(&self, args: &[&str]) -> Value {
+        // Without a running host, the verbs would start one of their own and answer for it.
+        assert!(
+            self.control.exists(),
+            "no maitool serve answers on {}",
+            self.control.display()
+        );
+        let output = self.maitool().args(args).output().expect("maitool runs");
+        assert!(
+            output.status.success(),
+            "maitool {args:?} failed: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        serde_json::from_slice(&output.stdout)
+            .unwrap_or_else(|err| panic!("maitool {args:?} printed no JSON ({err})"))
+    }
+
+    /// The runner's pid from `maitool status --json`.
+    pub fn runner(&self, name: &str) -> Value {
+        let status = self.query(&["status", "--json"]);
+        status["runners"]
+            .as_array()
+            .and_then(|runners| runners.iter().find(|r| r["name"] == name))
+            .cloned()
+            .unwrap_or_else(|| panic!("no runner {name} in {status}"))
+    }
+}
+
+/// The `serve` options every test uses: two tools per page (so listing takes many pages),
+/// progress every 200 ms, and a default chat context.
+pub const SERVE_FLAGS: [&str; 8] = [
+    "--mcp-page-size",
+    "2",
+    "--mcp-progress-interval-ms",
+    "200",
+    "--mcp-platform",
+    "qq",
+    "--mcp-session-id",
+    "default-session",
+];
+
+/// `maitool serve --mcp-http 127.0.0.1:0` in the background; stopped with SIGTERM on drop.
+pub struct HttpServe {
+    child: Child,
+    pub url: String,
+    stderr: PathBuf,
+}
+
+impl HttpServe {
+    pub fn start(fixture: &Fixture) -> HttpServe {
+        let stderr = fixture.dir.path().join("serve.stderr");
+        let mut child = fixture
+            .maitool()
+            .args(["serve", "--mcp-http", "127.0.0.1:0"])
+            .args(SERVE_FLAGS)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(std::fs::File::create(&stderr).expect("stderr file"))
+            .spawn()
+            .expect("maitool serve starts");
+        let stdout = child.stdout.take().expect("stdout");
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            let mut line = String::new();
+            let _ = BufReader::new(stdout).read_line(&mut line);
+            let _ = tx.send(line);
+        });
+        let url = rx.recv_timeout(Duration::from_secs(60)).unwrap_or_default();
+        let url = url.trim().to_owned();
+        assert!(
+            url.starts_with("http://127.0.0.1:") && url.ends_with("/mcp"),
+            "serve printed no URL ({url:?}); stderr:\n{}",
+            std::fs::read_to_string(&stderr).unwrap_or_default()
+        );
+        HttpServe { child, url, stderr }
+    }
+
+    /// SIGTERM, then the exit status.
+    pub fn stop(mut self) -> std::process::ExitStatus {
+        let _ = kill(Pid::from_raw(self.child.id() as i32), Signal::SIGTERM);
+        let deadline = Instant::now() + Duration::from_secs(15);
+        loop {
+            if let Some(status) = self.child.try_wait().expect("wait") {
+                return status;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "serve did not stop within 15 s of SIGTERM"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    pub fn stderr(&self) -> String {
+        std::fs::read_to_string(&self.stderr).unwrap_or_default()
+    }
+}
+
+impl Drop for HttpServe {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Runs the Python client on `plan` and returns its results by step id. `on_ready` runs for
+/// each `ready` step while the client waits for the next one.
+pub fn run_plan(
+    python: &Path,
+    fixture: &Fixture,
+    transport: Transport,
+    url: Option<&str>,
+    mode: &str,
+    plan: Value,
+    mut on_ready: impl FnMut(&str),
+) -> Value {
+    let plan_path = fixture
+        .dir
+        .path()
+        .join(format!("plan-{}.json", rand_suffix()));
+    std::fs::write(&plan_path, plan.to_string()).expect("plan written");
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("python/mcp_front_client.py");
+    let stderr_path = fixture
+        .dir
+        .path()
+        .join(format!("client-{}.stderr", rand_suffix()));
+    let mut command = Command::new(python);
+    command
+        .arg(&script)
+        .arg("--plan")
+        .arg(&plan_path)
+        .arg("--mode")
+        .arg(mode);
+    match transport {
+        Transport::Http => {
+            command.arg("--url").arg(url.expect("an HTTP URL"));
+        }
+        Transport::Stdio => {
+            command
+                .arg("--stdio")
+                .arg(workspace_bin("maitool"))
+                .arg("--config")
+                .arg(&fixture.config)
+                .arg("--control-socket")
+                .arg(&fixture.control)
+                .args(["serve", "--mcp-stdio"])
+                .args(SERVE_FLAGS);
+        }
+    }
+    let mut child = command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(std::fs::File::create(&stderr_path).expect("stderr file"))
+        .spawn()
+        .expect("python starts");
+    let pid = child.id();
+    let (done_tx, done_rx) = mpsc::channel::<()>();
+    // A watchdog, so that a hung client fails the test instead of hanging it.
+    std::thread::spawn(move || {
+        if done_rx.recv_timeout(CLIENT_LIMIT).is_err() {
+            let _ = kill(Pid::from_raw(pid as i32), Signal::SIGKILL);
+        }
+    });
+    let mut results = None;
+    let mut stdin = child.stdin.take().expect("stdin");
+    let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
+    let mut line = String::new();
+    while stdout.read_line(&mut line).unwrap_or(0) > 0 {
+        let value: Value = serde_json::from_str(line.trim())
+            .unwrap_or_else(|err| panic!("client printed non-JSON {line:?}: {err}"));
+        if let Some(id) = value.get("ready").and_then(Value::as_str) {
+            on_ready(id);
+            stdin
+                .write_all(b"done\n")
+                .and_then(|()| stdin.flush())
+                .expect("the client waits for the test");
+        } else if let Some(found) = value.get("results") {
+            results = Some(found.clone());
+        }
+        line.clear();
+    }
+    let mut rest = String::new();
+    let _ = stdout.read_to_string(&mut rest);
+    let status = child.wait().expect("python exits");
+    let _ = done_tx.send(());
+    let stderr = std::fs::read_to_string(&stderr_path).unwrap_or_default();
+    match results {
+        Some(results) if status.success() => results,
+        _ => {
+            panic!("the Python client failed ({status}); its stderr (with the server's):\n{stderr}")
+        }
+    }
+}
+
+fn rand_suffix() -> String {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    static NEXT: AtomicU32 = AtomicU32::new(0);
+    format!(
+        "{}-{}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    )
+}
+
+/// The MCP tool the front should list for a `ToolSpec` from `maitool tools --json`, built
+/// from the mapping rules in docs/MCP_FRONT.md.
+pub fn expected_tool(spec: &Value) -> Value {
+    let mut tool = json!({ "name": spec["name"] });
+    let mut input = spec["parameters_schema"]
+        .as_object()
+        .cloned()
+        .unwrap_or_default();
+    if input.is_empty() {
+        input.insert("properties".into(), json!({}));
+    }
+    input.entry("type").or_insert(json!("object"));
+    tool["inputSchema"] = Value::Object(input);
+    let description = spec["description"].as_str().unwrap_or_default().trim();
+    if !description.is_empty() {
+        tool["description"] = json!(description);
+    }
+    let annotation = &spec["annotation"];
+    let annotation_title = annotation["title"].as_str().unwrap_or_default().trim();
+    let title = spec["title"].as_str().unwrap_or_default().trim();
+    if !title.is_empty() {
+        tool["title"] = json!(title);
+    } else if !annotation_title.is_empty() {
+        tool["title"] = json!(annotation_title);
+    }
+    if !spec["output_schema"].is_null() {
+        tool["outputSchema"] = spec["output_schema"].clone();
+    }
+    let icons: Vec<Value> = spec["icons"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|icon| {
+            let mut mapped = json!({ "src": icon["src"] });
+            if icon["mime_type"].as_str().is_some_and(|m| !m.is_empty()) {
+                mapped["mimeType"] = icon["mime_type"].clone();
+            }
+            if icon["sizes"].as_array().is_some_and(|s| !s.is_empty()) {
+                mapped["sizes"] = icon["sizes"].clone();
+            }
+            mapped
+        })
+        .collect();
+    if !icons.is_empty() {
+        tool["icons"] = Value::Array(icons);
+    }
+    let mut meta = spec["metadata"].as_object().cloned().unwrap_or_default();
+    if annotation.is_object() {
+        let mut hints = serde_json::Map::new();
+        if !annotation_title.is_empty() {
+            hints.insert("title".into(), json!(annotation_title));
+        }
+        for (from, to) in [
+            ("read_only", "readOnlyHint"),
+            ("destructive", "destructiveHint"),
+            ("idempotent", "idempotentHint"),
+            ("open_world", "openWorldHint"),
+        ] {
+            if annotation[from].is_boolean() {
+                hints.insert(to.into(), annotation[from].clone());
+            }
+        }
+        if !hints.is_empty() {
+            tool["annotations"] = Value::Object(hints);
+        }
+        if annotation["audience"]
+            .as_array()
+            .is_some_and(|a| !a.is_empty())
+        {
+            meta.insert("maitool/audience".into(), annotation["audience"].clone());
+        }
+        if annotation["priority"].is_number() {
+            meta.insert("maitool/priority".into(), annotation["priority"].clone());
+        }
+        if annotation["metadata"]
+            .as_object()
+            .is_some_and(|m| !m.is_empty())
+        {
+            meta.insert(
+                "maitool/annotation_metadata".into(),
+                annotation["metadata"].clone(),
+            );
+        }
+    }
+    meta.insert(
+        "maitool/provider_name".into(),
+        spec["provider_name"].clone(),
+    );
+    meta.insert(
+        "maitool/provider_type".into(),
+        spec["provider_type"].clone(),
+    );
+    tool["_meta"] = Value::Object(meta);
+    tool
+}
+
+/// The text of a call result's text blocks.
+pub fn texts(result: &Value) -> Vec<String> {
+    result["content"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|block| block["type"] == "text")
+        .filter_map(|block| block["text"].as_str().map(str::to_owned))
+        .collect()
+}
+
+/// The first block of a type.
+pub fn block<'a>(result: &'a Value, kind: &str) -> &'a Value {
+    result["content"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|block| block["type"] == kind)
+        .unwrap_or_else(|| panic!("no {kind} block in {result}"))
+}
