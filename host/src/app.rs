@@ -13,6 +13,8 @@ use crate::config::{HostConfig, LoadedConfig};
 use crate::provider::ToolProvider;
 use parking_lot::RwLock;
 use crate::mcp::{McpServerStatus, McpToolProvider};
+use crate::metrics::progress::{self, StartObserver, StartProgress};
+use crate::metrics::{CallTotals, ToolCallStats};
 use crate::plugin::{CapabilityService, KvStore, MessageSink, OutgoingMessage, PluginRuntime, RunnerStatus};
 use crate::registry::ToolRegistry;
 
@@ -46,6 +48,10 @@ pub struct HostStatus {
     pub mcp_servers: Vec<McpServerStatus>,
     /// Registered providers, in routing order.
     pub providers: Vec<String>,
+    /// Call counts, failures, timeouts and latency percentiles per tool.
+    pub tools: Vec<ToolCallStats>,
+    /// Totals over every tool, unrouted calls and uptime.
+    pub metrics: CallTotals,
 }
 
 /// A running host.
@@ -117,6 +123,12 @@ impl Host {
     /// plugin, MCP (earlier providers win a tool-name clash). Waits until the runners and MCP
     /// servers have connected or failed.
     pub async fn start(config: LoadedConfig) -> Result<Host, HostError> {
+        Self::start_with_progress(config, None).await
+    }
+
+    /// [`start`](Self::start), reporting to `observer` how many runners are ready and MCP
+    /// servers connected while it waits for them (only when that takes a while).
+    pub async fn start_with_progress(config: LoadedConfig, observer: Option<&dyn StartObserver>) -> Result<Host, HostError> {
         let settings = &config.config;
         let kv = KvStore::open(&settings.host.data_dir.join("plugin_kv.sqlite3")).map_err(HostError::KvStore)?;
         let (store, sink): (Option<Store>, Arc<dyn MessageSink>) = if settings.host.enable_builtin {
@@ -136,12 +148,19 @@ impl Host {
             capabilities.clone(),
             settings.host.socket_dir.clone(),
         )?;
+        let mcp_total = if settings.mcp.enable {
+            settings.mcp.effective_servers().map(|servers| servers.iter().filter(|s| s.enabled).count()).unwrap_or(0)
+        } else {
+            0
+        };
         let builtin = store.as_ref().map(|store| {
             let engine: Arc<dyn EngineBridge> = Arc::new(StoreEngine::new(store.clone()));
             MaisakaBuiltinToolProvider::new(settings.builtin.clone(), engine, Arc::new(Discovery::new()))
         });
         let mcp = if settings.mcp.enable {
-            Some(McpToolProvider::start(settings.mcp.clone()).await.map_err(|err| HostError::Mcp(err.to_string()))?)
+            let connecting = McpToolProvider::start(settings.mcp.clone());
+            let sample = || StartProgress::of(&plugins.status(), None, mcp_total);
+            Some(progress::observe(connecting, observer, sample).await.map_err(|err| HostError::Mcp(err.to_string()))?)
         } else {
             None
         };
@@ -155,7 +174,9 @@ impl Host {
         }
         capabilities.attach_registry(&registry);
         let limit = Duration::from_millis(settings.plugin_runtime.handshake_timeout_ms + settings.plugin_runtime.ready_timeout_ms);
-        if !plugins.wait_settled(limit).await {
+        let mcp_status = || mcp.as_ref().map(|mcp| mcp.status());
+        let sample = || StartProgress::of(&plugins.status(), mcp_status().as_deref(), mcp_total);
+        if !progress::observe(plugins.wait_settled(limit), observer, sample).await {
             tracing::warn!("some runners were not ready within {} ms", limit.as_millis());
         }
         Ok(Host {
@@ -255,6 +276,8 @@ impl Host {
             runners: self.plugins.status(),
             mcp_servers: self.mcp().map(|m| m.status()).unwrap_or_default(),
             providers: self.registry.providers().iter().map(|p| p.provider_name().to_owned()).collect(),
+            tools: self.registry.metrics().snapshot(),
+            metrics: self.registry.metrics().totals(),
         }
     }
 

@@ -9,6 +9,7 @@
 //! * [`plugin`]: the plugin runtime: runner supervisor, component registry, `PluginToolProvider`.
 //! * [`builtin`]: the engine's built-in tools and the tool-call executor.
 //! * [`mcp`]: tools of external MCP servers.
+//! * [`metrics`]: per-tool call statistics, the Prometheus endpoint, start-up progress.
 //! * [`front`]: the registry exposed as an MCP server (`maitool serve --mcp-stdio|--mcp-http`).
 
 pub mod app;
@@ -17,6 +18,7 @@ pub mod config;
 pub mod control;
 pub mod front;
 pub mod mcp;
+pub mod metrics;
 pub mod plugin;
 pub mod provider;
 pub mod registry;

@@ -2,6 +2,8 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use maitool_host::builtin::Stage;
+use maitool_host::control::views::DefinitionFormat;
 use maitool_protocol::{ToolAvailabilityContext, ToolExecutionContext};
 
 /// maitool: one tool host for plugin tools, legacy Actions, built-in engine tools and MCP
@@ -72,6 +74,27 @@ pub enum Command {
     /// Re-read the configuration of a running `maitool serve` and apply it (also on SIGHUP).
     Reload {
         /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Show each plugin with its version, runner, load state and components.
+    Plugins {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print the tool definitions an engine would send a model API in a context: the visible
+    /// and discovered tools, and the reminder listing the deferred ones.
+    Definitions {
+        /// openai (Chat Completions), openai-responses, anthropic, gemini or maibot.
+        #[arg(long, value_name = "FORMAT")]
+        format: DefinitionFormat,
+        /// The engine stage: timing, action or both.
+        #[arg(long, default_value = "action")]
+        stage: Stage,
+        #[command(flatten)]
+        context: ContextArgs,
+        /// Print `{format, tools, deferred_reminder}` as JSON.
         #[arg(long)]
         json: bool,
     },
@@ -191,4 +214,8 @@ pub struct ServeArgs {
     /// MCP calls run in a private chat unless `maitool/is_group_chat` says otherwise.
     #[arg(long)]
     pub mcp_private_chat: bool,
+    /// Serve Prometheus metrics at http://ADDR/metrics (port 0 picks a free port; the
+    /// address is logged).
+    #[arg(long, value_name = "ADDR")]
+    pub metrics: Option<SocketAddr>,
 }

@@ -1,5 +1,7 @@
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
 
+use maitool_host::metrics::{StartObserver, StartProgress};
 use maitool_protocol::{ToolExecutionResult, ToolSpec};
 use tracing_subscriber::EnvFilter;
 
@@ -9,11 +11,74 @@ use super::args::{Cli, Command, LogFormat};
 pub fn init_logging(cli: &Cli) {
     let default = if matches!(cli.command, Command::Serve(_)) { "info" } else { "warn" };
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default));
-    let builder = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr);
+    let builder = tracing_subscriber::fmt().with_env_filter(filter).with_writer(|| LogWriter(std::io::stderr().lock()));
     let _ = match cli.log_format {
         LogFormat::Json => builder.json().try_init(),
         LogFormat::Text => builder.with_ansi(std::io::stderr().is_terminal()).try_init(),
     };
+}
+
+/// Whether a progress line is on stderr now, to be erased before anything else is written.
+static PROGRESS_SHOWN: AtomicBool = AtomicBool::new(false);
+
+/// Erases the progress line, if one is shown; call with stderr locked.
+fn erase_progress(stderr: &mut impl Write) -> std::io::Result<()> {
+    if PROGRESS_SHOWN.swap(false, Ordering::Relaxed) {
+        stderr.write_all(b"\r\x1b[2K")?;
+    }
+    Ok(())
+}
+
+/// The log writer: stderr, erasing a progress line first so a log record never lands after
+/// it on the same line (the next progress update redraws it).
+struct LogWriter(std::io::StderrLock<'static>);
+
+impl Write for LogWriter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        erase_progress(&mut self.0)?;
+        self.0.write(buf)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.0.flush()
+    }
+}
+
+/// The live `starting: 3/10 runners ready, 1/2 MCP servers connected` line on stderr while a
+/// host starts; only on a terminal, erased when dropped.
+pub struct TerminalProgress {
+    last: std::sync::Mutex<String>,
+}
+
+impl TerminalProgress {
+    /// A progress line when stderr is a terminal; `None` otherwise (pipes and files get
+    /// nothing).
+    pub fn on_terminal() -> Option<TerminalProgress> {
+        std::io::stderr().is_terminal().then(|| TerminalProgress { last: std::sync::Mutex::new(String::new()) })
+    }
+}
+
+impl StartObserver for TerminalProgress {
+    fn update(&self, progress: &StartProgress) {
+        let line = progress.line();
+        let mut stderr = std::io::stderr().lock();
+        let Ok(mut last) = self.last.lock() else { return };
+        // Redraw only what changed, or what a log record erased.
+        if *last == line && PROGRESS_SHOWN.load(Ordering::Relaxed) {
+            return;
+        }
+        // A progress line that cannot be drawn is not worth failing a start for.
+        let _ = write!(stderr, "\r\x1b[2K{line}").and_then(|()| stderr.flush());
+        PROGRESS_SHOWN.store(true, Ordering::Relaxed);
+        *last = line;
+    }
+}
+
+impl Drop for TerminalProgress {
+    fn drop(&mut self) {
+        let mut stderr = std::io::stderr().lock();
+        let _ = erase_progress(&mut stderr).and_then(|()| stderr.flush());
+    }
 }
 
 /// A table of tools for people.

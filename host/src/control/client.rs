@@ -11,7 +11,8 @@ use maitool_protocol::rpc::{IncomingMessage, Payload, PeerConfig, RequestHandler
 use maitool_protocol::wire::EmptyPayload;
 use maitool_protocol::{ToolAvailabilityContext, ToolExecutionContext, ToolExecutionResult, ToolInvocation, ToolSpec};
 
-use super::{CallRequest, ToggleRequest, ToggleResponse, ToolsRequest, ToolsResponse, methods};
+use super::views::{Definitions, PluginView};
+use super::{CallRequest, DefinitionsRequest, MetricsResponse, ToggleRequest, ToggleResponse, ToolsRequest, ToolsResponse, methods};
 
 /// A control-socket request failed.
 pub type ControlError = RpcError;
@@ -72,6 +73,22 @@ impl ControlClient {
     /// configuration is an error and changes nothing.
     pub async fn reload(&self) -> Result<serde_json::Value, ControlError> {
         self.peer.call(methods::RELOAD, "", &EmptyPayload {}, Duration::from_secs(120)).await
+    }
+
+    /// Every plugin with its components.
+    pub async fn plugins(&self) -> Result<Vec<PluginView>, ControlError> {
+        self.peer.call(methods::PLUGINS, "", &EmptyPayload {}, QUERY_LIMIT).await
+    }
+
+    /// The model definitions an engine would send for a context.
+    pub async fn definitions(&self, request: DefinitionsRequest) -> Result<Definitions, ControlError> {
+        self.peer.call(methods::DEFINITIONS, "", &request, QUERY_LIMIT).await
+    }
+
+    /// The Prometheus text exposition of the host's metrics.
+    pub async fn metrics(&self) -> Result<String, ControlError> {
+        let answer: MetricsResponse = self.peer.call(methods::METRICS, "", &EmptyPayload {}, QUERY_LIMIT).await?;
+        Ok(answer.text)
     }
 
     /// Enables or disables a component.

@@ -1,9 +1,10 @@
 //! The control socket of `maitool serve`: the other verbs (`tools`, `call`, `status`,
-//! `enable`, `disable`) talk to a running host through it, with the same framing and RPC
-//! peer as runners use.
+//! `plugins`, `definitions`, `enable`, `disable`, `reload`) and the `--metrics` endpoint talk
+//! to a running host through it, with the same framing and RPC peer as runners use.
 
 mod client;
 mod server;
+pub mod views;
 
 pub use client::{ControlClient, ControlError};
 pub use server::ControlServer;
@@ -23,6 +24,12 @@ pub mod methods {
     pub const TOGGLE: &str = "control.toggle";
     /// Re-read and apply the configuration file: `{}` → `ReloadReport`.
     pub const RELOAD: &str = "control.reload";
+    /// Plugins with their components: `{}` → `[views::PluginView]`.
+    pub const PLUGINS: &str = "control.plugins";
+    /// Model definitions for a context: [`super::DefinitionsRequest`] → `views::Definitions`.
+    pub const DEFINITIONS: &str = "control.definitions";
+    /// The Prometheus text exposition: `{}` → `{text}`.
+    pub const METRICS: &str = "control.metrics";
 }
 
 /// `control.tools` request.
@@ -69,4 +76,24 @@ pub struct ToggleRequest {
 pub struct ToggleResponse {
     /// The component affected.
     pub full_name: String,
+}
+
+/// `control.definitions` request.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct DefinitionsRequest {
+    /// The chat context to build the tool set for.
+    #[serde(default)]
+    pub context: ToolAvailabilityContext,
+    /// The model API shape.
+    pub format: views::DefinitionFormat,
+    /// The engine stage (`timing`, `action` or `both`).
+    pub stage: crate::builtin::Stage,
+}
+
+/// `control.metrics` answer.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct MetricsResponse {
+    /// The Prometheus text exposition.
+    pub text: String,
 }

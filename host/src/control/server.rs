@@ -9,7 +9,7 @@ use interprocess::local_socket::{GenericFilePath, ListenerOptions, ToFsName};
 use maitool_protocol::rpc::{IncomingMessage, Payload, PeerConfig, RequestHandler, RpcError, RpcPeer};
 use maitool_protocol::wire::{EmptyPayload, ErrorCode};
 
-use super::{CallRequest, ToggleRequest, ToggleResponse, ToolsRequest, ToolsResponse, methods};
+use super::{CallRequest, DefinitionsRequest, MetricsResponse, ToggleRequest, ToggleResponse, ToolsRequest, ToolsResponse, methods, views};
 use crate::app::Host;
 
 /// Serves the control socket for a running host; removes the socket when dropped.
@@ -23,11 +23,11 @@ impl ControlServer {
     /// Binds `path` (0600, in a directory created 0700) and serves `host` on it. Fails if
     /// another `maitool serve` already answers there; a stale socket file is replaced.
     pub async fn start(path: &Path, host: Arc<Host>) -> std::io::Result<ControlServer> {
-        if let Some(parent) = path.parent() {
-            if !parent.exists() {
-                std::fs::create_dir_all(parent)?;
-                std::fs::set_permissions(parent, std::fs::Permissions::from_mode(0o700))?;
-            }
+        if let Some(parent) = path.parent()
+            && !parent.exists()
+        {
+            std::fs::create_dir_all(parent)?;
+            std::fs::set_permissions(parent, std::fs::Permissions::from_mode(0o700))?;
         }
         if path.exists() {
             if super::ControlClient::connect(path).await.is_some() {
@@ -110,6 +110,18 @@ impl RequestHandler for ControlHandler {
                     let report = host.reload().await.map_err(|err| RpcError::new(ErrorCode::BadPayload, err))?;
                     let report = serde_json::to_value(report).map_err(|err| RpcError::new(ErrorCode::Unknown, err.to_string()))?;
                     Payload::encode(&report)
+                }
+                methods::PLUGINS => {
+                    let _: EmptyPayload = request.payload().unwrap_or_default();
+                    Payload::encode(&views::plugins(&host))
+                }
+                methods::DEFINITIONS => {
+                    let ask: DefinitionsRequest = request.payload()?;
+                    Payload::encode(&views::definitions(&host, &ask.context, ask.format, ask.stage).await)
+                }
+                methods::METRICS => {
+                    let _: EmptyPayload = request.payload().unwrap_or_default();
+                    Payload::encode(&MetricsResponse { text: views::prometheus_text(&host) })
                 }
                 other => Err(RpcError::method_not_allowed(other)),
             }

@@ -28,6 +28,7 @@ use parking_lot::{Mutex, RwLock};
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
+use crate::metrics::ToolMetrics;
 use crate::provider::{ToolProvider, ToolSetVersion};
 use guard::guarded;
 use routing::RoutingIndex;
@@ -65,6 +66,8 @@ struct Inner {
     membership: watch::Sender<u64>,
     forwarder: Mutex<Option<JoinHandle<()>>>,
     metadata_timeout: Option<Duration>,
+    /// Call statistics of every routed invocation.
+    metrics: ToolMetrics,
 }
 
 impl Inner {
@@ -125,6 +128,7 @@ impl ToolRegistry {
                 membership: watch::Sender::new(0),
                 forwarder: Mutex::new(None),
                 metadata_timeout: limit,
+                metrics: ToolMetrics::new(),
             }),
         }
     }
@@ -165,6 +169,11 @@ impl ToolRegistry {
         self.inner.providers_changed();
         tracing::info!(provider = %name, "unregistered tool provider");
         Some(removed)
+    }
+
+    /// Call counts, failures, timeouts and latencies of every tool this registry routed.
+    pub fn metrics(&self) -> &ToolMetrics {
+        &self.inner.metrics
     }
 
     /// The registered providers in order.

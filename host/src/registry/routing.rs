@@ -12,6 +12,7 @@
 
 use std::collections::HashMap;
 use std::sync::Arc;
+use std::time::Instant;
 
 use futures::future::join_all;
 use maitool_protocol::{ToolExecutionContext, ToolExecutionResult, ToolInvocation};
@@ -19,6 +20,7 @@ use maitool_protocol::{ToolExecutionContext, ToolExecutionResult, ToolInvocation
 use super::ToolRegistry;
 use super::guard::{Failure, guarded};
 use super::slots::{ProviderSlot, Snapshot};
+use crate::metrics::CallOutcome;
 
 /// The declared tool names of one registration, as of one version value.
 #[derive(Clone)]
@@ -89,6 +91,7 @@ impl ToolRegistry {
         invocation: ToolInvocation,
         ctx: &ToolExecutionContext,
     ) -> ToolExecutionResult {
+        let started = Instant::now();
         let name = invocation.tool_name.clone();
         let mut index = self.routing_index(false).await;
         if index.candidates(&name).next().is_none() && index.has_failures() {
@@ -104,7 +107,16 @@ impl ToolRegistry {
             let check = async { slot.provider.is_available(&name, &availability).await };
             let available = guarded(check, limit).await;
             match available {
-                Ok(true) => return invoke_on(slot, invocation, ctx, name).await,
+                Ok(true) => {
+                    let result = invoke_on(slot, invocation, ctx, &name).await;
+                    // Keyed by the routed name, never the provider's `tool_name`, so the table
+                    // stays bounded by the declared tools.
+                    let outcome = CallOutcome::of(&result);
+                    self.inner
+                        .metrics
+                        .record(&slot.name, &name, outcome, started.elapsed());
+                    return result;
+                }
                 Ok(false) => {}
                 Err(failure) => {
                     tracing::warn!(tool = %name, provider = %slot.name, %failure, "provider could not tell whether a tool is available");
@@ -117,6 +129,7 @@ impl ToolRegistry {
                 }
             }
         }
+        self.inner.metrics.record_unrouted();
         match unanswered {
             // A provider that could not answer may well have the tool: say why, rather than
             // claiming the tool does not exist.
@@ -173,13 +186,13 @@ async fn invoke_on(
     slot: &ProviderSlot,
     invocation: ToolInvocation,
     ctx: &ToolExecutionContext,
-    name: String,
+    name: &str,
 ) -> ToolExecutionResult {
     // No time limit: a tool may legitimately run long; providers bound their own calls.
     match guarded(async { slot.provider.invoke(invocation, ctx).await }, None).await {
         Ok(mut result) => {
             if result.tool_name.is_empty() {
-                result.tool_name = name;
+                result.tool_name = name.to_owned();
             }
             if !result.success {
                 tracing::debug!(tool = %result.tool_name, provider = %slot.name, error = %result.error_message, "tool reported a failure");

@@ -3,13 +3,17 @@ use std::sync::Arc;
 
 use anyhow::{Context, Result, anyhow};
 use maitool_host::control::ControlClient;
+use maitool_host::metrics::StartObserver;
 use maitool_host::{Host, HostConfig, LoadedConfig};
 use maitool_protocol::ToolInvocation;
 
 use super::args::{Cli, Command};
-use super::output::{print_result, print_tools};
+use super::output::{TerminalProgress, print_result, print_tools};
 use super::{EXIT_FAILED, EXIT_USAGE};
 
+mod definitions;
+mod metrics;
+mod plugins;
 mod serve;
 mod status;
 
@@ -49,8 +53,10 @@ pub(super) async fn target(cli: &Cli, config: LoadedConfig) -> Result<Target> {
     if let Some(client) = ControlClient::connect(&socket).await {
         return Ok(Target::Remote(client));
     }
-    let host = Host::start(config).await.context("cannot start the host")?;
-    Ok(Target::Local(Arc::new(host)))
+    let progress = TerminalProgress::on_terminal();
+    let started = Host::start_with_progress(config, progress.as_ref().map(|p| p as &dyn StartObserver)).await;
+    drop(progress);
+    Ok(Target::Local(Arc::new(started.context("cannot start the host")?)))
 }
 
 async fn dispatch(cli: Cli) -> Result<ExitCode> {
@@ -65,7 +71,20 @@ async fn dispatch(cli: Cli) -> Result<ExitCode> {
     }
     let config = load_config(&cli)?;
     match &cli.command {
-        Command::Serve(args) => serve(&cli, args, config).await,
+        Command::Serve(args) => {
+            let _metrics = match args.metrics {
+                Some(address) => {
+                    let socket = cli.control_socket.clone().unwrap_or_else(|| config.config.host.control_socket.clone());
+                    Some(metrics::endpoint(address, socket).await?)
+                }
+                None => None,
+            };
+            serve(&cli, args, config).await
+        }
+        Command::Plugins { json } => plugins::plugins(&cli, config, *json).await,
+        Command::Definitions { format, stage, context, json } => {
+            definitions::definitions(&cli, config, *format, *stage, context, *json).await
+        }
         Command::Tools { context, json } => {
             let target = target(&cli, config).await?;
             let tools = match &target {

@@ -3,6 +3,7 @@
 
 mod lifecycle;
 mod listing;
+mod metrics;
 mod providers;
 mod routing;
 

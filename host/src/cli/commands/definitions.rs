@@ -1,0 +1,97 @@
+//! `maitool definitions`: what an engine would send a model API for a context.
+
+use std::process::ExitCode;
+
+use anyhow::{Result, anyhow};
+use maitool_host::LoadedConfig;
+use maitool_host::builtin::Stage;
+use maitool_host::control::DefinitionsRequest;
+use maitool_host::control::views::{self, DefinitionFormat, Definitions};
+use serde_json::Value;
+
+use super::{Target, target};
+use crate::cli::args::{Cli, ContextArgs};
+
+pub(super) async fn definitions(
+    cli: &Cli,
+    config: LoadedConfig,
+    format: DefinitionFormat,
+    stage: Stage,
+    context: &ContextArgs,
+    json: bool,
+) -> Result<ExitCode> {
+    let request = DefinitionsRequest {
+        context: context.availability(),
+        format,
+        stage,
+    };
+    let target = target(cli, config).await?;
+    let definitions = match &target {
+        Target::Remote(client) => client.definitions(request).await.map_err(|e| anyhow!(e))?,
+        Target::Local(host) => views::definitions(host, &request.context, format, stage).await,
+    };
+    target.finish().await;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&definitions)?);
+    } else {
+        print_definitions(&definitions);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The function entries of a rendered `tools` value, whatever the format: Gemini nests them
+/// in `functionDeclarations`, OpenAI Chat in `function`, the others are flat.
+fn functions(tools: &Value) -> Vec<&Value> {
+    let mut entries = Vec::new();
+    for item in tools.as_array().into_iter().flatten() {
+        match (item.get("functionDeclarations"), item.get("function")) {
+            (Some(declarations), _) => {
+                entries.extend(declarations.as_array().into_iter().flatten())
+            }
+            (None, Some(function)) => entries.push(function),
+            (None, None) => entries.push(item),
+        }
+    }
+    entries
+}
+
+fn print_definitions(definitions: &Definitions) {
+    let exposed = functions(&definitions.tools);
+    let text = |entry: &Value, key: &str| {
+        entry
+            .get(key)
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned()
+    };
+    let width = exposed
+        .iter()
+        .map(|entry| text(entry, "name").len())
+        .max()
+        .unwrap_or(0)
+        .max(4);
+    println!(
+        "exposed to the model ({}, {} tools):",
+        definitions.format,
+        exposed.len()
+    );
+    for entry in &exposed {
+        let description = text(entry, "description");
+        println!(
+            "  {:width$}  {}",
+            text(entry, "name"),
+            description.lines().next().unwrap_or_default()
+        );
+    }
+    match &definitions.deferred_reminder {
+        Some(reminder) => {
+            println!(
+                "deferred ({} tools, listed in this reminder until tool_search finds them):",
+                reminder.tools.len()
+            );
+            println!("{}", reminder.text);
+        }
+        None => println!("no deferred tools"),
+    }
+    println!("(--json prints the exact `tools` value)");
+}

@@ -1,0 +1,79 @@
+//! `maitool plugins`: each plugin with its version, runner, load state and components.
+
+use std::process::ExitCode;
+
+use anyhow::{Result, anyhow};
+use maitool_host::LoadedConfig;
+use maitool_host::control::views::{self, PluginView};
+
+use super::{Target, target};
+use crate::cli::args::Cli;
+
+pub(super) async fn plugins(cli: &Cli, config: LoadedConfig, json: bool) -> Result<ExitCode> {
+    let target = target(cli, config).await?;
+    let plugins = match &target {
+        Target::Remote(client) => client.plugins().await.map_err(|e| anyhow!(e))?,
+        Target::Local(host) => views::plugins(host),
+    };
+    target.finish().await;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&plugins)?);
+    } else {
+        print_plugins(&plugins);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn print_plugins(plugins: &[PluginView]) {
+    if plugins.is_empty() {
+        println!("no plugins configured");
+        return;
+    }
+    let id_width = plugins.iter().map(|p| p.id.len()).max().unwrap_or(6).max(6);
+    let runner_width = plugins
+        .iter()
+        .map(|p| p.runner.len())
+        .max()
+        .unwrap_or(6)
+        .max(6);
+    println!(
+        "{:id_width$}  {:10}  {:runner_width$}  STATE",
+        "PLUGIN", "VERSION", "RUNNER"
+    );
+    for plugin in plugins {
+        let state = serde_json::to_value(plugin.state)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_owned))
+            .unwrap_or_default();
+        let reason = plugin
+            .reason
+            .as_deref()
+            .map(|r| format!(": {r}"))
+            .unwrap_or_default();
+        let version = if plugin.version.is_empty() {
+            "-"
+        } else {
+            &plugin.version
+        };
+        println!(
+            "{:id_width$}  {version:10}  {:runner_width$}  {state}{reason}",
+            plugin.id, plugin.runner
+        );
+        for component in &plugin.components {
+            let enabled = if component.enabled {
+                "enabled"
+            } else {
+                "disabled"
+            };
+            let kind = if component.legacy_action {
+                "ACTION (legacy)"
+            } else {
+                &component.component_type
+            };
+            println!(
+                "    {:40} {kind:16} {:9} {enabled}",
+                component.full_name, component.visibility
+            );
+        }
+    }
+}
