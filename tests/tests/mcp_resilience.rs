@@ -257,3 +257,42 @@ async fn dropping_the_provider_stops_its_servers() {
     drop(provider);
     wait_gone(pid).await;
 }
+
+#[tokio::test]
+async fn a_hung_server_fails_its_health_check_and_is_replaced() {
+    maitool_e2e::init_tracing();
+    // Both eras: `ping` on legacy connections, `tools/list` on 2026-07-28 ones.
+    let mut modern = example_server("modern");
+    modern.http_timeout_seconds = 1.0;
+    let mut legacy = example_server_prefixed("legacy");
+    legacy.protocol = maitool_host::mcp::McpProtocol::Legacy;
+    legacy.http_timeout_seconds = 1.0;
+    let mut config = config(vec![modern, legacy]);
+    config.health_check_interval_seconds = 0.3;
+    let provider = start(config).await;
+
+    for name in ["modern", "legacy"] {
+        let hung = status_of(&provider, name).pid.unwrap();
+        // Stopped, not dead: the pipes stay open, only the health check can tell.
+        kill(Pid::from_raw(hung as i32), Signal::SIGSTOP).unwrap();
+        wait_until("reconnected after the failed health check", || {
+            status_of(&provider, name).reconnect_count == 1
+        })
+        .await;
+        let status = status_of(&provider, name);
+        assert_eq!(status.state, McpServerState::Connected);
+        assert_ne!(status.pid, Some(hung));
+        assert!(
+            status
+                .last_error
+                .as_deref()
+                .unwrap()
+                .starts_with("health check failed"),
+            "{status:?}"
+        );
+        // The stopped server was killed, not left behind.
+        wait_gone(hung).await;
+    }
+    assert_eq!(provider.tool_specs().len(), 18);
+    provider.close().await.unwrap();
+}

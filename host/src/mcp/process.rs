@@ -113,6 +113,17 @@ impl StdioProcess {
         tracing::debug!(server = %self.server, pid = self.pid, "MCP stdio server stopped");
     }
 
+    /// Kills the group at once, for a server already known to be dead or hung.
+    pub async fn kill(&mut self) {
+        if self.done {
+            return;
+        }
+        self.signal_group(Signal::SIGKILL);
+        let _ = self.child.wait().await;
+        self.done = true;
+        tracing::debug!(server = %self.server, pid = self.pid, "MCP stdio server killed");
+    }
+
     async fn wait_for_exit(&mut self, grace: Duration) -> bool {
         matches!(
             tokio::time::timeout(grace, self.child.wait()).await,

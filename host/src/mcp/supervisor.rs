@@ -22,6 +22,8 @@ use super::status::McpServerState;
 
 /// How long a closing connection may take to wind down its service loop.
 const CLOSE_GRACE: Duration = Duration::from_secs(5);
+/// The same for a connection whose server is dead or hung.
+const DEAD_CLOSE_GRACE: Duration = Duration::from_millis(500);
 
 /// Runs the server's lifecycle until shutdown. `first_attempt` fires once the first
 /// connection attempt has succeeded or failed.
@@ -71,14 +73,14 @@ pub async fn supervise(
                     Ended::Shutdown(session) => {
                         slot.set_down(McpServerState::Closed, None);
                         shared.publish();
-                        session.close().await;
+                        session.close(Closing::Graceful).await;
                         break;
                     }
                     Ended::Died(session, reason) => {
                         tracing::warn!(server = %slot.name, "MCP server lost: {reason}; withdrawing its tools");
                         slot.set_down(McpServerState::Reconnecting, Some(reason));
                         shared.publish();
-                        session.close().await;
+                        session.close(Closing::Dead).await;
                     }
                 }
             }
@@ -140,7 +142,7 @@ async fn establish(shared: &Shared, slot: &ServerSlot) -> Result<(Session, Vec<T
         match session.peer.list_all_tools().await {
             Ok(tools) => Ok((session, tools)),
             Err(err) => {
-                session.close().await;
+                session.close(Closing::Dead).await;
                 Err(format!("tools/list failed: {err}"))
             }
         }
@@ -181,16 +183,29 @@ async fn run_connected(shared: &Shared, slot: &ServerSlot, mut session: Session)
                 });
             }
             _ = slot.tools_changed.notified() => {
-                match session.peer.list_all_tools().await {
-                    Ok(tools) => {
+                // Bounded and interruptible: a hung server must not pin the supervisor.
+                let timeout = slot.config.connect_timeout(shared.config.connect_timeout_seconds);
+                let refresh = tokio::select! {
+                    biased;
+                    _ = shared.shutdown.cancelled() => break None,
+                    refresh = tokio::time::timeout(timeout, session.peer.list_all_tools()) => refresh,
+                };
+                match refresh {
+                    Err(_) => {
+                        break Some(format!(
+                            "tools/list did not answer within {:.1} s",
+                            timeout.as_secs_f64()
+                        ));
+                    }
+                    Ok(Ok(tools)) => {
                         tracing::info!(server = %slot.name, tools = tools.len(), "MCP server tool list refreshed");
                         slot.set_tools(tools);
                         shared.publish();
                     }
-                    Err(err) if session.peer.is_transport_closed() => {
+                    Ok(Err(err)) if session.peer.is_transport_closed() => {
                         break Some(format!("tools/list failed: {err}"));
                     }
-                    Err(err) => {
+                    Ok(Err(err)) => {
                         tracing::warn!(server = %slot.name, "MCP tool list refresh failed: {err}");
                         slot.record_error(format!("tools/list refresh failed: {err}"));
                     }
@@ -198,7 +213,12 @@ async fn run_connected(shared: &Shared, slot: &ServerSlot, mut session: Session)
             }
             _ = tick(&mut health) => {
                 let timeout = slot.config.http_timeout().min(Duration::from_secs(30));
-                if let Err(err) = session.check_alive(timeout).await {
+                let alive = tokio::select! {
+                    biased;
+                    _ = shared.shutdown.cancelled() => break None,
+                    alive = session.check_alive(timeout) => alive,
+                };
+                if let Err(err) = alive {
                     break Some(format!("health check failed: {err}"));
                 }
             }
@@ -313,22 +333,34 @@ impl Session {
     }
 
     /// Ends the service loop (closing the transport, hence the server's stdin), then stops
-    /// the process group.
-    async fn close(mut self) {
+    /// the process group: politely on shutdown, at once when the server is dead or hung.
+    async fn close(mut self, how: Closing) {
         if let Some(cancel) = self.cancel.take() {
             cancel.cancel();
         }
-        if !self.quit_done
-            && tokio::time::timeout(CLOSE_GRACE, &mut self.quit)
-                .await
-                .is_err()
-        {
+        let grace = match how {
+            Closing::Graceful => CLOSE_GRACE,
+            Closing::Dead => DEAD_CLOSE_GRACE,
+        };
+        if !self.quit_done && tokio::time::timeout(grace, &mut self.quit).await.is_err() {
             tracing::debug!(protocol_version = %self.protocol_version, "MCP service loop did not end in time");
         }
         if let Some(mut process) = self.process.take() {
-            process.shutdown().await;
+            match how {
+                Closing::Graceful => process.shutdown().await,
+                Closing::Dead => process.kill().await,
+            }
         }
     }
+}
+
+/// How a session ends.
+#[derive(Debug, Clone, Copy)]
+enum Closing {
+    /// Shutdown: the server may exit on its own (stdin closed, then SIGTERM).
+    Graceful,
+    /// The server died or hung: kill it now and reconnect.
+    Dead,
 }
 
 impl Drop for Session {
