@@ -173,6 +173,10 @@ impl Host {
             registry.register_provider(mcp.clone());
         }
         capabilities.attach_registry(&registry);
+        // tool_search must see plugin and MCP tools, not only the built-ins.
+        if let Some(builtin) = &builtin {
+            builtin.discovery().attach_registry(&registry);
+        }
         let limit = Duration::from_millis(settings.plugin_runtime.handshake_timeout_ms + settings.plugin_runtime.ready_timeout_ms);
         let mcp_status = || mcp.as_ref().map(|mcp| mcp.status());
         let sample = || StartProgress::of(&plugins.status(), mcp_status().as_deref(), mcp_total);
@@ -235,8 +239,9 @@ impl Host {
         if old.builtin != new.builtin {
             if let Some(store) = &self.store {
                 let engine: Arc<dyn EngineBridge> = Arc::new(StoreEngine::new(store.clone()));
-                *self.builtin.write() =
-                    Some(MaisakaBuiltinToolProvider::new(new.builtin.clone(), engine, Arc::new(Discovery::new())));
+                let rebuilt = MaisakaBuiltinToolProvider::new(new.builtin.clone(), engine, Arc::new(Discovery::new()));
+                rebuilt.discovery().attach_registry(&self.registry);
+                *self.builtin.write() = Some(rebuilt);
                 report.builtin_reloaded = true;
             }
         }
