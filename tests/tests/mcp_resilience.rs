@@ -296,3 +296,36 @@ async fn a_hung_server_fails_its_health_check_and_is_replaced() {
     assert_eq!(provider.tool_specs().len(), 18);
     provider.close().await.unwrap();
 }
+
+#[tokio::test]
+async fn a_server_that_exits_on_its_own_is_reconnected() {
+    maitool_e2e::init_tracing();
+    let mut exits = example_server("exits");
+    exits
+        .env
+        .insert("EXAMPLE_MCP_EXIT_AFTER_MS".to_owned(), "800".to_owned());
+    let provider = start(config(vec![exits, example_server_prefixed("steady")])).await;
+    let first = status_of(&provider, "exits").pid.unwrap();
+    wait_until("reconnected after the exit", || {
+        status_of(&provider, "exits").reconnect_count >= 1
+    })
+    .await;
+    let status = status_of(&provider, "exits");
+    // Usually "the connection closed"; on a loaded machine the exit may hit a handshake.
+    assert!(
+        status.last_error.as_deref().unwrap().contains("closed"),
+        "{status:?}"
+    );
+    wait_gone(first).await;
+    // Each exit withdraws the server's tools; the steady server's stay.
+    assert_eq!(status_of(&provider, "steady").reconnect_count, 0);
+    let echo = invoke(&provider, "steady_echo", json!({"text": "steady"})).await;
+    assert_eq!(echo.content, "steady");
+    provider.close().await.unwrap();
+    assert!(
+        provider
+            .status()
+            .iter()
+            .all(|s| s.state == McpServerState::Closed)
+    );
+}

@@ -24,6 +24,8 @@ use super::status::McpServerState;
 const CLOSE_GRACE: Duration = Duration::from_secs(5);
 /// The same for a connection whose server is dead or hung.
 const DEAD_CLOSE_GRACE: Duration = Duration::from_millis(500);
+/// A connection that lasted this long resets the reconnect backoff.
+const STABLE_CONNECTION: Duration = Duration::from_secs(10);
 
 /// Runs the server's lifecycle until shutdown. `first_attempt` fires once the first
 /// connection attempt has succeeded or failed.
@@ -44,7 +46,7 @@ pub async fn supervise(
         };
         match attempt {
             Ok((session, tools)) => {
-                failures = 0;
+                let connected_at = tokio::time::Instant::now();
                 tracing::info!(
                     server = %slot.name,
                     protocol_version = %session.protocol_version,
@@ -81,6 +83,13 @@ pub async fn supervise(
                         slot.set_down(McpServerState::Reconnecting, Some(reason));
                         shared.publish();
                         session.close(Closing::Dead).await;
+                        // A server that crashes right after connecting keeps backing off
+                        // instead of restarting twice a second.
+                        if connected_at.elapsed() >= STABLE_CONNECTION {
+                            failures = 0;
+                        } else {
+                            failures = failures.saturating_add(1);
+                        }
                     }
                 }
             }
