@@ -22,8 +22,9 @@ The plan is a JSON list of steps run in order, each with an `id` and a `kind`:
 * `sleep`: waits `seconds`;
 * `ready`: prints `{"ready": ID}`, for the test to act (e.g. kill a runner), and waits for
   the test to write a line on stdin;
-* `wait_list_changed`: waits up to `timeout` seconds for `notifications/tools/list_changed`
-  (legacy: unscoped; 2026-07-28: on a `subscriptions/listen` stream opened at connect);
+* `wait_list_changed`: waits up to `timeout` seconds for a `notifications/tools/list_changed`
+  received after the last `ready` step (legacy: unscoped; 2026-07-28: on a
+  `subscriptions/listen` stream opened at connect);
 * `wait_tool`: re-lists every 100 ms until tool `name` is listed, up to `timeout` seconds.
 
 The last line of stdout is `{"results": {ID: RESULT, ...}}`; the server's stderr passes
@@ -65,6 +66,8 @@ class Changes:
 
     def __init__(self) -> None:
         self.count = 0
+        # The count at the last `ready` step: waits look for notifications after it.
+        self.mark = 0
 
     def seen(self) -> None:
         self.count += 1
@@ -153,13 +156,14 @@ async def run_step(client: Client, changes: Changes, step: dict[str, Any]) -> An
         await anyio.sleep(step["seconds"])
         return True
     if kind == "ready":
+        changes.mark = changes.count
         emit({"ready": step["id"]})
         # Wait for the test to finish acting (it writes a line), so a host that lives only as
         # long as this client is still there while it does.
         answer = await anyio.to_thread.run_sync(sys.stdin.readline)
         return answer.strip()
     if kind == "wait_list_changed":
-        before = step.get("seen_before", 0)
+        before = changes.mark
         started = time.monotonic()
         received = await changes.wait(before, step["timeout"])
         return {"received": received, "count": changes.count, "elapsed": time.monotonic() - started}
