@@ -53,10 +53,14 @@ pub struct ScoredTool {
 
 /// Lowercase with runs of whitespace collapsed to one space, trimmed.
 fn normalize(text: &str) -> String {
-    text.split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
-        .to_lowercase()
+    let mut normalized = String::with_capacity(text.len());
+    for word in text.split_whitespace() {
+        if !normalized.is_empty() {
+            normalized.push(' ');
+        }
+        normalized.extend(word.chars().flat_map(char::to_lowercase));
+    }
+    normalized
 }
 
 /// The terms of a normalized query: split on spaces, `_` and `-`.
@@ -73,6 +77,11 @@ fn query_terms(query: &str) -> Vec<&str> {
 /// with whitespace collapsed.
 pub fn score(query: &str, name: &str, description: &str) -> i64 {
     let query = normalize(query);
+    score_normalized(&query, &query_terms(&query), name, description)
+}
+
+/// [`score`] with the query already normalized and split, so a search does that once.
+fn score_normalized(query: &str, terms: &[&str], name: &str, description: &str) -> i64 {
     if query.is_empty() {
         return 0;
     }
@@ -81,16 +90,16 @@ pub fn score(query: &str, name: &str, description: &str) -> i64 {
     if name == query {
         score += 1000;
     }
-    if name.starts_with(&query) {
+    if name.starts_with(query) {
         score += 300;
     }
-    if name.contains(&query) {
+    if name.contains(query) {
         score += 200;
     }
-    if description.contains(&query) {
+    if description.contains(query) {
         score += 100;
     }
-    for term in query_terms(&query) {
+    for term in terms {
         if name.contains(term) {
             score += 25;
         }
@@ -104,14 +113,18 @@ pub fn score(query: &str, name: &str, description: &str) -> i64 {
 /// The best `limit` (at least 1) tools for `query`: scores above zero, ordered by score
 /// descending, then name.
 pub fn search(tools: &[DeferredTool], query: &str, limit: usize) -> Vec<ScoredTool> {
+    let query = normalize(query);
+    let terms = query_terms(&query);
     let mut hits: Vec<ScoredTool> = tools
         .iter()
-        .map(|tool| ScoredTool {
-            score: score(query, &tool.name, &tool.description),
-            name: tool.name.clone(),
-            description: tool.description.clone(),
+        .filter_map(|tool| {
+            let score = score_normalized(&query, &terms, &tool.name, &tool.description);
+            (score > 0).then(|| ScoredTool {
+                score,
+                name: tool.name.clone(),
+                description: tool.description.clone(),
+            })
         })
-        .filter(|hit| hit.score > 0)
         .collect();
     hits.sort_by(|a, b| b.score.cmp(&a.score).then_with(|| a.name.cmp(&b.name)));
     hits.truncate(limit.max(1));

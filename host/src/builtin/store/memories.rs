@@ -107,16 +107,15 @@ fn ranked(
     limit: usize,
     newest_first: bool,
 ) -> Result<Vec<MemoryHit>, StoreError> {
-    // bm25 is lower for better matches; titles weigh twice as much as content.
+    // The score is the negated bm25 (lower bm25 is better); titles weigh twice their content.
     let order = if newest_first {
         "m.created_at DESC"
     } else {
-        "relevance"
+        "score DESC"
     };
     let mut statement = conn.prepare_cached(&format!(
         "SELECT m.id, m.kind, m.title, m.content, m.person_id, m.chat_id, m.created_at,
-                -bm25(memories_fts, 2.0, 1.0) AS score,
-                bm25(memories_fts, 2.0, 1.0) AS relevance
+                -bm25(memories_fts, 2.0, 1.0) AS score
          FROM memories_fts JOIN memories m ON m.id = memories_fts.rowid
          WHERE memories_fts MATCH :fts AND {FILTERS}
          ORDER BY {order}, m.id LIMIT :limit"
@@ -169,32 +168,34 @@ fn aggregate(
     filters: &Filters,
     limit: usize,
 ) -> Result<Vec<MemoryHit>, StoreError> {
-    let kinds: Vec<String> = {
-        let mut statement =
-            conn.prepare_cached("SELECT DISTINCT kind FROM memories ORDER BY kind")?;
-        let rows = statement.query_map([], |row| row.get(0))?;
-        rows.collect::<Result<_, _>>()?
-    };
-    let mut per_kind = Vec::with_capacity(kinds.len());
-    for kind in &kinds {
-        per_kind.push(ranked(conn, fts, Some(kind), filters, limit, false)?.into_iter());
-    }
-    // Round-robin over kinds, so one kind with many close matches cannot crowd out the rest.
-    let mut hits = Vec::with_capacity(limit);
-    while hits.len() < limit {
-        let before = hits.len();
-        for kind in per_kind.iter_mut() {
-            if hits.len() < limit
-                && let Some(hit) = kind.next()
-            {
-                hits.push(hit);
-            }
-        }
-        if hits.len() == before {
-            break;
-        }
-    }
-    Ok(hits)
+    // Round-robin over kinds (the best of each kind, then the second best, ...), so one kind
+    // with many close matches cannot crowd out the rest; one pass over the matches.
+    let mut statement = conn.prepare_cached(&format!(
+        "SELECT id, kind, title, content, person_id, chat_id, created_at, score FROM (
+           SELECT *, row_number() OVER (PARTITION BY kind ORDER BY score DESC, id) AS position
+           FROM (
+             SELECT m.id, m.kind, m.title, m.content, m.person_id, m.chat_id, m.created_at,
+                    -bm25(memories_fts, 2.0, 1.0) AS score
+             FROM memories_fts JOIN memories m ON m.id = memories_fts.rowid
+             WHERE memories_fts MATCH :fts AND {FILTERS}
+           )
+         )
+         ORDER BY position, kind LIMIT :limit"
+    ))?;
+    let rows = statement.query_map(
+        named_params! {
+            ":fts": fts,
+            ":person": filters.person,
+            ":kind": Option::<&str>::None,
+            ":start": filters.start,
+            ":end": filters.end,
+            ":respect": filters.respect,
+            ":chats": filters.chats,
+            ":limit": limit as i64,
+        },
+        hit_from_row,
+    )?;
+    Ok(rows.collect::<Result<Vec<_>, _>>()?)
 }
 
 pub(super) fn search(conn: &Connection, query: &MemoryQuery) -> Result<Vec<MemoryHit>, StoreError> {
