@@ -170,17 +170,20 @@ fn aggregate(
 ) -> Result<Vec<MemoryHit>, StoreError> {
     // Round-robin over kinds (the best of each kind, then the second best, ...), so one kind
     // with many close matches cannot crowd out the rest; one pass over the matches.
+    // Only ids, kinds and scores go through the window; the text is read for the winners.
     let mut statement = conn.prepare_cached(&format!(
-        "SELECT id, kind, title, content, person_id, chat_id, created_at, score FROM (
-           SELECT *, row_number() OVER (PARTITION BY kind ORDER BY score DESC, id) AS position
+        "SELECT m.id, m.kind, m.title, m.content, m.person_id, m.chat_id, m.created_at, r.score
+         FROM (
+           SELECT id, kind, score,
+                  row_number() OVER (PARTITION BY kind ORDER BY score DESC, id) AS position
            FROM (
-             SELECT m.id, m.kind, m.title, m.content, m.person_id, m.chat_id, m.created_at,
-                    -bm25(memories_fts, 2.0, 1.0) AS score
+             SELECT m.id AS id, m.kind AS kind, -bm25(memories_fts, 2.0, 1.0) AS score
              FROM memories_fts JOIN memories m ON m.id = memories_fts.rowid
              WHERE memories_fts MATCH :fts AND {FILTERS}
            )
-         )
-         ORDER BY position, kind LIMIT :limit"
+           ORDER BY position, kind LIMIT :limit
+         ) r JOIN memories m ON m.id = r.id
+         ORDER BY r.position, r.kind"
     ))?;
     let rows = statement.query_map(
         named_params! {
