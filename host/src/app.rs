@@ -238,7 +238,11 @@ impl Host {
         report.plugins = self.plugins.apply(next.runners.clone()).await;
         if old.builtin != new.builtin {
             if let Some(store) = &self.store {
-                let engine: Arc<dyn EngineBridge> = Arc::new(StoreEngine::new(store.clone()));
+                // Keep the engine (and its per-session wait, rest and focus state).
+                let engine: Arc<dyn EngineBridge> = match self.builtin() {
+                    Some(current) => current.engine().clone(),
+                    None => Arc::new(StoreEngine::new(store.clone())),
+                };
                 let rebuilt = MaisakaBuiltinToolProvider::new(new.builtin.clone(), engine, Arc::new(Discovery::new()));
                 rebuilt.discovery().attach_registry(&self.registry);
                 *self.builtin.write() = Some(rebuilt);
