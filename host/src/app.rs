@@ -236,8 +236,8 @@ impl Host {
             None
         };
         report.plugins = self.plugins.apply(next.runners.clone()).await;
-        if old.builtin != new.builtin {
-            if let Some(store) = &self.store {
+        if old.builtin != new.builtin
+            && let Some(store) = &self.store {
                 // Keep the engine (and its per-session wait, rest and focus state).
                 let engine: Arc<dyn EngineBridge> = match self.builtin() {
                     Some(current) => current.engine().clone(),
@@ -248,7 +248,6 @@ impl Host {
                 *self.builtin.write() = Some(rebuilt);
                 report.builtin_reloaded = true;
             }
-        }
         if mcp_changed {
             let retired = std::mem::replace(&mut *self.mcp.write(), next_mcp);
             if let Some(retired) = retired {

@@ -140,8 +140,7 @@ async fn a_second_connection_for_a_runner_is_refused() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn capabilities_need_grants_and_plugins_cannot_act_as_others() {
-    let mut notes = PluginSettings::default();
-    notes.capabilities = vec!["kv.*".into(), "send.text".into()];
+    let notes = PluginSettings { capabilities: vec!["kv.*".into(), "send.text".into()], ..PluginSettings::default() };
     let harness = Harness::start(
         fast_config(),
         vec![

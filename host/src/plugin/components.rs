@@ -188,11 +188,10 @@ fn parameters_schema(meta: &JsonObject, legacy_action: bool) -> Result<JsonObjec
             let mut props = JsonObject::new();
             for (key, value) in properties {
                 let mut value = value.clone();
-                if let Some(object) = value.as_object_mut() {
-                    if object.remove("required").and_then(|r| r.as_bool()).unwrap_or(false) {
+                if let Some(object) = value.as_object_mut()
+                    && object.remove("required").and_then(|r| r.as_bool()).unwrap_or(false) {
                         required.push(serde_json::Value::from(key.clone()));
                     }
-                }
                 props.insert(key.clone(), value);
             }
             let mut schema = JsonObject::new();
@@ -276,8 +275,8 @@ impl ComponentRegistry {
             inner.plugin_order.push(plugin_id.to_owned());
         }
         for entry in &entries {
-            if let Some(owner) = inner.by_tool_name.get(&entry.name).and_then(|c| c.first()) {
-                if owner.plugin_id != plugin_id {
+            if let Some(owner) = inner.by_tool_name.get(&entry.name).and_then(|c| c.first())
+                && owner.plugin_id != plugin_id {
                     tracing::warn!(
                         tool = %entry.name,
                         kept = %owner.full_name,
@@ -285,7 +284,6 @@ impl ComponentRegistry {
                         "duplicate plugin tool name: the first registered plugin's tool is kept"
                     );
                 }
-            }
         }
         inner.by_plugin.insert(plugin_id.to_owned(), entries);
         inner.rebuild_index();
@@ -428,11 +426,10 @@ impl Inner {
         if !entry.declared_enabled {
             return false;
         }
-        if let Some(toggle) = self.toggles.get(&entry.full_name) {
-            if toggle.disabled || (!ctx.session_id.is_empty() && toggle.disabled_sessions.contains(&ctx.session_id)) {
+        if let Some(toggle) = self.toggles.get(&entry.full_name)
+            && (toggle.disabled || (!ctx.session_id.is_empty() && toggle.disabled_sessions.contains(&ctx.session_id))) {
                 return false;
             }
-        }
         match (entry.chat_scope, ctx.is_group_chat) {
             (ChatScope::Group, Some(false)) | (ChatScope::Private, Some(true)) => return false,
             _ => {}

@@ -92,11 +92,10 @@ impl RuntimeShared {
         let settings = runner.settings().get(&payload.plugin_id).cloned().unwrap_or_default();
         self.capabilities.configure_plugin(&payload.plugin_id, settings.capabilities, settings.config);
         runner.plugin_registered(&payload.plugin_id, &payload.plugin_version, &self.components);
-        if runner.state() == RunnerState::Ready {
-            if let Some(peer) = runner.peer() {
+        if runner.state() == RunnerState::Ready
+            && let Some(peer) = runner.peer() {
                 self.live.write().insert(payload.plugin_id.clone(), peer);
             }
-        }
         self.version.bump();
     }
 
