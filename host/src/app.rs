@@ -8,15 +8,19 @@ use async_trait::async_trait;
 use serde::Serialize;
 
 use crate::builtin::engine::{ImageData, NewMessage};
-use crate::builtin::{Discovery, EngineBridge, MaisakaBuiltinToolProvider, Store, StoreEngine, seed_store};
+use crate::builtin::{
+    Discovery, EngineBridge, MaisakaBuiltinToolProvider, Store, StoreEngine, seed_store,
+};
 use crate::config::{HostConfig, LoadedConfig};
-use crate::provider::ToolProvider;
-use parking_lot::RwLock;
 use crate::mcp::{McpServerStatus, McpToolProvider};
 use crate::metrics::progress::{self, StartObserver, StartProgress};
 use crate::metrics::{CallTotals, ToolCallStats};
-use crate::plugin::{CapabilityService, KvStore, MessageSink, OutgoingMessage, PluginRuntime, RunnerStatus};
+use crate::plugin::{
+    CapabilityService, KvStore, MessageSink, OutgoingMessage, PluginRuntime, RunnerStatus,
+};
+use crate::provider::ToolProvider;
 use crate::registry::ToolRegistry;
+use parking_lot::RwLock;
 
 /// Why the host could not start.
 #[derive(Debug, thiserror::Error)]
@@ -84,7 +88,9 @@ pub struct ReloadReport {
 
 impl std::fmt::Debug for Host {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Host").field("config", &self.config.read().path).finish_non_exhaustive()
+        f.debug_struct("Host")
+            .field("config", &self.config.read().path)
+            .finish_non_exhaustive()
     }
 }
 
@@ -99,7 +105,13 @@ impl MessageSink for StoreSink {
     async fn send(&self, message: OutgoingMessage) -> Result<String, String> {
         let images = message
             .data
-            .map(|data| vec![ImageData { mime_type: message.mime_type.clone(), data: data.0, description: String::new() }])
+            .map(|data| {
+                vec![ImageData {
+                    mime_type: message.mime_type.clone(),
+                    data: data.0,
+                    description: String::new(),
+                }]
+            })
             .unwrap_or_default();
         let stored = self
             .store
@@ -128,13 +140,21 @@ impl Host {
 
     /// [`start`](Self::start), reporting to `observer` how many runners are ready and MCP
     /// servers connected while it waits for them (only when that takes a while).
-    pub async fn start_with_progress(config: LoadedConfig, observer: Option<&dyn StartObserver>) -> Result<Host, HostError> {
+    pub async fn start_with_progress(
+        config: LoadedConfig,
+        observer: Option<&dyn StartObserver>,
+    ) -> Result<Host, HostError> {
         let settings = &config.config;
-        let kv = KvStore::open(&settings.host.data_dir.join("plugin_kv.sqlite3")).map_err(HostError::KvStore)?;
+        let kv = KvStore::open(&settings.host.data_dir.join("plugin_kv.sqlite3"))
+            .map_err(HostError::KvStore)?;
         let (store, sink): (Option<Store>, Arc<dyn MessageSink>) = if settings.host.enable_builtin {
-            let store = Store::open(&settings.builtin.database).await.map_err(|err| HostError::Builtin(err.to_string()))?;
+            let store = Store::open(&settings.builtin.database)
+                .await
+                .map_err(|err| HostError::Builtin(err.to_string()))?;
             if !settings.builtin.seed.is_empty() {
-                let report = seed_store(&store, &settings.builtin.seed).await.map_err(|err| HostError::Builtin(err.to_string()))?;
+                let report = seed_store(&store, &settings.builtin.seed)
+                    .await
+                    .map_err(|err| HostError::Builtin(err.to_string()))?;
                 tracing::info!("seeded the built-in store: {report:?}");
             }
             (Some(store.clone()), Arc::new(StoreSink { store }))
@@ -149,18 +169,30 @@ impl Host {
             settings.host.socket_dir.clone(),
         )?;
         let mcp_total = if settings.mcp.enable {
-            settings.mcp.effective_servers().map(|servers| servers.iter().filter(|s| s.enabled).count()).unwrap_or(0)
+            settings
+                .mcp
+                .effective_servers()
+                .map(|servers| servers.iter().filter(|s| s.enabled).count())
+                .unwrap_or(0)
         } else {
             0
         };
         let builtin = store.as_ref().map(|store| {
             let engine: Arc<dyn EngineBridge> = Arc::new(StoreEngine::new(store.clone()));
-            MaisakaBuiltinToolProvider::new(settings.builtin.clone(), engine, Arc::new(Discovery::new()))
+            MaisakaBuiltinToolProvider::new(
+                settings.builtin.clone(),
+                engine,
+                Arc::new(Discovery::new()),
+            )
         });
         let mcp = if settings.mcp.enable {
             let connecting = McpToolProvider::start(settings.mcp.clone());
             let sample = || StartProgress::of(&plugins.status(), None, mcp_total);
-            Some(progress::observe(connecting, observer, sample).await.map_err(|err| HostError::Mcp(err.to_string()))?)
+            Some(
+                progress::observe(connecting, observer, sample)
+                    .await
+                    .map_err(|err| HostError::Mcp(err.to_string()))?,
+            )
         } else {
             None
         };
@@ -177,11 +209,16 @@ impl Host {
         if let Some(builtin) = &builtin {
             builtin.discovery().attach_registry(&registry);
         }
-        let limit = Duration::from_millis(settings.plugin_runtime.handshake_timeout_ms + settings.plugin_runtime.ready_timeout_ms);
+        let limit = Duration::from_millis(
+            settings.plugin_runtime.handshake_timeout_ms + settings.plugin_runtime.ready_timeout_ms,
+        );
         let mcp_status = || mcp.as_ref().map(|mcp| mcp.status());
         let sample = || StartProgress::of(&plugins.status(), mcp_status().as_deref(), mcp_total);
         if !progress::observe(plugins.wait_settled(limit), observer, sample).await {
-            tracing::warn!("some runners were not ready within {} ms", limit.as_millis());
+            tracing::warn!(
+                "some runners were not ready within {} ms",
+                limit.as_millis()
+            );
         }
         Ok(Host {
             registry,
@@ -217,9 +254,13 @@ impl Host {
         let _guard = self.reloading.lock().await;
         let current = self.config();
         let Some(path) = current.path.clone() else {
-            return Err("the host runs on built-in defaults: there is no configuration file to reload".into());
+            return Err(
+                "the host runs on built-in defaults: there is no configuration file to reload"
+                    .into(),
+            );
         };
-        let next = HostConfig::load(&path).map_err(|err| format!("configuration rejected, nothing changed: {err}"))?;
+        let next = HostConfig::load(&path)
+            .map_err(|err| format!("configuration rejected, nothing changed: {err}"))?;
         let mut report = ReloadReport::default();
         let (old, new) = (&current.config, &next.config);
         if old.host != new.host {
@@ -227,27 +268,38 @@ impl Host {
         }
         if old.plugin_runtime != new.plugin_runtime {
             // Supervision limits are read per launch; new values apply to the next restarts.
-            report.requires_restart.push("plugin_runtime (applies to runners started from now on)".into());
+            report
+                .requires_restart
+                .push("plugin_runtime (applies to runners started from now on)".into());
         }
         let mcp_changed = old.mcp != new.mcp;
         let next_mcp = if mcp_changed && new.mcp.enable {
-            Some(McpToolProvider::start(new.mcp.clone()).await.map_err(|err| format!("mcp: {err}; nothing changed"))?)
+            Some(
+                McpToolProvider::start(new.mcp.clone())
+                    .await
+                    .map_err(|err| format!("mcp: {err}; nothing changed"))?,
+            )
         } else {
             None
         };
         report.plugins = self.plugins.apply(next.runners.clone()).await;
         if old.builtin != new.builtin
-            && let Some(store) = &self.store {
-                // Keep the engine (and its per-session wait, rest and focus state).
-                let engine: Arc<dyn EngineBridge> = match self.builtin() {
-                    Some(current) => current.engine().clone(),
-                    None => Arc::new(StoreEngine::new(store.clone())),
-                };
-                let rebuilt = MaisakaBuiltinToolProvider::new(new.builtin.clone(), engine, Arc::new(Discovery::new()));
-                rebuilt.discovery().attach_registry(&self.registry);
-                *self.builtin.write() = Some(rebuilt);
-                report.builtin_reloaded = true;
-            }
+            && let Some(store) = &self.store
+        {
+            // Keep the engine (and its per-session wait, rest and focus state).
+            let engine: Arc<dyn EngineBridge> = match self.builtin() {
+                Some(current) => current.engine().clone(),
+                None => Arc::new(StoreEngine::new(store.clone())),
+            };
+            let rebuilt = MaisakaBuiltinToolProvider::new(
+                new.builtin.clone(),
+                engine,
+                Arc::new(Discovery::new()),
+            );
+            rebuilt.discovery().attach_registry(&self.registry);
+            *self.builtin.write() = Some(rebuilt);
+            report.builtin_reloaded = true;
+        }
         if mcp_changed {
             let retired = std::mem::replace(&mut *self.mcp.write(), next_mcp);
             if let Some(retired) = retired {
@@ -279,11 +331,21 @@ impl Host {
     /// Runners, MCP servers and providers.
     pub fn status(&self) -> HostStatus {
         HostStatus {
-            config: self.config.read().path.as_ref().map(|p| p.display().to_string()),
+            config: self
+                .config
+                .read()
+                .path
+                .as_ref()
+                .map(|p| p.display().to_string()),
             socket: self.plugins.socket_path().display().to_string(),
             runners: self.plugins.status(),
             mcp_servers: self.mcp().map(|m| m.status()).unwrap_or_default(),
-            providers: self.registry.providers().iter().map(|p| p.provider_name().to_owned()).collect(),
+            providers: self
+                .registry
+                .providers()
+                .iter()
+                .map(|p| p.provider_name().to_owned())
+                .collect(),
             tools: self.registry.metrics().snapshot(),
             metrics: self.registry.metrics().totals(),
         }

@@ -94,16 +94,29 @@ pub struct LoadedConfig {
 impl HostConfig {
     /// Parses TOML text.
     pub fn from_toml(text: &str, path: &Path) -> Result<HostConfig, ConfigError> {
-        toml::from_str(text).map_err(|err| ConfigError::Parse { path: path.to_path_buf(), message: err.to_string().trim().to_owned() })
+        toml::from_str(text).map_err(|err| ConfigError::Parse {
+            path: path.to_path_buf(),
+            message: err.to_string().trim().to_owned(),
+        })
     }
 
     /// Reads, parses, validates and resolves a file.
     pub fn load(path: &Path) -> Result<LoadedConfig, ConfigError> {
-        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read { path: path.to_path_buf(), source })?;
-        let text = expand_env(&text).map_err(|message| ConfigError::Parse { path: path.to_path_buf(), message })?;
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let text = expand_env(&text).map_err(|message| ConfigError::Parse {
+            path: path.to_path_buf(),
+            message,
+        })?;
         let config = HostConfig::from_toml(&text, path)?;
         let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
-        let base = if base.as_os_str().is_empty() { PathBuf::from(".") } else { base };
+        let base = if base.as_os_str().is_empty() {
+            PathBuf::from(".")
+        } else {
+            base
+        };
         let base = std::fs::canonicalize(&base).unwrap_or(base);
         config.resolve(Some(path.to_path_buf()), &base)
     }
@@ -112,7 +125,9 @@ impl HostConfig {
     pub fn discover(explicit: Option<&Path>) -> Result<LoadedConfig, ConfigError> {
         match explicit {
             Some(path) => HostConfig::load(path),
-            None if Path::new("maitool.toml").exists() => HostConfig::load(Path::new("maitool.toml")),
+            None if Path::new("maitool.toml").exists() => {
+                HostConfig::load(Path::new("maitool.toml"))
+            }
             None => {
                 let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
                 HostConfig::default().resolve(None, &cwd)
@@ -121,9 +136,16 @@ impl HostConfig {
     }
 
     /// Validates every section and resolves relative paths against `base`.
-    pub fn resolve(mut self, path: Option<PathBuf>, base: &Path) -> Result<LoadedConfig, ConfigError> {
+    pub fn resolve(
+        mut self,
+        path: Option<PathBuf>,
+        base: &Path,
+    ) -> Result<LoadedConfig, ConfigError> {
         let shown = path.clone().unwrap_or_else(|| PathBuf::from("<defaults>"));
-        let invalid = |message: String| ConfigError::Invalid { path: shown.clone(), message };
+        let invalid = |message: String| ConfigError::Invalid {
+            path: shown.clone(),
+            message,
+        };
         self.plugin_runtime.validate().map_err(&invalid)?;
         let mut names = std::collections::HashSet::new();
         for (index, runner) in self.runners.iter().enumerate() {
@@ -131,7 +153,10 @@ impl HostConfig {
                 return Err(invalid(format!("runners[{index}].name must not be empty")));
             }
             if !names.insert(runner.name.clone()) {
-                return Err(invalid(format!("runners[{index}].name: duplicate runner name {:?}", runner.name)));
+                return Err(invalid(format!(
+                    "runners[{index}].name: duplicate runner name {:?}",
+                    runner.name
+                )));
             }
         }
         let runners = self
@@ -150,17 +175,30 @@ impl HostConfig {
                 )));
             }
         }
-        let absolute = |p: &Path| if p.is_absolute() || p.as_os_str() == ":memory:" { p.to_path_buf() } else { base.join(p) };
+        let absolute = |p: &Path| {
+            if p.is_absolute() || p.as_os_str() == ":memory:" {
+                p.to_path_buf()
+            } else {
+                base.join(p)
+            }
+        };
         self.host.control_socket = absolute(&self.host.control_socket);
         self.host.data_dir = absolute(&self.host.data_dir);
         self.host.socket_dir = self.host.socket_dir.as_deref().map(absolute);
         self.builtin.database = absolute(&self.builtin.database);
-        for seed in [&mut self.builtin.seed.memories, &mut self.builtin.seed.profiles, &mut self.builtin.seed.emoji_dir, &mut self.builtin.seed.messages] {
+        for seed in [
+            &mut self.builtin.seed.memories,
+            &mut self.builtin.seed.profiles,
+            &mut self.builtin.seed.emoji_dir,
+            &mut self.builtin.seed.messages,
+        ] {
             if let Some(p) = seed.as_mut() {
                 *p = absolute(p);
             }
         }
-        self.builtin.validate().map_err(|err| invalid(format!("builtin: {err}")))?;
+        self.builtin
+            .validate()
+            .map_err(|err| invalid(format!("builtin: {err}")))?;
         if let Some(file) = self.mcp.claude_desktop_config.as_mut() {
             *file = absolute(file);
         }
@@ -172,9 +210,15 @@ impl HostConfig {
             }
         }
         if self.mcp.enable {
-            self.mcp.validate().map_err(|err| invalid(err.to_string()))?;
+            self.mcp
+                .validate()
+                .map_err(|err| invalid(err.to_string()))?;
         }
-        Ok(LoadedConfig { path, config: self, runners })
+        Ok(LoadedConfig {
+            path,
+            config: self,
+            runners,
+        })
     }
 }
 
@@ -190,7 +234,9 @@ pub fn expand_env(text: &str) -> Result<String, String> {
             out.push('$');
             rest = tail;
         } else if let Some(body) = after.strip_prefix('{') {
-            let end = body.find('}').ok_or_else(|| format!("unterminated ${{ in {:?}", &rest[..rest.len().min(40)]))?;
+            let end = body
+                .find('}')
+                .ok_or_else(|| format!("unterminated ${{ in {:?}", &rest[..rest.len().min(40)]))?;
             let expression = &body[..end];
             let (name, default) = match expression.split_once(":-") {
                 Some((name, default)) => (name, Some(default)),
@@ -199,7 +245,11 @@ pub fn expand_env(text: &str) -> Result<String, String> {
             match (std::env::var(name).ok().filter(|v| !v.is_empty()), default) {
                 (Some(value), _) => out.push_str(&value),
                 (None, Some(default)) => out.push_str(default),
-                (None, None) => return Err(format!("environment variable {name} is not set (use ${{{name}:-default}})")),
+                (None, None) => {
+                    return Err(format!(
+                        "environment variable {name} is not set (use ${{{name}:-default}})"
+                    ));
+                }
             }
             rest = &body[end + 1..];
         } else {

@@ -14,9 +14,13 @@ fn an_empty_file_is_the_defaults() {
 
 #[test]
 fn unknown_keys_are_errors_that_name_the_key() {
-    let err = parse("[plugin_runtime]\nmax_restart = 3\n").unwrap_err().to_string();
+    let err = parse("[plugin_runtime]\nmax_restart = 3\n")
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("unknown field `max_restart`"), "{err}");
-    let err = parse("[[runners]]\nname = \"a\"\nexecutable = \"x\"\nenv = 3\n").unwrap_err().to_string();
+    let err = parse("[[runners]]\nname = \"a\"\nexecutable = \"x\"\nenv = 3\n")
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("env"), "{err}");
     let err = parse("[host]\nsocket = \"x\"\n").unwrap_err().to_string();
     assert!(err.contains("unknown field `socket`"), "{err}");
@@ -24,24 +28,51 @@ fn unknown_keys_are_errors_that_name_the_key() {
 
 #[test]
 fn bad_values_name_the_key() {
-    let err = parse("[plugin_runtime]\nmax_restarts = -1\n").unwrap_err().to_string();
+    let err = parse("[plugin_runtime]\nmax_restarts = -1\n")
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("max_restarts"), "{err}");
     let config = parse("[plugin_runtime]\nhandshake_timeout_ms = 0\n").unwrap();
-    let err = config.resolve(None, Path::new("/tmp")).unwrap_err().to_string();
-    assert!(err.contains("plugin_runtime.handshake_timeout_ms must be greater than 0"), "{err}");
+    let err = config
+        .resolve(None, Path::new("/tmp"))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("plugin_runtime.handshake_timeout_ms must be greater than 0"),
+        "{err}"
+    );
 }
 
 #[test]
 fn runners_need_an_existing_executable_and_unique_names() {
-    let missing = parse("[[runners]]\nname = \"ghost\"\nexecutable = \"does/not/exist\"\n").unwrap();
-    let err = missing.resolve(None, Path::new("/tmp")).unwrap_err().to_string();
-    assert!(err.contains("runners.ghost: executable /tmp/does/not/exist does not exist"), "{err}");
+    let missing =
+        parse("[[runners]]\nname = \"ghost\"\nexecutable = \"does/not/exist\"\n").unwrap();
+    let err = missing
+        .resolve(None, Path::new("/tmp"))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("runners.ghost: executable /tmp/does/not/exist does not exist"),
+        "{err}"
+    );
     let twice = parse("[[runners]]\nname = \"a\"\nexecutable = \"/bin/true\"\n[[runners]]\nname = \"a\"\nexecutable = \"/bin/true\"\n").unwrap();
-    let err = twice.resolve(None, Path::new("/tmp")).unwrap_err().to_string();
-    assert!(err.contains("runners[1].name: duplicate runner name \"a\""), "{err}");
+    let err = twice
+        .resolve(None, Path::new("/tmp"))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("runners[1].name: duplicate runner name \"a\""),
+        "{err}"
+    );
     let neither = parse("[[runners]]\nname = \"n\"\n").unwrap();
-    let err = neither.resolve(None, Path::new("/tmp")).unwrap_err().to_string();
-    assert!(err.contains("runners.n: needs `executable` or `plugin_dir`"), "{err}");
+    let err = neither
+        .resolve(None, Path::new("/tmp"))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("runners.n: needs `executable` or `plugin_dir`"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -54,7 +85,11 @@ fn plugin_folders_with_a_manifest_resolve_executable_grants_and_config() {
         "id = \"acme.weather\"\nversion = \"1.2.0\"\nexecutable = \"/bin/true\"\ncapabilities = [\"send.text\"]\nconfig_file = \"config.toml\"\n",
     )
     .unwrap();
-    std::fs::write(plugin.join("config.toml"), "city = \"Oslo\"\nunits = \"metric\"\n").unwrap();
+    std::fs::write(
+        plugin.join("config.toml"),
+        "city = \"Oslo\"\nunits = \"metric\"\n",
+    )
+    .unwrap();
     let text = "[[runners]]\nname = \"weather\"\nplugin_dir = \"weather\"\n[runners.plugins.\"acme.weather\".config]\nunits = \"imperial\"\n";
     std::fs::write(dir.path().join("maitool.toml"), text).unwrap();
     let loaded = HostConfig::load(&dir.path().join("maitool.toml")).unwrap();
@@ -63,23 +98,39 @@ fn plugin_folders_with_a_manifest_resolve_executable_grants_and_config() {
     let settings = &runner.plugins["acme.weather"];
     assert_eq!(settings.capabilities, vec!["send.text".to_owned()]);
     assert_eq!(settings.config["city"], "Oslo");
-    assert_eq!(settings.config["units"], "imperial", "inline config overrides the file");
+    assert_eq!(
+        settings.config["units"], "imperial",
+        "inline config overrides the file"
+    );
 }
 
 #[test]
 fn relative_paths_resolve_against_the_config_file() {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("maitool.toml"), "[host]\ndata_dir = \"state\"\n").unwrap();
+    std::fs::write(
+        dir.path().join("maitool.toml"),
+        "[host]\ndata_dir = \"state\"\n",
+    )
+    .unwrap();
     let loaded = HostConfig::load(&dir.path().join("maitool.toml")).unwrap();
     let base = std::fs::canonicalize(dir.path()).unwrap();
     assert_eq!(loaded.config.host.data_dir, base.join("state"));
-    assert_eq!(loaded.config.host.control_socket, base.join(".maitool/control.sock"));
+    assert_eq!(
+        loaded.config.host.control_socket,
+        base.join(".maitool/control.sock")
+    );
 }
 
 #[test]
 fn environment_references_expand_with_defaults() {
-    assert_eq!(expand_env("a ${MAITOOL_SURELY_UNSET:-target}/debug b").unwrap(), "a target/debug b");
-    assert_eq!(expand_env("cost $$5 and $HOME").unwrap(), "cost $5 and $HOME");
+    assert_eq!(
+        expand_env("a ${MAITOOL_SURELY_UNSET:-target}/debug b").unwrap(),
+        "a target/debug b"
+    );
+    assert_eq!(
+        expand_env("cost $$5 and $HOME").unwrap(),
+        "cost $5 and $HOME"
+    );
     let home = std::env::var("HOME").unwrap();
     assert_eq!(expand_env("${HOME}/x").unwrap(), format!("{home}/x"));
     let err = expand_env("${MAITOOL_SURELY_UNSET}").unwrap_err();

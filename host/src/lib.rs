@@ -23,7 +23,7 @@ pub mod plugin;
 pub mod provider;
 pub mod registry;
 
-pub use provider::{ProviderError, ToolProvider, ToolSetVersion};
 pub use app::{Host, HostError, HostStatus};
 pub use config::{ConfigError, HostConfig, LoadedConfig};
+pub use provider::{ProviderError, ToolProvider, ToolSetVersion};
 pub use registry::ToolRegistry;

@@ -3,9 +3,7 @@
 use std::time::Duration;
 
 use maitool_protocol::rpc::{RpcError, RpcPeer};
-use maitool_protocol::wire::methods::{
-    CapabilityRequestPayload, CapabilityResponsePayload, names,
-};
+use maitool_protocol::wire::methods::{CapabilityRequestPayload, CapabilityResponsePayload, names};
 use maitool_protocol::{JsonObject, ToolExecutionContext};
 use serde_json::Value;
 
@@ -22,7 +20,9 @@ pub struct HostClient {
 
 impl std::fmt::Debug for HostClient {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("HostClient").field("plugin_id", &self.plugin_id).finish_non_exhaustive()
+        f.debug_struct("HostClient")
+            .field("plugin_id", &self.plugin_id)
+            .finish_non_exhaustive()
     }
 }
 
@@ -47,9 +47,14 @@ impl HostClient {
             .filter(|ms| *ms > 0)
             .map(Duration::from_millis)
             .unwrap_or(DEFAULT_CAPABILITY_TIMEOUT);
-        let request = CapabilityRequestPayload { capability: capability.to_owned(), args };
-        let response: CapabilityResponsePayload =
-            self.peer.call(names::CAP_CALL, &self.plugin_id, &request, timeout).await?;
+        let request = CapabilityRequestPayload {
+            capability: capability.to_owned(),
+            args,
+        };
+        let response: CapabilityResponsePayload = self
+            .peer
+            .call(names::CAP_CALL, &self.plugin_id, &request, timeout)
+            .await?;
         Ok(response.result)
     }
 }

@@ -10,7 +10,9 @@ use futures::future::BoxFuture;
 use interprocess::local_socket::tokio::Stream;
 use interprocess::local_socket::tokio::prelude::*;
 use interprocess::local_socket::{GenericFilePath, ToFsName};
-use maitool_protocol::rpc::{IncomingMessage, Payload, PeerConfig, RequestHandler, RpcError, RpcPeer};
+use maitool_protocol::rpc::{
+    IncomingMessage, Payload, PeerConfig, RequestHandler, RpcError, RpcPeer,
+};
 use maitool_protocol::wire::methods::{
     AckPayload, ConfigUpdatedPayload, ConfigUpdatedResponse, HealthPayload, HelloPayload,
     HelloResponsePayload, InvokePayload, InvokeResultPayload, RegisterComponentsPayload,
@@ -57,7 +59,9 @@ pub fn run(plugins: Vec<PluginSpec>, options: RunnerOptions) -> ! {
             .worker_threads(threads)
             .enable_all()
             .build(),
-        _ => tokio::runtime::Builder::new_current_thread().enable_all().build(),
+        _ => tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build(),
     };
     let runtime = match runtime {
         Ok(runtime) => runtime,
@@ -110,10 +114,16 @@ pub async fn serve(
         .address
         .as_str()
         .to_fs_name::<GenericFilePath>()
-        .map_err(|source| RunnerError::Connect { address: env.address.clone(), source })?;
+        .map_err(|source| RunnerError::Connect {
+            address: env.address.clone(),
+            source,
+        })?;
     let stream = Stream::connect(name)
         .await
-        .map_err(|source| RunnerError::Connect { address: env.address.clone(), source })?;
+        .map_err(|source| RunnerError::Connect {
+            address: env.address.clone(),
+            source,
+        })?;
 
     let state = Arc::new(RunnerState::new(plugins));
     let runner_id = if env.runner_name.is_empty() {
@@ -121,7 +131,10 @@ pub async fn serve(
     } else {
         env.runner_name.clone()
     };
-    let config = PeerConfig { name: runner_id.clone(), ..PeerConfig::default() };
+    let config = PeerConfig {
+        name: runner_id.clone(),
+        ..PeerConfig::default()
+    };
     let peer = RpcPeer::start(stream, Arc::new(RunnerHandler(state.clone())), config);
     let _ = state.peer.set(peer.clone());
     forwarder.attach(peer.clone());
@@ -130,7 +143,10 @@ pub async fn serve(
         runner_id,
         sdk_version: RUNNER_VERSION.to_owned(),
         session_token: env.session_token,
-        protocol_versions: SUPPORTED_PROTOCOL_VERSIONS.iter().map(|v| (*v).to_owned()).collect(),
+        protocol_versions: SUPPORTED_PROTOCOL_VERSIONS
+            .iter()
+            .map(|v| (*v).to_owned())
+            .collect(),
         pid: std::process::id(),
     };
     let answer: HelloResponsePayload = peer
@@ -144,7 +160,10 @@ pub async fn serve(
 
     let ready = load_plugins(&state, &peer, &answer).await;
     state.loaded_ids_set(ready.loaded_plugins.clone());
-    if let Err(err) = peer.call::<_, AckPayload>(names::READY, "", &ready, REGISTRATION_TIMEOUT).await {
+    if let Err(err) = peer
+        .call::<_, AckPayload>(names::READY, "", &ready, REGISTRATION_TIMEOUT)
+        .await
+    {
         tracing::warn!("runner.ready was not acknowledged: {err}");
     }
 
@@ -187,12 +206,20 @@ async fn load_plugins(
     ready
 }
 
-async fn load_one(plugin: &LoadedPlugin, peer: &RpcPeer, config: &JsonObject) -> Result<(), String> {
+async fn load_one(
+    plugin: &LoadedPlugin,
+    peer: &RpcPeer,
+    config: &JsonObject,
+) -> Result<(), String> {
     let spec = &plugin.spec;
-    spec.hooks.configure(config).map_err(|err| format!("invalid configuration: {err}"))?;
+    spec.hooks
+        .configure(config)
+        .map_err(|err| format!("invalid configuration: {err}"))?;
     register(spec, peer, true).await?;
     let host = HostClient::new(peer.clone(), spec.id.clone());
-    let load = std::panic::AssertUnwindSafe(spec.hooks.on_load(host)).catch_unwind().await;
+    let load = std::panic::AssertUnwindSafe(spec.hooks.on_load(host))
+        .catch_unwind()
+        .await;
     let outcome = match load {
         Ok(Ok(())) => return Ok(()),
         Ok(Err(err)) => format!("on_load failed: {err}"),
@@ -212,7 +239,10 @@ async fn register(spec: &PluginSpec, peer: &RpcPeer, with_components: bool) -> R
         plugin_version: spec.version.clone(),
         plugin_type: "extension".to_owned(),
         components: if with_components {
-            spec.components.iter().map(|c| c.declaration.clone()).collect()
+            spec.components
+                .iter()
+                .map(|c| c.declaration.clone())
+                .collect()
         } else {
             Vec::new()
         },
@@ -223,10 +253,19 @@ async fn register(spec: &PluginSpec, peer: &RpcPeer, with_components: bool) -> R
         config_schema: spec.config_schema.clone(),
     };
     let answer: RegisterComponentsResponse = peer
-        .call(names::REGISTER_COMPONENTS, &spec.id, &payload, REGISTRATION_TIMEOUT)
+        .call(
+            names::REGISTER_COMPONENTS,
+            &spec.id,
+            &payload,
+            REGISTRATION_TIMEOUT,
+        )
         .await
         .map_err(|err| format!("registration failed: {err}"))?;
-    if answer.accepted { Ok(()) } else { Err(format!("host refused the components: {}", answer.reason)) }
+    if answer.accepted {
+        Ok(())
+    } else {
+        Err(format!("host refused the components: {}", answer.reason))
+    }
 }
 
 pub(crate) fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
@@ -267,10 +306,18 @@ impl RunnerState {
                     .iter()
                     .map(|c| (c.declaration.name.clone(), c.handler.clone()))
                     .collect();
-                LoadedPlugin { spec, handlers, loaded: AtomicBool::new(false) }
+                LoadedPlugin {
+                    spec,
+                    handlers,
+                    loaded: AtomicBool::new(false),
+                }
             })
             .collect();
-        let index = plugins.iter().enumerate().map(|(i, p)| (p.spec.id.clone(), i)).collect();
+        let index = plugins
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (p.spec.id.clone(), i))
+            .collect();
         Self {
             plugins,
             index,
@@ -294,7 +341,8 @@ impl RunnerState {
     async fn unload_all(&self) {
         for plugin in &self.plugins {
             if plugin.loaded.swap(false, Ordering::AcqRel) {
-                let unload = std::panic::AssertUnwindSafe(plugin.spec.hooks.on_unload()).catch_unwind();
+                let unload =
+                    std::panic::AssertUnwindSafe(plugin.spec.hooks.on_unload()).catch_unwind();
                 if tokio::time::timeout(UNLOAD_TIMEOUT, unload).await.is_err() {
                     tracing::warn!(plugin_id = %plugin.spec.id, "on_unload did not finish in time");
                 }
@@ -302,7 +350,10 @@ impl RunnerState {
         }
     }
 
-    fn invoke(self: &Arc<Self>, request: IncomingMessage) -> BoxFuture<'static, Result<Payload, RpcError>> {
+    fn invoke(
+        self: &Arc<Self>,
+        request: IncomingMessage,
+    ) -> BoxFuture<'static, Result<Payload, RpcError>> {
         let state = self.clone();
         async move {
             if state.draining.load(Ordering::Acquire) {
@@ -343,16 +394,30 @@ impl RunnerState {
     }
 }
 
-fn invocation_context(state: &Arc<RunnerState>, plugin_id: &str, payload: &InvokePayload) -> InvocationContext {
-    let arg = |key: &str| payload.args.get(key).and_then(|v| v.as_str()).unwrap_or_default().to_owned();
-    let execution = payload.context.clone().unwrap_or_else(|| ToolExecutionContext {
-        stream_id: arg("stream_id"),
-        group_id: arg("group_id"),
-        user_id: arg("user_id"),
-        platform: arg("platform"),
-        reasoning: arg("reasoning"),
-        ..ToolExecutionContext::default()
-    });
+fn invocation_context(
+    state: &Arc<RunnerState>,
+    plugin_id: &str,
+    payload: &InvokePayload,
+) -> InvocationContext {
+    let arg = |key: &str| {
+        payload
+            .args
+            .get(key)
+            .and_then(|v| v.as_str())
+            .unwrap_or_default()
+            .to_owned()
+    };
+    let execution = payload
+        .context
+        .clone()
+        .unwrap_or_else(|| ToolExecutionContext {
+            stream_id: arg("stream_id"),
+            group_id: arg("group_id"),
+            user_id: arg("user_id"),
+            platform: arg("platform"),
+            reasoning: arg("reasoning"),
+            ..ToolExecutionContext::default()
+        });
     let chat_id = match arg("chat_id") {
         id if !id.is_empty() => id,
         _ if !execution.stream_id.is_empty() => execution.stream_id.clone(),
@@ -379,7 +444,9 @@ impl Drop for InFlightGuard<'_> {
 impl RunnerState {
     fn peer(&self) -> &RpcPeer {
         // Set right after the peer starts, before any request can be dispatched to us.
-        self.peer.get().expect("peer is set before requests are served")
+        self.peer
+            .get()
+            .expect("peer is set before requests are served")
     }
 
     fn health(&self) -> Result<Payload, RpcError> {
@@ -393,10 +460,16 @@ impl RunnerState {
 
     fn prepare_shutdown(&self) -> Result<Payload, RpcError> {
         self.draining.store(true, Ordering::Release);
-        Payload::encode(&AckPayload { acknowledged: true, in_flight: self.in_flight.load(Ordering::Relaxed) })
+        Payload::encode(&AckPayload {
+            acknowledged: true,
+            in_flight: self.in_flight.load(Ordering::Relaxed),
+        })
     }
 
-    fn shutdown(self: &Arc<Self>, request: IncomingMessage) -> BoxFuture<'static, Result<Payload, RpcError>> {
+    fn shutdown(
+        self: &Arc<Self>,
+        request: IncomingMessage,
+    ) -> BoxFuture<'static, Result<Payload, RpcError>> {
         let state = self.clone();
         async move {
             let payload: ShutdownPayload = request.payload().unwrap_or_default();
@@ -407,7 +480,10 @@ impl RunnerState {
                 tokio::time::sleep(Duration::from_millis(5)).await;
             }
             state.unload_all().await;
-            let ack = AckPayload { acknowledged: true, in_flight: state.in_flight.load(Ordering::Relaxed) };
+            let ack = AckPayload {
+                acknowledged: true,
+                in_flight: state.in_flight.load(Ordering::Relaxed),
+            };
             // Stop after the acknowledgement has been queued.
             let stopper = state.clone();
             tokio::spawn(async move {
@@ -419,24 +495,50 @@ impl RunnerState {
         .boxed()
     }
 
-    fn config_updated(self: &Arc<Self>, request: IncomingMessage) -> BoxFuture<'static, Result<Payload, RpcError>> {
+    fn config_updated(
+        self: &Arc<Self>,
+        request: IncomingMessage,
+    ) -> BoxFuture<'static, Result<Payload, RpcError>> {
         let state = self.clone();
         async move {
             let update: ConfigUpdatedPayload = request.payload()?;
-            let plugin_id = if update.plugin_id.is_empty() { request.plugin_id().to_owned() } else { update.plugin_id.clone() };
+            let plugin_id = if update.plugin_id.is_empty() {
+                request.plugin_id().to_owned()
+            } else {
+                update.plugin_id.clone()
+            };
             let Some(plugin) = state.plugin(&plugin_id) else {
-                return Err(RpcError::new(ErrorCode::PluginNotFound, format!("plugin {plugin_id} is not in this runner")));
+                return Err(RpcError::new(
+                    ErrorCode::PluginNotFound,
+                    format!("plugin {plugin_id} is not in this runner"),
+                ));
             };
             let hooks = plugin.spec.hooks.clone();
             if (update.config_scope == "self" || update.config_scope.is_empty())
-                && let Err(reason) = hooks.configure(&update.config_data) {
-                    return Payload::encode(&ConfigUpdatedResponse { accepted: false, reason: format!("invalid configuration: {reason}") });
-                }
-            let scope = if update.config_scope.is_empty() { "self".to_owned() } else { update.config_scope };
-            let outcome = hooks.on_config_update(scope, update.config_data, update.config_version).await;
+                && let Err(reason) = hooks.configure(&update.config_data)
+            {
+                return Payload::encode(&ConfigUpdatedResponse {
+                    accepted: false,
+                    reason: format!("invalid configuration: {reason}"),
+                });
+            }
+            let scope = if update.config_scope.is_empty() {
+                "self".to_owned()
+            } else {
+                update.config_scope
+            };
+            let outcome = hooks
+                .on_config_update(scope, update.config_data, update.config_version)
+                .await;
             let response = match outcome {
-                Ok(()) => ConfigUpdatedResponse { accepted: true, reason: String::new() },
-                Err(reason) => ConfigUpdatedResponse { accepted: false, reason },
+                Ok(()) => ConfigUpdatedResponse {
+                    accepted: true,
+                    reason: String::new(),
+                },
+                Err(reason) => ConfigUpdatedResponse {
+                    accepted: false,
+                    reason,
+                },
             };
             Payload::encode(&response)
         }

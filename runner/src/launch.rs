@@ -28,12 +28,17 @@ impl LaunchEnv {
     /// `main`, before building the async runtime), because mutating the environment while
     /// other threads may read it is undefined behaviour on POSIX.
     pub fn take_from_env() -> Result<LaunchEnv, RunnerError> {
-        let address = std::env::var(ENV_IPC_ADDRESS).map_err(|_| RunnerError::MissingEnv(ENV_IPC_ADDRESS))?;
-        let session_token =
-            std::env::var(ENV_SESSION_TOKEN).map_err(|_| RunnerError::MissingEnv(ENV_SESSION_TOKEN))?;
+        let address =
+            std::env::var(ENV_IPC_ADDRESS).map_err(|_| RunnerError::MissingEnv(ENV_IPC_ADDRESS))?;
+        let session_token = std::env::var(ENV_SESSION_TOKEN)
+            .map_err(|_| RunnerError::MissingEnv(ENV_SESSION_TOKEN))?;
         let runner_name = std::env::var(ENV_RUNNER_NAME).unwrap_or_default();
         remove_launch_vars();
-        Ok(LaunchEnv { address, session_token, runner_name })
+        Ok(LaunchEnv {
+            address,
+            session_token,
+            runner_name,
+        })
     }
 }
 

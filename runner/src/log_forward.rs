@@ -45,8 +45,13 @@ impl LogForwarder {
     pub fn install() -> LogForwarder {
         let shared = Arc::new(Shared::default());
         let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
-        let layer = ForwardLayer { shared: shared.clone() };
-        let _ = tracing_subscriber::registry().with(filter).with(layer).try_init();
+        let layer = ForwardLayer {
+            shared: shared.clone(),
+        };
+        let _ = tracing_subscriber::registry()
+            .with(filter)
+            .with(layer)
+            .try_init();
         LogForwarder { shared }
     }
 
@@ -76,7 +81,9 @@ impl LogForwarder {
 impl Shared {
     /// Sends buffered records; false once the connection is gone.
     fn flush(&self) -> bool {
-        let Some(peer) = self.peer.get() else { return true };
+        let Some(peer) = self.peer.get() else {
+            return true;
+        };
         if peer.is_closed() {
             return false;
         }
@@ -84,13 +91,24 @@ impl Shared {
         let dropped = self.dropped.swap(0, Ordering::Relaxed);
         let mut entries = entries;
         if dropped > 0 {
-            entries.insert(0, entry(Level::WARN, "maitool_runner", format!("{dropped} log records dropped: the host did not keep up"), String::new()));
+            entries.insert(
+                0,
+                entry(
+                    Level::WARN,
+                    "maitool_runner",
+                    format!("{dropped} log records dropped: the host did not keep up"),
+                    String::new(),
+                ),
+            );
         }
         for chunk in entries.chunks(BATCH_SIZE) {
-            let batch = LogBatchPayload { entries: chunk.to_vec() };
+            let batch = LogBatchPayload {
+                entries: chunk.to_vec(),
+            };
             if peer.broadcast(names::LOG_BATCH, "", &batch).is_err() {
                 // Back-pressure: the host is busy; these records are lost rather than blocking.
-                self.dropped.fetch_add(chunk.len() as u64, Ordering::Relaxed);
+                self.dropped
+                    .fetch_add(chunk.len() as u64, Ordering::Relaxed);
             }
         }
         true
@@ -100,7 +118,12 @@ impl Shared {
         let forwarding = self.peer.get().is_some_and(|peer| !peer.is_closed());
         // The RPC layer's own records must not travel over the RPC layer (feedback loop).
         if !forwarding || record.logger_name.starts_with("maitool_protocol") {
-            eprintln!("[{}] {}: {}", level_name(record.level), record.logger_name, record.message);
+            eprintln!(
+                "[{}] {}: {}",
+                level_name(record.level),
+                record.logger_name,
+                record.message
+            );
             return;
         }
         let mut buffer = self.buffer.lock();
@@ -138,15 +161,23 @@ where
         let mut visitor = FieldCollector::default();
         event.record(&mut visitor);
         let plugin_id = visitor.plugin_id.clone().or_else(|| {
-            ctx.event_scope(event)?
-                .find_map(|span| span.extensions().get::<PluginIdExt>().map(|ext| ext.0.clone()))
+            ctx.event_scope(event)?.find_map(|span| {
+                span.extensions()
+                    .get::<PluginIdExt>()
+                    .map(|ext| ext.0.clone())
+            })
         });
         let target = event.metadata().target();
         let logger = match &plugin_id {
             Some(id) if !target.starts_with("maitool_") => format!("plugin.{id}"),
             _ => target.to_owned(),
         };
-        let mut record = entry(*event.metadata().level(), &logger, visitor.message, visitor.fields);
+        let mut record = entry(
+            *event.metadata().level(),
+            &logger,
+            visitor.message,
+            visitor.fields,
+        );
         record.plugin_id = plugin_id.unwrap_or_default();
         self.shared.push(record);
     }
@@ -154,9 +185,16 @@ where
 
 fn entry(level: Level, logger: &str, message: String, fields: String) -> LogEntry {
     let fields = fields.trim_end();
-    let message = if fields.is_empty() { message } else { format!("{message} {fields}") };
+    let message = if fields.is_empty() {
+        message
+    } else {
+        format!("{message} {fields}")
+    };
     LogEntry {
-        timestamp_ms: SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0),
+        timestamp_ms: SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map(|d| d.as_millis() as u64)
+            .unwrap_or(0),
         level: python_level(level),
         logger_name: logger.to_owned(),
         message,

@@ -13,7 +13,11 @@ use crate::{HostClient, InvocationContext};
 pub trait ComponentHandler: Send + Sync + 'static {
     /// Runs the component with the invocation's arguments. Failures are results with
     /// `success = false`; a panic is caught by the runner and reported the same way.
-    fn call(&self, args: JsonObject, ctx: InvocationContext) -> BoxFuture<'static, ToolExecutionResult>;
+    fn call(
+        &self,
+        args: JsonObject,
+        ctx: InvocationContext,
+    ) -> BoxFuture<'static, ToolExecutionResult>;
 }
 
 /// A plugin's lifecycle hooks and configuration handling.
@@ -49,7 +53,9 @@ pub struct ComponentSpec {
 
 impl fmt::Debug for ComponentSpec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("ComponentSpec").field("declaration", &self.declaration).finish_non_exhaustive()
+        f.debug_struct("ComponentSpec")
+            .field("declaration", &self.declaration)
+            .finish_non_exhaustive()
     }
 }
 

@@ -107,7 +107,10 @@ impl std::fmt::Debug for ActionInput {
 impl ActionInput {
     /// A parameter's value as a string ("" when absent).
     pub fn param(&self, name: &str) -> &str {
-        self.action_data.get(name).and_then(Value::as_str).unwrap_or_default()
+        self.action_data
+            .get(name)
+            .and_then(Value::as_str)
+            .unwrap_or_default()
     }
 
     /// The plugin's typed configuration.
@@ -141,13 +144,20 @@ pub struct Action {
 
 impl std::fmt::Debug for Action {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Action").field("name", &self.name).field("parameters", &self.parameters).finish_non_exhaustive()
+        f.debug_struct("Action")
+            .field("name", &self.name)
+            .field("parameters", &self.parameters)
+            .finish_non_exhaustive()
     }
 }
 
 impl Action {
     /// An Action whose `execute` returns `(success, message)`.
-    pub fn new<F, Fut>(name: impl Into<String>, description: impl Into<String>, execute: F) -> Action
+    pub fn new<F, Fut>(
+        name: impl Into<String>,
+        description: impl Into<String>,
+        execute: F,
+    ) -> Action
     where
         F: Fn(ActionInput) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = (bool, String)> + Send + 'static,
@@ -225,8 +235,15 @@ impl Action {
         let mut properties = JsonObject::new();
         let mut action_parameters = JsonObject::new();
         for (name, description) in &self.parameters {
-            let description = if description.is_empty() { "Legacy Action parameter" } else { description };
-            properties.insert(name.clone(), json!({ "type": "string", "description": description }));
+            let description = if description.is_empty() {
+                "Legacy Action parameter"
+            } else {
+                description
+            };
+            properties.insert(
+                name.clone(),
+                json!({ "type": "string", "description": description }),
+            );
             action_parameters.insert(name.clone(), description.into());
         }
         let description = if self.description.trim().is_empty() {
@@ -266,7 +283,11 @@ impl Action {
     }
 
     pub(crate) fn into_handler(self, config: Arc<ConfigSlot>) -> Arc<dyn ComponentHandler> {
-        Arc::new(ActionHandler { name: self.name, execute: self.execute, config })
+        Arc::new(ActionHandler {
+            name: self.name,
+            execute: self.execute,
+            config,
+        })
     }
 }
 
@@ -277,8 +298,17 @@ struct ActionHandler {
 }
 
 impl ComponentHandler for ActionHandler {
-    fn call(&self, mut args: JsonObject, ctx: InvocationContext) -> BoxFuture<'static, ToolExecutionResult> {
-        let text = |args: &JsonObject, key: &str| args.get(key).and_then(Value::as_str).unwrap_or_default().to_owned();
+    fn call(
+        &self,
+        mut args: JsonObject,
+        ctx: InvocationContext,
+    ) -> BoxFuture<'static, ToolExecutionResult> {
+        let text = |args: &JsonObject, key: &str| {
+            args.get(key)
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_owned()
+        };
         let reasoning = match text(&args, "reasoning") {
             r if r.is_empty() => ctx.execution.reasoning.clone(),
             r => r,
@@ -323,5 +353,9 @@ impl ComponentHandler for ActionHandler {
 }
 
 fn first_non_empty(value: String, fallback: &str) -> String {
-    if value.is_empty() { fallback.to_owned() } else { value }
+    if value.is_empty() {
+        fallback.to_owned()
+    } else {
+        value
+    }
 }

@@ -13,7 +13,9 @@ use serde::de::DeserializeOwned;
 /// A plugin's configuration type. The operator's values are merged over `Default::default()`
 /// key by key (nested tables too), deserialized, then [`validate`](PluginConfig::validate)d.
 /// Use `#[serde(deny_unknown_fields)]` to turn typos into load errors.
-pub trait PluginConfig: Serialize + DeserializeOwned + Default + JsonSchema + Send + Sync + 'static {
+pub trait PluginConfig:
+    Serialize + DeserializeOwned + Default + JsonSchema + Send + Sync + 'static
+{
     /// Checks values beyond their types. An error fails the plugin's load with this message.
     fn validate(&self) -> Result<(), String> {
         Ok(())
@@ -43,7 +45,12 @@ pub(crate) struct ConfigSlot {
 
 impl ConfigSlot {
     pub(crate) fn untyped() -> Self {
-        Self { parser: None, current: RwLock::new(None), defaults: JsonObject::new(), schema: JsonObject::new() }
+        Self {
+            parser: None,
+            current: RwLock::new(None),
+            defaults: JsonObject::new(),
+            schema: JsonObject::new(),
+        }
     }
 
     pub(crate) fn typed<C: PluginConfig>() -> Self {
@@ -55,7 +62,8 @@ impl ConfigSlot {
         let parser = move |values: &JsonObject| -> Result<Arc<dyn Any + Send + Sync>, String> {
             let mut merged = merge_base.clone();
             merge_into(&mut merged, values);
-            let config: C = serde_json::from_value(serde_json::Value::Object(merged)).map_err(|err| err.to_string())?;
+            let config: C = serde_json::from_value(serde_json::Value::Object(merged))
+                .map_err(|err| err.to_string())?;
             config.validate()?;
             Ok(Arc::new(config))
         };
@@ -86,7 +94,10 @@ impl ConfigSlot {
 pub(crate) fn merge_into(base: &mut JsonObject, overlay: &JsonObject) {
     for (key, value) in overlay {
         match (base.get_mut(key), value) {
-            (Some(serde_json::Value::Object(base_table)), serde_json::Value::Object(overlay_table)) => {
+            (
+                Some(serde_json::Value::Object(base_table)),
+                serde_json::Value::Object(overlay_table),
+            ) => {
                 merge_into(base_table, overlay_table);
             }
             _ => {

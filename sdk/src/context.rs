@@ -20,7 +20,9 @@ pub struct ToolContext {
 
 impl std::fmt::Debug for ToolContext {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ToolContext").field("invocation", &self.invocation).finish_non_exhaustive()
+        f.debug_struct("ToolContext")
+            .field("invocation", &self.invocation)
+            .finish_non_exhaustive()
     }
 }
 
@@ -100,9 +102,15 @@ impl ToolContext {
     }
 }
 
-pub(crate) async fn send_text(host: &HostClient, stream_id: &str, text: String) -> Result<Value, RpcError> {
+pub(crate) async fn send_text(
+    host: &HostClient,
+    stream_id: &str,
+    text: String,
+) -> Result<Value, RpcError> {
     let args = json!({ "stream_id": stream_id, "text": text });
-    let Value::Object(args) = args else { unreachable!("json! object literal") };
+    let Value::Object(args) = args else {
+        unreachable!("json! object literal")
+    };
     host.call("send.text", args).await
 }
 
@@ -115,7 +123,9 @@ pub struct LoadContext {
 
 impl std::fmt::Debug for LoadContext {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("LoadContext").field("host", &self.host).finish_non_exhaustive()
+        f.debug_struct("LoadContext")
+            .field("host", &self.host)
+            .finish_non_exhaustive()
     }
 }
 

@@ -43,11 +43,11 @@ pub use output::{ToolError, ToolOutput};
 pub use plugin::{Plugin, PluginError};
 pub use tool::{ChatScope, Tool, Visibility};
 
+pub use maitool_protocol::rpc::RpcError as HostError;
 pub use maitool_protocol::{
     BinaryData, ContentType, JsonObject, ToolAnnotation, ToolContentItem, ToolExecutionContext,
     ToolIcon,
 };
-pub use maitool_protocol::rpc::RpcError as HostError;
 pub use maitool_runner::{HostClient, RunnerOptions};
 /// Timers for handlers (handlers run on tokio): `sleep`, `timeout`, `interval`.
 pub use tokio::time;
@@ -55,15 +55,15 @@ pub use tokio::time;
 /// The wire types and codec, for tests and tools that speak the protocol directly.
 pub use maitool_protocol as protocol;
 
-/// Logging for plugins (`tracing`): records are forwarded to the host's log and tagged with
-/// the plugin id, e.g. `maitool_sdk::log::info!("cache warmed")`.
-pub use tracing as log;
 pub use schemars;
 pub use schemars::JsonSchema;
 pub use serde;
 pub use serde::{Deserialize, Serialize};
 pub use serde_json;
 pub use serde_json::{Value, json};
+/// Logging for plugins (`tracing`): records are forwarded to the host's log and tagged with
+/// the plugin id, e.g. `maitool_sdk::log::info!("cache warmed")`.
+pub use tracing as log;
 
 /// Everything a plugin usually needs, in one import.
 pub mod prelude {

@@ -15,7 +15,10 @@ pub struct ToolOutput {
 impl ToolOutput {
     /// A text result.
     pub fn text(text: impl Into<String>) -> Self {
-        Self { text: text.into(), ..Self::default() }
+        Self {
+            text: text.into(),
+            ..Self::default()
+        }
     }
 
     /// A structured result from any serializable value. The model sees it as compact JSON
@@ -95,7 +98,9 @@ pub struct ToolError {
 impl ToolError {
     /// A failure with this message.
     pub fn new(message: impl Into<String>) -> Self {
-        Self { message: message.into() }
+        Self {
+            message: message.into(),
+        }
     }
 
     /// The message.

@@ -61,7 +61,10 @@ pub struct Plugin {
 
 impl std::fmt::Debug for Plugin {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Plugin").field("id", &self.id).field("version", &self.version).finish_non_exhaustive()
+        f.debug_struct("Plugin")
+            .field("id", &self.id)
+            .field("version", &self.version)
+            .finish_non_exhaustive()
     }
 }
 
@@ -216,9 +219,20 @@ impl PluginHooks for Hooks {
         }
     }
 
-    fn on_config_update(&self, scope: String, config: JsonObject, version: String) -> BoxFuture<'static, Result<(), String>> {
+    fn on_config_update(
+        &self,
+        scope: String,
+        config: JsonObject,
+        version: String,
+    ) -> BoxFuture<'static, Result<(), String>> {
         match &self.on_config_update {
-            Some(hook) => hook(ConfigUpdate { scope, config, version }).map(|r| r.map_err(|e| e.to_string())).boxed(),
+            Some(hook) => hook(ConfigUpdate {
+                scope,
+                config,
+                version,
+            })
+            .map(|r| r.map_err(|e| e.to_string()))
+            .boxed(),
             None => std::future::ready(Ok(())).boxed(),
         }
     }

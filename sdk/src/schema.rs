@@ -20,7 +20,9 @@ pub(crate) fn schema_for<T: JsonSchema>() -> JsonObject {
     if !object.contains_key("type") {
         object.insert("type".into(), "object".into());
     }
-    if object.get("type").and_then(|t| t.as_str()) == Some("object") && !object.contains_key("properties") {
+    if object.get("type").and_then(|t| t.as_str()) == Some("object")
+        && !object.contains_key("properties")
+    {
         object.insert("properties".into(), JsonObject::new().into());
     }
     object

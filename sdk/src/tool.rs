@@ -18,7 +18,8 @@ use crate::{ToolContext, ToolError, ToolOutput};
 
 /// Context keys the host adds to arguments (MaiBot convention). They are removed before
 /// the arguments are deserialized unless the tool declares a parameter of that name.
-pub(crate) const CONTEXT_KEYS: &[&str] = &["stream_id", "chat_id", "group_id", "user_id", "platform"];
+pub(crate) const CONTEXT_KEYS: &[&str] =
+    &["stream_id", "chat_id", "group_id", "user_id", "platform"];
 
 /// How a tool is shown to the model.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -64,7 +65,9 @@ impl ChatScope {
     }
 }
 
-type ErasedHandler = dyn Fn(JsonObject, ToolContext) -> BoxFuture<'static, Result<ToolOutput, ToolError>> + Send + Sync;
+type ErasedHandler = dyn Fn(JsonObject, ToolContext) -> BoxFuture<'static, Result<ToolOutput, ToolError>>
+    + Send
+    + Sync;
 
 /// A tool declaration.
 pub struct Tool {
@@ -85,7 +88,10 @@ pub struct Tool {
 
 impl std::fmt::Debug for Tool {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Tool").field("name", &self.name).field("schema", &self.schema).finish_non_exhaustive()
+        f.debug_struct("Tool")
+            .field("name", &self.name)
+            .field("schema", &self.schema)
+            .finish_non_exhaustive()
     }
 }
 
@@ -93,7 +99,11 @@ impl Tool {
     /// A tool whose arguments are deserialized into `A`; the model-facing JSON Schema is
     /// generated from `A` (doc comments become descriptions). The handler's error becomes a
     /// failed result with that message; so do arguments that do not fit `A`.
-    pub fn new<A, F, Fut>(name: impl Into<String>, description: impl Into<String>, handler: F) -> Tool
+    pub fn new<A, F, Fut>(
+        name: impl Into<String>,
+        description: impl Into<String>,
+        handler: F,
+    ) -> Tool
     where
         A: DeserializeOwned + JsonSchema + Send + 'static,
         F: Fn(A, ToolContext) -> Fut + Send + Sync + 'static,
@@ -103,7 +113,9 @@ impl Tool {
         let schema = schema_for::<A>();
         let declared = property_names(&schema);
         let tool_name = name.clone();
-        let erased = move |mut args: JsonObject, ctx: ToolContext| -> BoxFuture<'static, Result<ToolOutput, ToolError>> {
+        let erased = move |mut args: JsonObject,
+                           ctx: ToolContext|
+              -> BoxFuture<'static, Result<ToolOutput, ToolError>> {
             for key in CONTEXT_KEYS {
                 if !declared.iter().any(|d| d == key) {
                     args.remove(*key);
@@ -215,13 +227,15 @@ impl Tool {
             metadata.insert("timeout_ms".into(), (timeout.as_millis() as u64).into());
         }
         if let Some(annotation) = &self.annotation
-            && let Ok(value) = serde_json::to_value(annotation) {
-                metadata.insert("annotation".into(), value);
-            }
+            && let Ok(value) = serde_json::to_value(annotation)
+        {
+            metadata.insert("annotation".into(), value);
+        }
         if !self.icons.is_empty()
-            && let Ok(value) = serde_json::to_value(&self.icons) {
-                metadata.insert("icons".into(), value);
-            }
+            && let Ok(value) = serde_json::to_value(&self.icons)
+        {
+            metadata.insert("icons".into(), value);
+        }
         ComponentDeclaration {
             name: self.name.clone(),
             component_type: "TOOL".into(),
@@ -233,7 +247,11 @@ impl Tool {
     }
 
     pub(crate) fn into_handler(self, config: Arc<ConfigSlot>) -> Arc<dyn ComponentHandler> {
-        Arc::new(ToolHandler { name: self.name, handler: self.handler, config })
+        Arc::new(ToolHandler {
+            name: self.name,
+            handler: self.handler,
+            config,
+        })
     }
 }
 
@@ -244,7 +262,11 @@ struct ToolHandler {
 }
 
 impl ComponentHandler for ToolHandler {
-    fn call(&self, args: JsonObject, ctx: InvocationContext) -> BoxFuture<'static, ToolExecutionResult> {
+    fn call(
+        &self,
+        args: JsonObject,
+        ctx: InvocationContext,
+    ) -> BoxFuture<'static, ToolExecutionResult> {
         let name = self.name.clone();
         let future = (self.handler)(args, ToolContext::new(ctx, self.config.clone()));
         async move {

@@ -21,10 +21,14 @@ pub fn capture() {
     static INSTALLED: OnceLock<()> = OnceLock::new();
     INSTALLED.get_or_init(|| {
         let printer = std::env::var("RUST_LOG").ok().map(|filter| {
-            tracing_subscriber::fmt::layer().with_test_writer().with_filter(EnvFilter::new(filter))
+            tracing_subscriber::fmt::layer()
+                .with_test_writer()
+                .with_filter(EnvFilter::new(filter))
         });
         let _ = tracing_subscriber::registry()
-            .with(Capture.with_filter(EnvFilter::new("maitool=debug,maitool_host=debug,maitool_protocol=info")))
+            .with(Capture.with_filter(EnvFilter::new(
+                "maitool=debug,maitool_host=debug,maitool_protocol=info",
+            )))
             .with(printer)
             .try_init();
     });
@@ -39,7 +43,10 @@ pub fn lines() -> Vec<String> {
 pub async fn wait_for(needles: &[&str], limit: std::time::Duration) -> Option<String> {
     let deadline = tokio::time::Instant::now() + limit;
     loop {
-        if let Some(line) = lines().into_iter().find(|l| needles.iter().all(|n| l.contains(n))) {
+        if let Some(line) = lines()
+            .into_iter()
+            .find(|l| needles.iter().all(|n| l.contains(n)))
+        {
             return Some(line);
         }
         if tokio::time::Instant::now() >= deadline {
@@ -53,7 +60,11 @@ struct Capture;
 
 impl<S: Subscriber> Layer<S> for Capture {
     fn on_event(&self, event: &Event<'_>, _ctx: Context<'_, S>) {
-        let mut line = format!("{} {}: ", event.metadata().level(), event.metadata().target());
+        let mut line = format!(
+            "{} {}: ",
+            event.metadata().level(),
+            event.metadata().target()
+        );
         event.record(&mut LineVisitor(&mut line));
         if let Ok(mut records) = records().lock() {
             records.push(line);

@@ -29,7 +29,12 @@ pub struct RunnerSpec {
 impl RunnerSpec {
     /// A runner of an example binary with default settings.
     pub fn new(name: &str, binary: &str) -> Self {
-        Self { name: name.into(), binary: binary.into(), env: BTreeMap::new(), plugins: BTreeMap::new() }
+        Self {
+            name: name.into(),
+            binary: binary.into(),
+            env: BTreeMap::new(),
+            plugins: BTreeMap::new(),
+        }
     }
 
     /// Sets an environment variable.
@@ -74,7 +79,10 @@ impl Harness {
     pub async fn start(config: RuntimeConfig, runners: Vec<RunnerSpec>) -> Harness {
         crate::logs::capture();
         let sink = Arc::new(MemorySink::default());
-        let capabilities = Arc::new(CapabilityService::new(sink.clone(), KvStore::in_memory().expect("kv store")));
+        let capabilities = Arc::new(CapabilityService::new(
+            sink.clone(),
+            KvStore::in_memory().expect("kv store"),
+        ));
         let resolved = runners
             .into_iter()
             .map(|spec| ResolvedRunner {
@@ -85,28 +93,45 @@ impl Harness {
                 plugins: spec.plugins,
             })
             .collect();
-        let runtime = PluginRuntime::start(config, resolved, capabilities.clone(), None).expect("runtime starts");
+        let runtime = PluginRuntime::start(config, resolved, capabilities.clone(), None)
+            .expect("runtime starts");
         let registry = Arc::new(ToolRegistry::new());
         registry.register_provider(runtime.provider());
         capabilities.attach_registry(&registry);
         runtime.wait_settled(Duration::from_secs(20)).await;
-        Harness { runtime, registry, sink }
+        Harness {
+            runtime,
+            registry,
+            sink,
+        }
     }
 
     /// The status of one runner.
     pub fn runner(&self, name: &str) -> RunnerStatus {
-        self.runtime.status().into_iter().find(|r| r.name == name).expect("runner exists")
+        self.runtime
+            .status()
+            .into_iter()
+            .find(|r| r.name == name)
+            .expect("runner exists")
     }
 
     /// Waits until `name` reaches `state` (bounded, so a test never hangs).
-    pub async fn wait_state(&self, name: &str, state: RunnerState, limit: Duration) -> RunnerStatus {
+    pub async fn wait_state(
+        &self,
+        name: &str,
+        state: RunnerState,
+        limit: Duration,
+    ) -> RunnerStatus {
         let deadline = tokio::time::Instant::now() + limit;
         loop {
             let status = self.runner(name);
             if status.state == state {
                 return status;
             }
-            assert!(tokio::time::Instant::now() < deadline, "runner {name} did not reach {state:?} within {limit:?}: {status:?}");
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "runner {name} did not reach {state:?} within {limit:?}: {status:?}"
+            );
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
     }
@@ -119,15 +144,28 @@ impl Harness {
             if status.restart_count >= count && status.state == RunnerState::Ready {
                 return status;
             }
-            assert!(tokio::time::Instant::now() < deadline, "runner {name} did not restart {count} times within {limit:?}: {status:?}");
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "runner {name} did not restart {count} times within {limit:?}: {status:?}"
+            );
             tokio::time::sleep(Duration::from_millis(5)).await;
         }
     }
 
     /// Invokes a tool with JSON arguments in a context.
-    pub async fn call(&self, tool: &str, args: serde_json::Value, ctx: &ToolExecutionContext) -> ToolExecutionResult {
+    pub async fn call(
+        &self,
+        tool: &str,
+        args: serde_json::Value,
+        ctx: &ToolExecutionContext,
+    ) -> ToolExecutionResult {
         let arguments = args.as_object().cloned().unwrap_or_default();
-        self.registry.invoke(ToolInvocation::new(tool, arguments).with_call_id("call-1"), ctx).await
+        self.registry
+            .invoke(
+                ToolInvocation::new(tool, arguments).with_call_id("call-1"),
+                ctx,
+            )
+            .await
     }
 
     /// Stops the runtime.

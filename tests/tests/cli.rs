@@ -58,7 +58,10 @@ fn serve(control: &std::path::Path) -> Serve {
         .expect("serve starts");
     let deadline = Instant::now() + Duration::from_secs(30);
     while !control.exists() {
-        assert!(Instant::now() < deadline, "serve did not open its control socket");
+        assert!(
+            Instant::now() < deadline,
+            "serve did not open its control socket"
+        );
         std::thread::sleep(Duration::from_millis(20));
     }
     Serve { child }
@@ -68,28 +71,95 @@ fn check_verbs(control: &std::path::Path) {
     let (code, out, err) = maitool(control, &["tools", "--json"]);
     assert_eq!(code, 0, "{err}");
     let tools = json(&out);
-    let names: Vec<&str> = tools.as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
-    for expected in ["roll_dice", "calculate", "greet", "render_badge", "remember", "reply", "tool_search", "fetch_history", "weather_report", "tiny_image"] {
+    let names: Vec<&str> = tools
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    for expected in [
+        "roll_dice",
+        "calculate",
+        "greet",
+        "render_badge",
+        "remember",
+        "reply",
+        "tool_search",
+        "fetch_history",
+        "weather_report",
+        "tiny_image",
+    ] {
         assert!(names.contains(&expected), "{expected} missing: {names:?}");
     }
-    let dice = tools.as_array().unwrap().iter().find(|t| t["name"] == "roll_dice").unwrap();
+    let dice = tools
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "roll_dice")
+        .unwrap();
     assert_eq!(dice["provider_type"], "plugin");
     assert!(dice["parameters_schema"]["properties"]["sides"].is_object());
 
-    let (code, out, _) = maitool(control, &["call", "calculate", "--args", r#"{"a": 20, "b": 22, "op": "add"}"#, "--json"]);
+    let (code, out, _) = maitool(
+        control,
+        &[
+            "call",
+            "calculate",
+            "--args",
+            r#"{"a": 20, "b": 22, "op": "add"}"#,
+            "--json",
+        ],
+    );
     assert_eq!(code, 0);
     let result = json(&out);
     assert_eq!(result["success"], true);
     assert_eq!(result["content"], "42");
 
-    let (code, out, _) = maitool(control, &["call", "calculate", "--args", r#"{"a": 1, "b": 0, "op": "divide"}"#, "--json"]);
+    let (code, out, _) = maitool(
+        control,
+        &[
+            "call",
+            "calculate",
+            "--args",
+            r#"{"a": 1, "b": 0, "op": "divide"}"#,
+            "--json",
+        ],
+    );
     assert_eq!(code, 1, "a failed result exits 1");
     assert_eq!(json(&out)["error_message"], "division by zero");
 
-    let (code, out, _) = maitool(control, &["call", "echo", "--args", r#"{"text": "ctx"}"#, "--session-id", "s9", "--stream-id", "st9", "--group-id", "g9", "--user-id", "u9", "--platform", "qq", "--group-chat", "--json"]);
+    let (code, out, _) = maitool(
+        control,
+        &[
+            "call",
+            "echo",
+            "--args",
+            r#"{"text": "ctx"}"#,
+            "--session-id",
+            "s9",
+            "--stream-id",
+            "st9",
+            "--group-id",
+            "g9",
+            "--user-id",
+            "u9",
+            "--platform",
+            "qq",
+            "--group-chat",
+            "--json",
+        ],
+    );
     assert_eq!(code, 0);
     let seen = &json(&out)["structured_content"];
-    assert_eq!((seen["session_id"].as_str(), seen["stream_id"].as_str(), seen["group_id"].as_str(), seen["is_group_chat"].as_bool()), (Some("s9"), Some("st9"), Some("g9"), Some(true)));
+    assert_eq!(
+        (
+            seen["session_id"].as_str(),
+            seen["stream_id"].as_str(),
+            seen["group_id"].as_str(),
+            seen["is_group_chat"].as_bool()
+        ),
+        (Some("s9"), Some("st9"), Some("g9"), Some(true))
+    );
 
     let (code, out, _) = maitool(control, &["call", "no_such_tool", "--json"]);
     assert_eq!(code, 1);
@@ -125,38 +195,101 @@ fn verbs_work_against_serve_and_serve_stops_cleanly() {
     let mut serve = serve(&control);
     check_verbs(&control);
     let (_, out, _) = maitool(&control, &["status", "--json"]);
-    let pids: Vec<i32> = json(&out)["runners"].as_array().unwrap().iter().map(|r| r["pid"].as_i64().unwrap() as i32).collect();
+    let pids: Vec<i32> = json(&out)["runners"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["pid"].as_i64().unwrap() as i32)
+        .collect();
     // A second serve on the same control socket refuses to start.
     let (code, _, err) = maitool(&control, &["serve"]);
     assert_eq!(code, 2);
-    assert!(err.contains("another maitool serve is already running"), "{err}");
+    assert!(
+        err.contains("another maitool serve is already running"),
+        "{err}"
+    );
     // Component control goes through the running host.
     let (code, out, _) = maitool(&control, &["disable", "echo", "--session", "s1"]);
     assert_eq!(code, 0);
     assert_eq!(out.trim(), "disabled examples.dice.echo for session s1");
     // With the plugin's echo disabled for s1, the next provider that has `echo` (the example
     // MCP server, registered after the plugins) answers instead.
-    let (_, out, _) = maitool(&control, &["call", "echo", "--args", r#"{"text": "x"}"#, "--session-id", "s1", "--json"]);
+    let (_, out, _) = maitool(
+        &control,
+        &[
+            "call",
+            "echo",
+            "--args",
+            r#"{"text": "x"}"#,
+            "--session-id",
+            "s1",
+            "--json",
+        ],
+    );
     assert_eq!(json(&out)["metadata"]["server_name"], "example", "{out}");
-    let (_, out, _) = maitool(&control, &["call", "echo", "--args", r#"{"text": "x"}"#, "--session-id", "s2", "--json"]);
-    assert_eq!(json(&out)["metadata"]["plugin_id"], "examples.dice", "{out}");
+    let (_, out, _) = maitool(
+        &control,
+        &[
+            "call",
+            "echo",
+            "--args",
+            r#"{"text": "x"}"#,
+            "--session-id",
+            "s2",
+            "--json",
+        ],
+    );
+    assert_eq!(
+        json(&out)["metadata"]["plugin_id"],
+        "examples.dice",
+        "{out}"
+    );
 
     // Built-in tools on the seeded store: a reply lands in the stream's history.
     let text = format!("rolling now ({})", std::process::id());
-    let chat = ["--stream-id", "demo-group", "--session-id", "demo-group", "--group-chat"];
+    let chat = [
+        "--stream-id",
+        "demo-group",
+        "--session-id",
+        "demo-group",
+        "--group-chat",
+    ];
     let reply_args = format!(r#"{{"msg_id": "m-1003", "text": "{text}"}}"#);
-    let (code, out, err) = maitool(&control, &[&["call", "reply", "--args", reply_args.as_str()][..], &chat[..]].concat());
+    let (code, out, err) = maitool(
+        &control,
+        &[
+            &["call", "reply", "--args", reply_args.as_str()][..],
+            &chat[..],
+        ]
+        .concat(),
+    );
     assert_eq!(code, 0, "{out} {err}");
-    let (code, out, err) = maitool(&control, &[&["call", "fetch_history", "--args", r#"{"num": 50}"#][..], &chat[..]].concat());
+    let (code, out, err) = maitool(
+        &control,
+        &[
+            &["call", "fetch_history", "--args", r#"{"num": 50}"#][..],
+            &chat[..],
+        ]
+        .concat(),
+    );
     assert_eq!(code, 0, "{err}");
-    assert!(out.contains(&text), "the reply is not in the history: {out}");
-    assert!(out.contains("@bot can you roll a d20"), "seeded messages are in the history: {out}");
+    assert!(
+        out.contains(&text),
+        "the reply is not in the history: {out}"
+    );
+    assert!(
+        out.contains("@bot can you roll a d20"),
+        "seeded messages are in the history: {out}"
+    );
 
     kill(Pid::from_raw(serve.child.id() as i32), Signal::SIGTERM).unwrap();
     let status = serve.child.wait().unwrap();
     assert!(status.success(), "{status:?}");
     for pid in pids {
-        assert!(kill(Pid::from_raw(pid), None).is_err(), "runner {pid} outlived a graceful stop");
+        assert!(
+            kill(Pid::from_raw(pid), None).is_err(),
+            "runner {pid} outlived a graceful stop"
+        );
     }
     assert!(!control.exists(), "the control socket is removed on exit");
 }
@@ -167,17 +300,31 @@ fn killing_the_host_with_sigkill_takes_every_runner_down() {
     let control = dir.path().join("control.sock");
     let mut serve = serve(&control);
     let (_, out, _) = maitool(&control, &["status", "--json"]);
-    let pids: Vec<i32> = json(&out)["runners"].as_array().unwrap().iter().map(|r| r["pid"].as_i64().unwrap() as i32).collect();
+    let pids: Vec<i32> = json(&out)["runners"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["pid"].as_i64().unwrap() as i32)
+        .collect();
     assert_eq!(pids.len(), 4);
     kill(Pid::from_raw(serve.child.id() as i32), Signal::SIGKILL).unwrap();
     let _ = serve.child.wait();
     let killed = Instant::now();
     // Runners die through the parent-death signal and socket EOF; allow a generous bound.
-    while pids.iter().any(|pid| kill(Pid::from_raw(*pid), None).is_ok()) {
-        assert!(killed.elapsed() < Duration::from_secs(5), "runners outlived the host");
+    while pids
+        .iter()
+        .any(|pid| kill(Pid::from_raw(*pid), None).is_ok())
+    {
+        assert!(
+            killed.elapsed() < Duration::from_secs(5),
+            "runners outlived the host"
+        );
         std::thread::sleep(Duration::from_millis(10));
     }
-    eprintln!("all runners gone {:?} after the host's SIGKILL", killed.elapsed());
+    eprintln!(
+        "all runners gone {:?} after the host's SIGKILL",
+        killed.elapsed()
+    );
 }
 
 #[test]
@@ -185,7 +332,12 @@ fn a_bad_config_is_a_clear_error_with_exit_2() {
     let dir = tempfile::tempdir().unwrap();
     let config = dir.path().join("bad.toml");
     std::fs::write(&config, "[plugin_runtime]\nmax_restart = 3\n").unwrap();
-    let output = Command::new(workspace_bin("maitool")).arg("--config").arg(&config).arg("tools").output().unwrap();
+    let output = Command::new(workspace_bin("maitool"))
+        .arg("--config")
+        .arg(&config)
+        .arg("tools")
+        .output()
+        .unwrap();
     assert_eq!(output.status.code(), Some(2));
     let err = String::from_utf8_lossy(&output.stderr);
     assert!(err.contains("unknown field `max_restart`"), "{err}");

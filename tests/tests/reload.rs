@@ -15,7 +15,10 @@ use nix::unistd::Pid;
 use serde_json::{Value, json};
 
 fn runner(name: &str, binary: &str, extra: &str) -> String {
-    format!("[[runners]]\nname = \"{name}\"\nexecutable = \"{}\"\n{extra}\n", workspace_bin(binary).display())
+    format!(
+        "[[runners]]\nname = \"{name}\"\nexecutable = \"{}\"\n{extra}\n",
+        workspace_bin(binary).display()
+    )
 }
 
 fn write_config(dir: &Path, runners: &[String]) {
@@ -35,27 +38,50 @@ fn maitool(dir: &Path, args: &[&str]) -> (i32, String, String) {
         .args(args)
         .output()
         .unwrap();
-    (output.status.code().unwrap_or(-1), String::from_utf8_lossy(&output.stdout).into(), String::from_utf8_lossy(&output.stderr).into())
+    (
+        output.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&output.stdout).into(),
+        String::from_utf8_lossy(&output.stderr).into(),
+    )
 }
 
 async fn tool_names(client: &ControlClient) -> Vec<String> {
-    client.tools(ToolAvailabilityContext::default()).await.unwrap().into_iter().map(|t| t.name).collect()
+    client
+        .tools(ToolAvailabilityContext::default())
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|t| t.name)
+        .collect()
 }
 
 async fn runner_pid(client: &ControlClient, name: &str) -> Option<i64> {
     let status = client.status().await.unwrap();
-    status["runners"].as_array().unwrap().iter().find(|r| r["name"] == name).and_then(|r| r["pid"].as_i64())
+    status["runners"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"] == name)
+        .and_then(|r| r["pid"].as_i64())
 }
 
-async fn call(client: &ControlClient, tool: &str, args: Value) -> maitool_protocol::ToolExecutionResult {
+async fn call(
+    client: &ControlClient,
+    tool: &str,
+    args: Value,
+) -> maitool_protocol::ToolExecutionResult {
     let invocation = ToolInvocation::new(tool, args.as_object().unwrap().clone());
-    client.call(invocation, ToolExecutionContext::default()).await.unwrap()
+    client
+        .call(invocation, ToolExecutionContext::default())
+        .await
+        .unwrap()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn reload_adds_removes_restarts_and_reconfigures_while_calls_continue() {
     let dir = tempfile::tempdir().unwrap();
-    let dice_cfg = |max: u32| format!("[runners.plugins.\"examples.dice\".config]\nmax_dice = {max}\n");
+    let dice_cfg =
+        |max: u32| format!("[runners.plugins.\"examples.dice\".config]\nmax_dice = {max}\n");
     write_config(
         dir.path(),
         &[
@@ -83,10 +109,18 @@ async fn reload_adds_removes_restarts_and_reconfigures_while_calls_continue() {
         assert!(Instant::now() < deadline, "serve did not start");
         tokio::time::sleep(Duration::from_millis(20)).await;
     };
-    assert!(tool_names(&client).await.contains(&"render_badge".to_owned()));
+    assert!(
+        tool_names(&client)
+            .await
+            .contains(&"render_badge".to_owned())
+    );
     let dice_pid = runner_pid(&client, "dice").await.unwrap();
     let legacy_pid = runner_pid(&client, "legacy").await.unwrap();
-    assert!(call(&client, "roll_dice", json!({"sides": 6, "count": 4})).await.success);
+    assert!(
+        call(&client, "roll_dice", json!({"sides": 6, "count": 4}))
+            .await
+            .success
+    );
 
     // Calls to the unchanged runner keep going through the whole reload.
     let stop = Arc::new(AtomicBool::new(false));
@@ -96,7 +130,12 @@ async fn reload_adds_removes_restarts_and_reconfigures_while_calls_continue() {
         tokio::spawn(async move {
             while !stop.load(Ordering::Relaxed) {
                 let result = call(&client, "calculate", json!({"a": 1, "b": 2, "op": "add"})).await;
-                if result.success && result.content == "3" { &ok } else { &failed }.fetch_add(1, Ordering::Relaxed);
+                if result.success && result.content == "3" {
+                    &ok
+                } else {
+                    &failed
+                }
+                .fetch_add(1, Ordering::Relaxed);
             }
         })
     };
@@ -105,7 +144,11 @@ async fn reload_adds_removes_restarts_and_reconfigures_while_calls_continue() {
         dir.path(),
         &[
             runner("dice", "maitool-example-dice", &dice_cfg(2)),
-            runner("legacy", "maitool-example-legacy", "env = { GREETING_LANG = \"en\" }"),
+            runner(
+                "legacy",
+                "maitool-example-legacy",
+                "env = { GREETING_LANG = \"en\" }",
+            ),
             runner("notes", "maitool-example-notes", ""),
         ],
     );
@@ -121,22 +164,41 @@ async fn reload_adds_removes_restarts_and_reconfigures_while_calls_continue() {
     // The dice runner kept its process and applied the new limit through on_config_update.
     assert_eq!(runner_pid(&client, "dice").await, Some(dice_pid));
     let limited = call(&client, "roll_dice", json!({"sides": 6, "count": 4})).await;
-    assert_eq!(limited.error_message, "count must be between 1 and 2, got 4");
+    assert_eq!(
+        limited.error_message,
+        "count must be between 1 and 2, got 4"
+    );
     let names = tool_names(&client).await;
     assert!(!names.contains(&"render_badge".to_owned()), "{names:?}");
     let deadline = Instant::now() + Duration::from_secs(10);
-    while !tool_names(&client).await.contains(&"remember".to_owned()) || !tool_names(&client).await.contains(&"greet".to_owned()) {
-        assert!(Instant::now() < deadline, "added or restarted runners did not come up");
+    while !tool_names(&client).await.contains(&"remember".to_owned())
+        || !tool_names(&client).await.contains(&"greet".to_owned())
+    {
+        assert!(
+            Instant::now() < deadline,
+            "added or restarted runners did not come up"
+        );
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     assert_ne!(runner_pid(&client, "legacy").await, Some(legacy_pid));
-    assert!(kill(Pid::from_raw(legacy_pid as i32), None).is_err(), "the old legacy runner is gone");
+    assert!(
+        kill(Pid::from_raw(legacy_pid as i32), None).is_err(),
+        "the old legacy runner is gone"
+    );
 
     // A file that fails validation is rejected as a whole; nothing changes.
-    std::fs::write(dir.path().join("maitool.toml"), "[plugin_runtime]\nmax_restart = 1\n").unwrap();
+    std::fs::write(
+        dir.path().join("maitool.toml"),
+        "[plugin_runtime]\nmax_restart = 1\n",
+    )
+    .unwrap();
     let (code, _, err) = maitool(dir.path(), &["reload"]);
     assert_eq!(code, 2);
-    assert!(err.contains("configuration rejected, nothing changed") && err.contains("unknown field `max_restart`"), "{err}");
+    assert!(
+        err.contains("configuration rejected, nothing changed")
+            && err.contains("unknown field `max_restart`"),
+        "{err}"
+    );
     assert!(tool_names(&client).await.contains(&"remember".to_owned()));
 
     // SIGHUP reloads too.
@@ -144,21 +206,32 @@ async fn reload_adds_removes_restarts_and_reconfigures_while_calls_continue() {
         dir.path(),
         &[
             runner("dice", "maitool-example-dice", &dice_cfg(2)),
-            runner("legacy", "maitool-example-legacy", "env = { GREETING_LANG = \"en\" }"),
+            runner(
+                "legacy",
+                "maitool-example-legacy",
+                "env = { GREETING_LANG = \"en\" }",
+            ),
             runner("notes", "maitool-example-notes", ""),
             runner("media", "maitool-example-media", ""),
         ],
     );
     kill(Pid::from_raw(serve.id() as i32), Signal::SIGHUP).unwrap();
     let deadline = Instant::now() + Duration::from_secs(10);
-    while !tool_names(&client).await.contains(&"render_badge".to_owned()) {
+    while !tool_names(&client)
+        .await
+        .contains(&"render_badge".to_owned())
+    {
         assert!(Instant::now() < deadline, "SIGHUP did not reload");
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
 
     stop.store(true, Ordering::Relaxed);
     load.await.unwrap();
-    assert_eq!(failed.load(Ordering::Relaxed), 0, "calls on the unchanged runner failed during reload");
+    assert_eq!(
+        failed.load(Ordering::Relaxed),
+        0,
+        "calls on the unchanged runner failed during reload"
+    );
     assert!(ok.load(Ordering::Relaxed) > 0);
     kill(Pid::from_raw(serve.id() as i32), Signal::SIGTERM).unwrap();
     assert!(serve.wait().unwrap().success());

@@ -9,12 +9,20 @@ use super::args::{Cli, Command, LogFormat};
 
 /// Logs go to stderr; `RUST_LOG` filters them (default: `info` for `serve`, `warn` otherwise).
 pub fn init_logging(cli: &Cli) {
-    let default = if matches!(cli.command, Command::Serve(_)) { "info" } else { "warn" };
+    let default = if matches!(cli.command, Command::Serve(_)) {
+        "info"
+    } else {
+        "warn"
+    };
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default));
-    let builder = tracing_subscriber::fmt().with_env_filter(filter).with_writer(|| LogWriter(std::io::stderr().lock()));
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(|| LogWriter(std::io::stderr().lock()));
     let _ = match cli.log_format {
         LogFormat::Json => builder.json().try_init(),
-        LogFormat::Text => builder.with_ansi(std::io::stderr().is_terminal()).try_init(),
+        LogFormat::Text => builder
+            .with_ansi(std::io::stderr().is_terminal())
+            .try_init(),
     };
 }
 
@@ -54,7 +62,9 @@ impl TerminalProgress {
     /// A progress line when stderr is a terminal; `None` otherwise (pipes and files get
     /// nothing).
     pub fn on_terminal() -> Option<TerminalProgress> {
-        std::io::stderr().is_terminal().then(|| TerminalProgress { last: std::sync::Mutex::new(String::new()) })
+        std::io::stderr().is_terminal().then(|| TerminalProgress {
+            last: std::sync::Mutex::new(String::new()),
+        })
     }
 }
 
@@ -62,7 +72,9 @@ impl StartObserver for TerminalProgress {
     fn update(&self, progress: &StartProgress) {
         let line = progress.line();
         let mut stderr = std::io::stderr().lock();
-        let Ok(mut last) = self.last.lock() else { return };
+        let Ok(mut last) = self.last.lock() else {
+            return;
+        };
         // Redraw only what changed, or what a log record erased.
         if *last == line && PROGRESS_SHOWN.load(Ordering::Relaxed) {
             return;
@@ -84,11 +96,22 @@ impl Drop for TerminalProgress {
 /// A table of tools for people.
 pub fn print_tools(tools: &[ToolSpec]) {
     let width = tools.iter().map(|t| t.name.len()).max().unwrap_or(4).max(4);
-    let provider_width = tools.iter().map(|t| t.provider_name.len()).max().unwrap_or(8).max(8);
-    println!("{:width$}  {:provider_width$}  DESCRIPTION", "NAME", "PROVIDER");
+    let provider_width = tools
+        .iter()
+        .map(|t| t.provider_name.len())
+        .max()
+        .unwrap_or(8)
+        .max(8);
+    println!(
+        "{:width$}  {:provider_width$}  DESCRIPTION",
+        "NAME", "PROVIDER"
+    );
     for tool in tools {
         let description = tool.description.lines().next().unwrap_or_default();
-        println!("{:width$}  {:provider_width$}  {}", tool.name, tool.provider_name, description);
+        println!(
+            "{:width$}  {:provider_width$}  {}",
+            tool.name, tool.provider_name, description
+        );
     }
 }
 

@@ -7,12 +7,19 @@ use futures::future::BoxFuture;
 use interprocess::local_socket::tokio::Stream;
 use interprocess::local_socket::tokio::prelude::*;
 use interprocess::local_socket::{GenericFilePath, ToFsName};
-use maitool_protocol::rpc::{IncomingMessage, Payload, PeerConfig, RequestHandler, RpcError, RpcPeer};
+use maitool_protocol::rpc::{
+    IncomingMessage, Payload, PeerConfig, RequestHandler, RpcError, RpcPeer,
+};
 use maitool_protocol::wire::EmptyPayload;
-use maitool_protocol::{ToolAvailabilityContext, ToolExecutionContext, ToolExecutionResult, ToolInvocation, ToolSpec};
+use maitool_protocol::{
+    ToolAvailabilityContext, ToolExecutionContext, ToolExecutionResult, ToolInvocation, ToolSpec,
+};
 
 use super::views::{Definitions, PluginView};
-use super::{CallRequest, DefinitionsRequest, MetricsResponse, ToggleRequest, ToggleResponse, ToolsRequest, ToolsResponse, methods};
+use super::{
+    CallRequest, DefinitionsRequest, MetricsResponse, ToggleRequest, ToggleResponse, ToolsRequest,
+    ToolsResponse, methods,
+};
 
 /// A control-socket request failed.
 pub type ControlError = RpcError;
@@ -49,52 +56,112 @@ impl ControlClient {
             return None;
         }
         let name = path.to_fs_name::<GenericFilePath>().ok()?;
-        let stream = tokio::time::timeout(Duration::from_secs(2), Stream::connect(name)).await.ok()?.ok()?;
-        Some(ControlClient { peer: RpcPeer::start(stream, Arc::new(NoRequests), PeerConfig::new("control-client")) })
+        let stream = tokio::time::timeout(Duration::from_secs(2), Stream::connect(name))
+            .await
+            .ok()?
+            .ok()?;
+        Some(ControlClient {
+            peer: RpcPeer::start(
+                stream,
+                Arc::new(NoRequests),
+                PeerConfig::new("control-client"),
+            ),
+        })
     }
 
     /// Lists tools for a context.
-    pub async fn tools(&self, context: ToolAvailabilityContext) -> Result<Vec<ToolSpec>, ControlError> {
-        let answer: ToolsResponse = self.peer.call(methods::TOOLS, "", &ToolsRequest { context }, QUERY_LIMIT).await?;
+    pub async fn tools(
+        &self,
+        context: ToolAvailabilityContext,
+    ) -> Result<Vec<ToolSpec>, ControlError> {
+        let answer: ToolsResponse = self
+            .peer
+            .call(methods::TOOLS, "", &ToolsRequest { context }, QUERY_LIMIT)
+            .await?;
         Ok(answer.tools)
     }
 
     /// Calls a tool.
-    pub async fn call(&self, invocation: ToolInvocation, context: ToolExecutionContext) -> Result<ToolExecutionResult, ControlError> {
-        self.peer.call(methods::CALL, "", &CallRequest { invocation, context }, CALL_LIMIT).await
+    pub async fn call(
+        &self,
+        invocation: ToolInvocation,
+        context: ToolExecutionContext,
+    ) -> Result<ToolExecutionResult, ControlError> {
+        self.peer
+            .call(
+                methods::CALL,
+                "",
+                &CallRequest {
+                    invocation,
+                    context,
+                },
+                CALL_LIMIT,
+            )
+            .await
     }
 
     /// The host's status as JSON.
     pub async fn status(&self) -> Result<serde_json::Value, ControlError> {
-        self.peer.call(methods::STATUS, "", &EmptyPayload {}, QUERY_LIMIT).await
+        self.peer
+            .call(methods::STATUS, "", &EmptyPayload {}, QUERY_LIMIT)
+            .await
     }
 
     /// Re-reads the host's configuration file and applies it; the report as JSON. A rejected
     /// configuration is an error and changes nothing.
     pub async fn reload(&self) -> Result<serde_json::Value, ControlError> {
-        self.peer.call(methods::RELOAD, "", &EmptyPayload {}, Duration::from_secs(120)).await
+        self.peer
+            .call(
+                methods::RELOAD,
+                "",
+                &EmptyPayload {},
+                Duration::from_secs(120),
+            )
+            .await
     }
 
     /// Every plugin with its components.
     pub async fn plugins(&self) -> Result<Vec<PluginView>, ControlError> {
-        self.peer.call(methods::PLUGINS, "", &EmptyPayload {}, QUERY_LIMIT).await
+        self.peer
+            .call(methods::PLUGINS, "", &EmptyPayload {}, QUERY_LIMIT)
+            .await
     }
 
     /// The model definitions an engine would send for a context.
-    pub async fn definitions(&self, request: DefinitionsRequest) -> Result<Definitions, ControlError> {
-        self.peer.call(methods::DEFINITIONS, "", &request, QUERY_LIMIT).await
+    pub async fn definitions(
+        &self,
+        request: DefinitionsRequest,
+    ) -> Result<Definitions, ControlError> {
+        self.peer
+            .call(methods::DEFINITIONS, "", &request, QUERY_LIMIT)
+            .await
     }
 
     /// The Prometheus text exposition of the host's metrics.
     pub async fn metrics(&self) -> Result<String, ControlError> {
-        let answer: MetricsResponse = self.peer.call(methods::METRICS, "", &EmptyPayload {}, QUERY_LIMIT).await?;
+        let answer: MetricsResponse = self
+            .peer
+            .call(methods::METRICS, "", &EmptyPayload {}, QUERY_LIMIT)
+            .await?;
         Ok(answer.text)
     }
 
     /// Enables or disables a component.
-    pub async fn toggle(&self, name: &str, enabled: bool, session_id: Option<String>) -> Result<String, ControlError> {
-        let request = ToggleRequest { name: name.to_owned(), enabled, session_id };
-        let answer: ToggleResponse = self.peer.call(methods::TOGGLE, "", &request, QUERY_LIMIT).await?;
+    pub async fn toggle(
+        &self,
+        name: &str,
+        enabled: bool,
+        session_id: Option<String>,
+    ) -> Result<String, ControlError> {
+        let request = ToggleRequest {
+            name: name.to_owned(),
+            enabled,
+            session_id,
+        };
+        let answer: ToggleResponse = self
+            .peer
+            .call(methods::TOGGLE, "", &request, QUERY_LIMIT)
+            .await?;
         Ok(answer.full_name)
     }
 }

@@ -6,10 +6,15 @@ use futures::FutureExt;
 use futures::future::BoxFuture;
 use interprocess::local_socket::tokio::prelude::*;
 use interprocess::local_socket::{GenericFilePath, ListenerOptions, ToFsName};
-use maitool_protocol::rpc::{IncomingMessage, Payload, PeerConfig, RequestHandler, RpcError, RpcPeer};
+use maitool_protocol::rpc::{
+    IncomingMessage, Payload, PeerConfig, RequestHandler, RpcError, RpcPeer,
+};
 use maitool_protocol::wire::{EmptyPayload, ErrorCode};
 
-use super::{CallRequest, DefinitionsRequest, MetricsResponse, ToggleRequest, ToggleResponse, ToolsRequest, ToolsResponse, methods, views};
+use super::{
+    CallRequest, DefinitionsRequest, MetricsResponse, ToggleRequest, ToggleResponse, ToolsRequest,
+    ToolsResponse, methods, views,
+};
 use crate::app::Host;
 
 /// Serves the control socket for a running host; removes the socket when dropped.
@@ -33,7 +38,10 @@ impl ControlServer {
             if super::ControlClient::connect(path).await.is_some() {
                 return Err(std::io::Error::new(
                     std::io::ErrorKind::AddrInUse,
-                    format!("another maitool serve is already running on {}", path.display()),
+                    format!(
+                        "another maitool serve is already running on {}",
+                        path.display()
+                    ),
                 ));
             }
             std::fs::remove_file(path)?;
@@ -48,7 +56,8 @@ impl ControlServer {
                     Ok(stream) => {
                         // The peer lives as long as its connection; dropping the last handle
                         // would close it.
-                        let peer = RpcPeer::start(stream, handler.clone(), PeerConfig::new("control"));
+                        let peer =
+                            RpcPeer::start(stream, handler.clone(), PeerConfig::new("control"));
                         tokio::spawn(async move {
                             peer.closed().await;
                         });
@@ -60,7 +69,10 @@ impl ControlServer {
                 }
             }
         });
-        Ok(ControlServer { path: path.to_path_buf(), task })
+        Ok(ControlServer {
+            path: path.to_path_buf(),
+            task,
+        })
     }
 
     /// The socket path.
@@ -87,7 +99,9 @@ impl RequestHandler for ControlHandler {
             match request.method() {
                 methods::TOOLS => {
                     let ask: ToolsRequest = request.payload()?;
-                    Payload::encode(&ToolsResponse { tools: host.registry.list_tools(&ask.context).await })
+                    Payload::encode(&ToolsResponse {
+                        tools: host.registry.list_tools(&ask.context).await,
+                    })
                 }
                 methods::CALL => {
                     let call: CallRequest = request.payload()?;
@@ -95,20 +109,29 @@ impl RequestHandler for ControlHandler {
                 }
                 methods::STATUS => {
                     let _: EmptyPayload = request.payload().unwrap_or_default();
-                    let status = serde_json::to_value(host.status()).map_err(|err| RpcError::new(ErrorCode::Unknown, err.to_string()))?;
+                    let status = serde_json::to_value(host.status())
+                        .map_err(|err| RpcError::new(ErrorCode::Unknown, err.to_string()))?;
                     Payload::encode(&status)
                 }
                 methods::TOGGLE => {
                     let toggle: ToggleRequest = request.payload()?;
                     let full_name = host
                         .plugins
-                        .set_component_enabled(&toggle.name, toggle.enabled, toggle.session_id.as_deref())
+                        .set_component_enabled(
+                            &toggle.name,
+                            toggle.enabled,
+                            toggle.session_id.as_deref(),
+                        )
                         .map_err(|err| RpcError::new(ErrorCode::ToolNotFound, err))?;
                     Payload::encode(&ToggleResponse { full_name })
                 }
                 methods::RELOAD => {
-                    let report = host.reload().await.map_err(|err| RpcError::new(ErrorCode::BadPayload, err))?;
-                    let report = serde_json::to_value(report).map_err(|err| RpcError::new(ErrorCode::Unknown, err.to_string()))?;
+                    let report = host
+                        .reload()
+                        .await
+                        .map_err(|err| RpcError::new(ErrorCode::BadPayload, err))?;
+                    let report = serde_json::to_value(report)
+                        .map_err(|err| RpcError::new(ErrorCode::Unknown, err.to_string()))?;
                     Payload::encode(&report)
                 }
                 methods::PLUGINS => {
@@ -117,11 +140,15 @@ impl RequestHandler for ControlHandler {
                 }
                 methods::DEFINITIONS => {
                     let ask: DefinitionsRequest = request.payload()?;
-                    Payload::encode(&views::definitions(&host, &ask.context, ask.format, ask.stage).await)
+                    Payload::encode(
+                        &views::definitions(&host, &ask.context, ask.format, ask.stage).await,
+                    )
                 }
                 methods::METRICS => {
                     let _: EmptyPayload = request.payload().unwrap_or_default();
-                    Payload::encode(&MetricsResponse { text: views::prometheus_text(&host) })
+                    Payload::encode(&MetricsResponse {
+                        text: views::prometheus_text(&host),
+                    })
                 }
                 other => Err(RpcError::method_not_allowed(other)),
             }

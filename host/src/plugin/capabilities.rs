@@ -93,7 +93,9 @@ pub struct CapabilityService {
 
 impl std::fmt::Debug for CapabilityService {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("CapabilityService").field("grants", &self.grants).finish_non_exhaustive()
+        f.debug_struct("CapabilityService")
+            .field("grants", &self.grants)
+            .finish_non_exhaustive()
     }
 }
 
@@ -129,17 +131,30 @@ impl CapabilityService {
     /// `kv`), or `*`.
     pub fn is_granted(&self, plugin_id: &str, capability: &str) -> bool {
         let grants = self.grants.read();
-        let Some(list) = grants.get(plugin_id) else { return false };
+        let Some(list) = grants.get(plugin_id) else {
+            return false;
+        };
         let family = capability.split('.').next().unwrap_or(capability);
         list.iter().any(|grant| {
-            grant == "*" || grant == capability || grant == family || grant.strip_suffix(".*") == Some(family)
+            grant == "*"
+                || grant == capability
+                || grant == family
+                || grant.strip_suffix(".*") == Some(family)
         })
     }
 
     /// Runs a capability for `plugin_id` (already verified to belong to the calling runner).
-    pub async fn call(&self, plugin_id: &str, capability: &str, args: &JsonObject) -> Result<Value, RpcError> {
+    pub async fn call(
+        &self,
+        plugin_id: &str,
+        capability: &str,
+        args: &JsonObject,
+    ) -> Result<Value, RpcError> {
         if !CAPABILITIES.contains(&capability) {
-            return Err(RpcError::new(ErrorCode::MethodNotAllowed, format!("unknown capability {capability}")));
+            return Err(RpcError::new(
+                ErrorCode::MethodNotAllowed,
+                format!("unknown capability {capability}"),
+            ));
         }
         if !self.is_granted(plugin_id, capability) {
             return Err(RpcError::new(
@@ -147,16 +162,29 @@ impl CapabilityService {
                 format!("plugin {plugin_id} is not granted capability {capability}"),
             ));
         }
-        let text = |key: &str| args.get(key).and_then(Value::as_str).unwrap_or_default().to_owned();
+        let text = |key: &str| {
+            args.get(key)
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_owned()
+        };
         let required = |key: &str| -> Result<String, RpcError> {
             let value = text(key);
             if value.is_empty() {
-                Err(RpcError::new(ErrorCode::BadPayload, format!("{capability}: argument `{key}` is required")))
+                Err(RpcError::new(
+                    ErrorCode::BadPayload,
+                    format!("{capability}: argument `{key}` is required"),
+                ))
             } else {
                 Ok(value)
             }
         };
-        let failed = |err: String| RpcError::new(ErrorCode::CapabilityFailed, format!("{capability} failed: {err}"));
+        let failed = |err: String| {
+            RpcError::new(
+                ErrorCode::CapabilityFailed,
+                format!("{capability} failed: {err}"),
+            )
+        };
         match capability {
             "send.text" | "send.image" | "send.emoji" => {
                 let kind = capability.trim_start_matches("send.").to_owned();
@@ -165,8 +193,12 @@ impl CapabilityService {
                     (required("text")?, None)
                 } else {
                     let encoded = required("data")?;
-                    let data = BinaryData::from_base64(&encoded)
-                        .map_err(|err| RpcError::new(ErrorCode::BadPayload, format!("{capability}: `data` is not base64: {err}")))?;
+                    let data = BinaryData::from_base64(&encoded).map_err(|err| {
+                        RpcError::new(
+                            ErrorCode::BadPayload,
+                            format!("{capability}: `data` is not base64: {err}"),
+                        )
+                    })?;
                     (text("text"), Some(data))
                 };
                 let message = OutgoingMessage {
@@ -195,7 +227,11 @@ impl CapabilityService {
                 Ok(value)
             }
             "tool.get_definitions" => {
-                let registry = self.registry.get().and_then(Weak::upgrade).ok_or_else(|| failed("no tool registry".into()))?;
+                let registry = self
+                    .registry
+                    .get()
+                    .and_then(Weak::upgrade)
+                    .ok_or_else(|| failed("no tool registry".into()))?;
                 let ctx = ToolAvailabilityContext {
                     session_id: text("session_id"),
                     stream_id: text("stream_id"),
@@ -209,16 +245,34 @@ impl CapabilityService {
                     .collect();
                 Ok(json!({ "success": true, "tools": tools }))
             }
-            "kv.get" => Ok(self.kv.get(plugin_id, &required("key")?).await.map_err(failed)?.unwrap_or(Value::Null)),
+            "kv.get" => Ok(self
+                .kv
+                .get(plugin_id, &required("key")?)
+                .await
+                .map_err(failed)?
+                .unwrap_or(Value::Null)),
             "kv.set" => {
                 let key = required("key")?;
                 let value = args.get("value").cloned().unwrap_or(Value::Null);
                 self.kv.set(plugin_id, &key, &value).await.map_err(failed)?;
                 Ok(Value::Bool(true))
             }
-            "kv.delete" => Ok(Value::Bool(self.kv.delete(plugin_id, &required("key")?).await.map_err(failed)?)),
-            "kv.list" => Ok(json!(self.kv.list(plugin_id, &text("prefix")).await.map_err(failed)?)),
-            _ => Err(RpcError::new(ErrorCode::MethodNotAllowed, format!("unknown capability {capability}"))),
+            "kv.delete" => Ok(Value::Bool(
+                self.kv
+                    .delete(plugin_id, &required("key")?)
+                    .await
+                    .map_err(failed)?,
+            )),
+            "kv.list" => Ok(json!(
+                self.kv
+                    .list(plugin_id, &text("prefix"))
+                    .await
+                    .map_err(failed)?
+            )),
+            _ => Err(RpcError::new(
+                ErrorCode::MethodNotAllowed,
+                format!("unknown capability {capability}"),
+            )),
         }
     }
 }

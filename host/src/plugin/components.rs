@@ -5,7 +5,9 @@ use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use maitool_protocol::wire::methods::{ComponentDeclaration, names};
-use maitool_protocol::{JsonObject, ProviderType, ToolAnnotation, ToolAvailabilityContext, ToolIcon, ToolSpec};
+use maitool_protocol::{
+    JsonObject, ProviderType, ToolAnnotation, ToolAvailabilityContext, ToolIcon, ToolSpec,
+};
 use parking_lot::RwLock;
 use serde::Serialize;
 
@@ -81,34 +83,58 @@ impl ComponentEntry {
     }
 
     /// Builds and validates an entry from a runner's declaration.
-    pub fn from_declaration(plugin_id: &str, decl: &ComponentDeclaration) -> Result<ComponentEntry, String> {
+    pub fn from_declaration(
+        plugin_id: &str,
+        decl: &ComponentDeclaration,
+    ) -> Result<ComponentEntry, String> {
         let name = decl.name.trim();
         if name.is_empty() {
             return Err("a component has an empty name".into());
         }
-        if !name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')) || name.len() > 128 {
-            return Err(format!("component name {name:?} must be 1-128 characters of [A-Za-z0-9_.-]"));
+        if !name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+            || name.len() > 128
+        {
+            return Err(format!(
+                "component name {name:?} must be 1-128 characters of [A-Za-z0-9_.-]"
+            ));
         }
         if !decl.plugin_id.is_empty() && decl.plugin_id != plugin_id {
-            return Err(format!("component {name} claims plugin {} but was registered by {plugin_id}", decl.plugin_id));
+            return Err(format!(
+                "component {name} claims plugin {} but was registered by {plugin_id}",
+                decl.plugin_id
+            ));
         }
         let meta = &decl.metadata;
-        let text = |key: &str| meta.get(key).and_then(|v| v.as_str()).unwrap_or_default().trim().to_owned();
+        let text = |key: &str| {
+            meta.get(key)
+                .and_then(|v| v.as_str())
+                .unwrap_or_default()
+                .trim()
+                .to_owned()
+        };
         let component_type = decl.component_type.trim().to_ascii_uppercase();
-        let legacy_action = component_type == "ACTION" || meta.get("legacy_action").and_then(|v| v.as_bool()).unwrap_or(false);
+        let legacy_action = component_type == "ACTION"
+            || meta
+                .get("legacy_action")
+                .and_then(|v| v.as_bool())
+                .unwrap_or(false);
         let invoke_method = match text("invoke_method") {
             m if !m.is_empty() => m,
             _ if legacy_action => names::INVOKE_ACTION.to_owned(),
             _ => names::INVOKE_TOOL.to_owned(),
         };
         if invoke_method != names::INVOKE_TOOL && invoke_method != names::INVOKE_ACTION {
-            return Err(format!("component {name}: unsupported invoke_method {invoke_method:?}"));
+            return Err(format!(
+                "component {name}: unsupported invoke_method {invoke_method:?}"
+            ));
         }
         let timeout_ms = match meta.get("timeout_ms") {
             None | Some(serde_json::Value::Null) => 0,
-            Some(value) => value
-                .as_u64()
-                .ok_or_else(|| format!("component {name}: timeout_ms must be a non-negative integer, got {value}"))?,
+            Some(value) => value.as_u64().ok_or_else(|| {
+                format!("component {name}: timeout_ms must be a non-negative integer, got {value}")
+            })?,
         };
         let chat_scope = match decl.chat_scope.trim() {
             "group" => ChatScope::Group,
@@ -127,10 +153,19 @@ impl ComponentEntry {
             "visible" => Visibility::Visible,
             "deferred" => Visibility::Deferred,
             "hidden" => Visibility::Hidden,
-            _ if meta.get("core_tool").and_then(|v| v.as_bool()).unwrap_or(false) => Visibility::Visible,
+            _ if meta
+                .get("core_tool")
+                .and_then(|v| v.as_bool())
+                .unwrap_or(false) =>
+            {
+                Visibility::Visible
+            }
             _ => Visibility::Deferred,
         };
-        let declared_enabled = meta.get("enabled").and_then(|v| v.as_bool()).unwrap_or(true);
+        let declared_enabled = meta
+            .get("enabled")
+            .and_then(|v| v.as_bool())
+            .unwrap_or(true);
         let parameters = parameters_schema(meta, legacy_action)?;
         let description = [text("description"), text("brief_description")]
             .into_iter()
@@ -149,7 +184,10 @@ impl ComponentEntry {
             description,
             title: text("title"),
             parameters_schema: Some(parameters),
-            output_schema: meta.get("output_schema").and_then(|v| v.as_object()).cloned(),
+            output_schema: meta
+                .get("output_schema")
+                .and_then(|v| v.as_object())
+                .cloned(),
             provider_name: PLUGIN_PROVIDER_NAME.to_owned(),
             provider_type: ProviderType::Plugin,
             enabled: declared_enabled && visibility != Visibility::Hidden,
@@ -157,7 +195,9 @@ impl ComponentEntry {
                 .get("icons")
                 .and_then(|v| serde_json::from_value::<Vec<ToolIcon>>(v.clone()).ok())
                 .unwrap_or_default(),
-            annotation: meta.get("annotation").and_then(|v| serde_json::from_value::<ToolAnnotation>(v.clone()).ok()),
+            annotation: meta
+                .get("annotation")
+                .and_then(|v| serde_json::from_value::<ToolAnnotation>(v.clone()).ok()),
             metadata,
         };
         Ok(ComponentEntry {
@@ -182,16 +222,24 @@ impl ComponentEntry {
 /// Every object schema gets a `required` array.
 fn parameters_schema(meta: &JsonObject, legacy_action: bool) -> Result<JsonObject, String> {
     let mut schema = match meta.get("parameters_raw") {
-        Some(serde_json::Value::Object(raw)) if raw.get("type").is_some() || raw.contains_key("properties") => raw.clone(),
+        Some(serde_json::Value::Object(raw))
+            if raw.get("type").is_some() || raw.contains_key("properties") =>
+        {
+            raw.clone()
+        }
         Some(serde_json::Value::Object(properties)) => {
             let mut required = Vec::new();
             let mut props = JsonObject::new();
             for (key, value) in properties {
                 let mut value = value.clone();
                 if let Some(object) = value.as_object_mut()
-                    && object.remove("required").and_then(|r| r.as_bool()).unwrap_or(false) {
-                        required.push(serde_json::Value::from(key.clone()));
-                    }
+                    && object
+                        .remove("required")
+                        .and_then(|r| r.as_bool())
+                        .unwrap_or(false)
+                {
+                    required.push(serde_json::Value::from(key.clone()));
+                }
                 props.insert(key.clone(), value);
             }
             let mut schema = JsonObject::new();
@@ -204,8 +252,14 @@ fn parameters_schema(meta: &JsonObject, legacy_action: bool) -> Result<JsonObjec
             let mut props = JsonObject::new();
             if let Some(params) = meta.get("action_parameters").and_then(|v| v.as_object()) {
                 for (key, description) in params {
-                    let description = description.as_str().filter(|d| !d.is_empty()).unwrap_or("Legacy Action parameter");
-                    props.insert(key.clone(), serde_json::json!({"type": "string", "description": description}));
+                    let description = description
+                        .as_str()
+                        .filter(|d| !d.is_empty())
+                        .unwrap_or("Legacy Action parameter");
+                    props.insert(
+                        key.clone(),
+                        serde_json::json!({"type": "string", "description": description}),
+                    );
                 }
             }
             let mut schema = JsonObject::new();
@@ -222,7 +276,9 @@ fn parameters_schema(meta: &JsonObject, legacy_action: bool) -> Result<JsonObjec
         Some(other) => return Err(format!("parameters_raw must be an object, got {other}")),
     };
     schema.remove("$schema");
-    if schema.get("type").and_then(|t| t.as_str()) == Some("object") && !schema.contains_key("required") {
+    if schema.get("type").and_then(|t| t.as_str()) == Some("object")
+        && !schema.contains_key("required")
+    {
         schema.insert("required".into(), Vec::<serde_json::Value>::new().into());
     }
     Ok(schema)
@@ -259,13 +315,20 @@ impl ComponentRegistry {
 
     /// Replaces a plugin's whole component set atomically: every declaration is validated
     /// first; on any error nothing changes. Returns the registered full names.
-    pub fn register_plugin(&self, plugin_id: &str, declarations: &[ComponentDeclaration]) -> Result<Vec<String>, String> {
+    pub fn register_plugin(
+        &self,
+        plugin_id: &str,
+        declarations: &[ComponentDeclaration],
+    ) -> Result<Vec<String>, String> {
         let mut entries = Vec::with_capacity(declarations.len());
         let mut seen = HashSet::new();
         for decl in declarations {
             let entry = ComponentEntry::from_declaration(plugin_id, decl)?;
             if !seen.insert(entry.name.clone()) {
-                return Err(format!("plugin {plugin_id} declares component {} twice", entry.name));
+                return Err(format!(
+                    "plugin {plugin_id} declares component {} twice",
+                    entry.name
+                ));
             }
             entries.push(Arc::new(entry));
         }
@@ -276,14 +339,15 @@ impl ComponentRegistry {
         }
         for entry in &entries {
             if let Some(owner) = inner.by_tool_name.get(&entry.name).and_then(|c| c.first())
-                && owner.plugin_id != plugin_id {
-                    tracing::warn!(
-                        tool = %entry.name,
-                        kept = %owner.full_name,
-                        shadowed = %entry.full_name,
-                        "duplicate plugin tool name: the first registered plugin's tool is kept"
-                    );
-                }
+                && owner.plugin_id != plugin_id
+            {
+                tracing::warn!(
+                    tool = %entry.name,
+                    kept = %owner.full_name,
+                    shadowed = %entry.full_name,
+                    "duplicate plugin tool name: the first registered plugin's tool is kept"
+                );
+            }
         }
         inner.by_plugin.insert(plugin_id.to_owned(), entries);
         inner.rebuild_index();
@@ -293,14 +357,22 @@ impl ComponentRegistry {
     /// Removes every component of a plugin. Returns whether it had any.
     pub fn unregister_plugin(&self, plugin_id: &str) -> bool {
         let mut inner = self.inner.write();
-        let had = inner.by_plugin.remove(plugin_id).is_some_and(|e| !e.is_empty());
+        let had = inner
+            .by_plugin
+            .remove(plugin_id)
+            .is_some_and(|e| !e.is_empty());
         inner.rebuild_index();
         had
     }
 
     /// Enables or disables a component (`plugin_id.name`, or a bare tool name when unique),
     /// globally or for one session. Returns the full name affected.
-    pub fn set_enabled(&self, name: &str, enabled: bool, session_id: Option<&str>) -> Result<String, String> {
+    pub fn set_enabled(
+        &self,
+        name: &str,
+        enabled: bool,
+        session_id: Option<&str>,
+    ) -> Result<String, String> {
         let mut inner = self.inner.write();
         let full_name = inner.resolve(name)?;
         let toggle = inner.toggles.entry(full_name.clone()).or_default();
@@ -318,13 +390,24 @@ impl ComponentRegistry {
 
     /// Every entry of a plugin.
     pub fn plugin_components(&self, plugin_id: &str) -> Vec<Arc<ComponentEntry>> {
-        self.inner.read().by_plugin.get(plugin_id).cloned().unwrap_or_default()
+        self.inner
+            .read()
+            .by_plugin
+            .get(plugin_id)
+            .cloned()
+            .unwrap_or_default()
     }
 
     /// Every entry in registration order.
     pub fn all(&self) -> Vec<Arc<ComponentEntry>> {
         let inner = self.inner.read();
-        inner.plugin_order.iter().filter_map(|p| inner.by_plugin.get(p)).flatten().cloned().collect()
+        inner
+            .plugin_order
+            .iter()
+            .filter_map(|p| inner.by_plugin.get(p))
+            .flatten()
+            .cloned()
+            .collect()
     }
 
     /// The first tool entry with this name that is enabled in `ctx` and whose plugin passes
@@ -345,7 +428,11 @@ impl ComponentRegistry {
     }
 
     /// Tool specs enabled in `ctx`, first plugin wins per name.
-    pub fn tool_specs(&self, ctx: &ToolAvailabilityContext, is_live: impl Fn(&str) -> bool) -> Vec<ToolSpec> {
+    pub fn tool_specs(
+        &self,
+        ctx: &ToolAvailabilityContext,
+        is_live: impl Fn(&str) -> bool,
+    ) -> Vec<ToolSpec> {
         let inner = self.inner.read();
         let mut seen = HashSet::new();
         let mut specs = Vec::new();
@@ -398,7 +485,10 @@ impl Inner {
         for plugin_id in &self.plugin_order {
             for entry in self.by_plugin.get(plugin_id).into_iter().flatten() {
                 if entry.is_tool() {
-                    index.entry(entry.name.clone()).or_default().push(entry.clone());
+                    index
+                        .entry(entry.name.clone())
+                        .or_default()
+                        .push(entry.clone());
                 }
             }
         }
@@ -416,7 +506,10 @@ impl Inner {
             [] => Err(format!("no component named {name}")),
             many => Err(format!(
                 "component name {name} is ambiguous: use one of {}",
-                many.iter().map(|e| e.full_name.as_str()).collect::<Vec<_>>().join(", ")
+                many.iter()
+                    .map(|e| e.full_name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
             )),
         }
     }
@@ -427,17 +520,27 @@ impl Inner {
             return false;
         }
         if let Some(toggle) = self.toggles.get(&entry.full_name)
-            && (toggle.disabled || (!ctx.session_id.is_empty() && toggle.disabled_sessions.contains(&ctx.session_id))) {
-                return false;
-            }
+            && (toggle.disabled
+                || (!ctx.session_id.is_empty()
+                    && toggle.disabled_sessions.contains(&ctx.session_id)))
+        {
+            return false;
+        }
         match (entry.chat_scope, ctx.is_group_chat) {
             (ChatScope::Group, Some(false)) | (ChatScope::Private, Some(true)) => return false,
             _ => {}
         }
         if !entry.allowed_sessions.is_empty() {
             let platform_group = format!("{}:{}", ctx.platform, ctx.group_id);
-            let candidates = [ctx.session_id.as_str(), ctx.group_id.as_str(), platform_group.as_str()];
-            if !candidates.iter().any(|c| !c.is_empty() && entry.allowed_sessions.contains(*c)) {
+            let candidates = [
+                ctx.session_id.as_str(),
+                ctx.group_id.as_str(),
+                platform_group.as_str(),
+            ];
+            if !candidates
+                .iter()
+                .any(|c| !c.is_empty() && entry.allowed_sessions.contains(*c))
+            {
                 return false;
             }
         }

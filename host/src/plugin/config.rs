@@ -69,7 +69,10 @@ impl RuntimeConfig {
             }
         }
         if self.restart_backoff_max_ms < self.restart_backoff_initial_ms {
-            return Err("plugin_runtime.restart_backoff_max_ms must be >= restart_backoff_initial_ms".into());
+            return Err(
+                "plugin_runtime.restart_backoff_max_ms must be >= restart_backoff_initial_ms"
+                    .into(),
+            );
         }
         Ok(())
     }
@@ -121,7 +124,12 @@ pub struct PluginSettings {
 
 impl Default for PluginSettings {
     fn default() -> Self {
-        Self { enabled: true, capabilities: Vec::new(), config: JsonObject::new(), config_file: None }
+        Self {
+            enabled: true,
+            capabilities: Vec::new(),
+            config: JsonObject::new(),
+            config_file: None,
+        }
     }
 }
 
@@ -178,10 +186,15 @@ impl RunnerConfig {
             (None, Some(dir)) => {
                 let dir = base.join(dir);
                 let manifest_path = dir.join("maitool-plugin.toml");
-                let text = std::fs::read_to_string(&manifest_path)
-                    .map_err(|err| format!("{key}.plugin_dir: cannot read {}: {err}", manifest_path.display()))?;
-                let manifest: PluginManifest = toml::from_str(&text)
-                    .map_err(|err| format!("{key}.plugin_dir: {}: {err}", manifest_path.display()))?;
+                let text = std::fs::read_to_string(&manifest_path).map_err(|err| {
+                    format!(
+                        "{key}.plugin_dir: cannot read {}: {err}",
+                        manifest_path.display()
+                    )
+                })?;
+                let manifest: PluginManifest = toml::from_str(&text).map_err(|err| {
+                    format!("{key}.plugin_dir: {}: {err}", manifest_path.display())
+                })?;
                 let settings = plugins.entry(manifest.id.clone()).or_default();
                 for grant in &manifest.capabilities {
                     if !settings.capabilities.contains(grant) {
@@ -193,16 +206,28 @@ impl RunnerConfig {
                 }
                 dir.join(&manifest.executable)
             }
-            (Some(_), Some(_)) => return Err(format!("{key}: set either `executable` or `plugin_dir`, not both")),
+            (Some(_), Some(_)) => {
+                return Err(format!(
+                    "{key}: set either `executable` or `plugin_dir`, not both"
+                ));
+            }
             (None, None) => return Err(format!("{key}: needs `executable` or `plugin_dir`")),
         };
         for (plugin_id, settings) in plugins.iter_mut() {
             if let Some(file) = settings.config_file.clone() {
                 let path = base.join(file);
-                let text = std::fs::read_to_string(&path)
-                    .map_err(|err| format!("{key}.plugins.{plugin_id}.config_file: cannot read {}: {err}", path.display()))?;
-                let table: toml::Table = toml::from_str(&text)
-                    .map_err(|err| format!("{key}.plugins.{plugin_id}.config_file: {}: {err}", path.display()))?;
+                let text = std::fs::read_to_string(&path).map_err(|err| {
+                    format!(
+                        "{key}.plugins.{plugin_id}.config_file: cannot read {}: {err}",
+                        path.display()
+                    )
+                })?;
+                let table: toml::Table = toml::from_str(&text).map_err(|err| {
+                    format!(
+                        "{key}.plugins.{plugin_id}.config_file: {}: {err}",
+                        path.display()
+                    )
+                })?;
                 let from_file = match serde_json::to_value(table) {
                     Ok(serde_json::Value::Object(object)) => object,
                     _ => JsonObject::new(),

@@ -40,7 +40,9 @@ impl RequestHandler for RunnerConnectionHandler {
                         log_plugin_record(&self.runner.name, entry);
                     }
                 }
-                Err(err) => tracing::warn!(runner = %self.runner.name, "malformed runner.log_batch: {err}"),
+                Err(err) => {
+                    tracing::warn!(runner = %self.runner.name, "malformed runner.log_batch: {err}")
+                }
             }
         }
     }
@@ -63,13 +65,20 @@ impl RunnerConnectionHandler {
             return refuse("plugin_id is empty".into());
         }
         if !request.plugin_id().is_empty() && request.plugin_id() != plugin_id {
-            return refuse(format!("envelope plugin_id {} does not match payload plugin_id", request.plugin_id()));
+            return refuse(format!(
+                "envelope plugin_id {} does not match payload plugin_id",
+                request.plugin_id()
+            ));
         }
         // Claim ownership atomically, so two runners hosting the same plugin id cannot both
         // register it.
         let newly_claimed = match self.runtime.try_claim(&plugin_id, &self.runner.name) {
             Ok(newly) => newly,
-            Err(owner) => return refuse(format!("plugin {plugin_id} is already provided by runner {owner}")),
+            Err(owner) => {
+                return refuse(format!(
+                    "plugin {plugin_id} is already provided by runner {owner}"
+                ));
+            }
         };
         if payload.components.is_empty() {
             let _ = newly_claimed;
@@ -82,7 +91,11 @@ impl RunnerConnectionHandler {
                 reason: String::new(),
             });
         }
-        match self.runtime.components.register_plugin(&plugin_id, &payload.components) {
+        match self
+            .runtime
+            .components
+            .register_plugin(&plugin_id, &payload.components)
+        {
             Ok(names) => {
                 self.runtime.claim_plugin(&self.runner, &payload);
                 Payload::encode(&RegisterComponentsResponse {
@@ -104,10 +117,16 @@ impl RunnerConnectionHandler {
     fn ready(&self, request: &IncomingMessage) -> Result<Payload, RpcError> {
         let ready: RunnerReadyPayload = request.payload()?;
         self.runner.report_ready(ready);
-        Payload::encode(&AckPayload { acknowledged: true, in_flight: 0 })
+        Payload::encode(&AckPayload {
+            acknowledged: true,
+            in_flight: 0,
+        })
     }
 
-    fn capability(&self, request: IncomingMessage) -> BoxFuture<'static, Result<Payload, RpcError>> {
+    fn capability(
+        &self,
+        request: IncomingMessage,
+    ) -> BoxFuture<'static, Result<Payload, RpcError>> {
         let runtime = self.runtime.clone();
         let runner = self.runner.name.clone();
         async move {
@@ -138,10 +157,20 @@ fn log_plugin_record(runner: &str, entry: maitool_protocol::wire::methods::LogEn
     let logger = entry.logger_name.as_str();
     let message = entry.message.as_str();
     match entry.level {
-        ..=5 => tracing::trace!(target: "maitool::plugin", runner, plugin_id = plugin, logger, "{message}"),
-        6..=10 => tracing::debug!(target: "maitool::plugin", runner, plugin_id = plugin, logger, "{message}"),
-        11..=20 => tracing::info!(target: "maitool::plugin", runner, plugin_id = plugin, logger, "{message}"),
-        21..=30 => tracing::warn!(target: "maitool::plugin", runner, plugin_id = plugin, logger, "{message}"),
-        _ => tracing::error!(target: "maitool::plugin", runner, plugin_id = plugin, logger, "{message}"),
+        ..=5 => {
+            tracing::trace!(target: "maitool::plugin", runner, plugin_id = plugin, logger, "{message}")
+        }
+        6..=10 => {
+            tracing::debug!(target: "maitool::plugin", runner, plugin_id = plugin, logger, "{message}")
+        }
+        11..=20 => {
+            tracing::info!(target: "maitool::plugin", runner, plugin_id = plugin, logger, "{message}")
+        }
+        21..=30 => {
+            tracing::warn!(target: "maitool::plugin", runner, plugin_id = plugin, logger, "{message}")
+        }
+        _ => {
+            tracing::error!(target: "maitool::plugin", runner, plugin_id = plugin, logger, "{message}")
+        }
     }
 }

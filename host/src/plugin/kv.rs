@@ -23,9 +23,11 @@ impl KvStore {
     /// Opens (creating) a store file.
     pub fn open(path: &Path) -> Result<KvStore, String> {
         if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent).map_err(|err| format!("cannot create {}: {err}", parent.display()))?;
+            std::fs::create_dir_all(parent)
+                .map_err(|err| format!("cannot create {}: {err}", parent.display()))?;
         }
-        let connection = Connection::open(path).map_err(|err| format!("cannot open {}: {err}", path.display()))?;
+        let connection = Connection::open(path)
+            .map_err(|err| format!("cannot open {}: {err}", path.display()))?;
         Self::init(connection)
     }
 
@@ -47,7 +49,9 @@ impl KvStore {
                  );",
             )
             .map_err(|err| err.to_string())?;
-        Ok(KvStore { connection: Arc::new(Mutex::new(connection)) })
+        Ok(KvStore {
+            connection: Arc::new(Mutex::new(connection)),
+        })
     }
 
     async fn blocking<T: Send + 'static>(
@@ -66,17 +70,25 @@ impl KvStore {
         let (plugin_id, key) = (plugin_id.to_owned(), key.to_owned());
         let text: Option<String> = self
             .blocking(move |c| {
-                c.query_row("SELECT value FROM plugin_kv WHERE plugin_id = ?1 AND key = ?2", params![plugin_id, key], |row| row.get(0))
-                    .optional()
+                c.query_row(
+                    "SELECT value FROM plugin_kv WHERE plugin_id = ?1 AND key = ?2",
+                    params![plugin_id, key],
+                    |row| row.get(0),
+                )
+                .optional()
             })
             .await?;
-        text.map(|t| serde_json::from_str(&t).map_err(|err| format!("corrupt value: {err}"))).transpose()
+        text.map(|t| serde_json::from_str(&t).map_err(|err| format!("corrupt value: {err}")))
+            .transpose()
     }
 
     /// Sets `key` to `value`.
     pub async fn set(&self, plugin_id: &str, key: &str, value: &Value) -> Result<(), String> {
         let (plugin_id, key, text) = (plugin_id.to_owned(), key.to_owned(), value.to_string());
-        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis() as i64).unwrap_or(0);
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_millis() as i64)
+            .unwrap_or(0);
         self.blocking(move |c| {
             c.execute(
                 "INSERT INTO plugin_kv (plugin_id, key, value, updated_ms) VALUES (?1, ?2, ?3, ?4)
@@ -91,14 +103,28 @@ impl KvStore {
     /// Deletes `key`; true when it existed.
     pub async fn delete(&self, plugin_id: &str, key: &str) -> Result<bool, String> {
         let (plugin_id, key) = (plugin_id.to_owned(), key.to_owned());
-        self.blocking(move |c| c.execute("DELETE FROM plugin_kv WHERE plugin_id = ?1 AND key = ?2", params![plugin_id, key]))
-            .await
-            .map(|n| n > 0)
+        self.blocking(move |c| {
+            c.execute(
+                "DELETE FROM plugin_kv WHERE plugin_id = ?1 AND key = ?2",
+                params![plugin_id, key],
+            )
+        })
+        .await
+        .map(|n| n > 0)
     }
 
     /// Keys starting with `prefix`, sorted.
     pub async fn list(&self, plugin_id: &str, prefix: &str) -> Result<Vec<String>, String> {
-        let (plugin_id, pattern) = (plugin_id.to_owned(), format!("{}%", prefix.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_")));
+        let (plugin_id, pattern) = (
+            plugin_id.to_owned(),
+            format!(
+                "{}%",
+                prefix
+                    .replace('\\', "\\\\")
+                    .replace('%', "\\%")
+                    .replace('_', "\\_")
+            ),
+        );
         self.blocking(move |c| {
             let mut statement =
                 c.prepare("SELECT key FROM plugin_kv WHERE plugin_id = ?1 AND key LIKE ?2 ESCAPE '\\' ORDER BY key")?;

@@ -66,7 +66,14 @@ impl Launches {
         bootstrap: std::collections::BTreeMap<String, PluginBootstrap>,
     ) -> oneshot::Receiver<Connected> {
         let (sender, receiver) = oneshot::channel();
-        self.pending.lock().insert(token, PendingLaunch { runner: runner.to_owned(), bootstrap, sender: Some(sender) });
+        self.pending.lock().insert(
+            token,
+            PendingLaunch {
+                runner: runner.to_owned(),
+                bootstrap,
+                sender: Some(sender),
+            },
+        );
         receiver
     }
 
@@ -77,7 +84,11 @@ impl Launches {
             None => Claim::Unknown,
             Some(launch) => match launch.sender.take() {
                 None => Claim::AlreadyConnected(launch.runner.clone()),
-                Some(sender) => Claim::Launch { runner: launch.runner.clone(), bootstrap: launch.bootstrap.clone(), sender },
+                Some(sender) => Claim::Launch {
+                    runner: launch.runner.clone(),
+                    bootstrap: launch.bootstrap.clone(),
+                    sender,
+                },
             },
         }
     }
@@ -108,10 +119,14 @@ impl SocketListener {
         launches: Arc<Launches>,
         handshake_timeout: Duration,
     ) -> std::io::Result<SocketListener> {
-        let parent = parent.map(Path::to_path_buf).unwrap_or_else(std::env::temp_dir);
+        let parent = parent
+            .map(Path::to_path_buf)
+            .unwrap_or_else(std::env::temp_dir);
         std::fs::create_dir_all(&parent)?;
         // tempfile creates the directory with mode 0700 on Unix.
-        let dir = tempfile::Builder::new().prefix("maitool-").tempdir_in(&parent)?;
+        let dir = tempfile::Builder::new()
+            .prefix("maitool-")
+            .tempdir_in(&parent)?;
         std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o700))?;
         let path = dir.path().join("host.sock");
         if path.as_os_str().len() >= 104 {
@@ -154,16 +169,24 @@ async fn accept_loop(
 
 /// Reads the first frame and either hands the connection to its supervisor or refuses it
 /// with a clear reason, sent to the runner and returned for the host log.
-async fn handshake(mut framed: RunnerFramed, launches: &Launches, limit: Duration) -> Result<(), String> {
+async fn handshake(
+    mut framed: RunnerFramed,
+    launches: &Launches,
+    limit: Duration,
+) -> Result<(), String> {
     let first = match tokio::time::timeout(limit, framed.next()).await {
         Err(_) => return Err(format!("no runner.hello within {} ms", limit.as_millis())),
         Ok(None) => return Err("connection closed before runner.hello".into()),
         Ok(Some(Err(err))) => return Err(format!("unreadable first frame: {err}")),
         Ok(Some(Ok(frame))) => frame.freeze(),
     };
-    let header = decode_header(&first).map_err(|err| format!("first frame is not an envelope: {err}"))?;
+    let header =
+        decode_header(&first).map_err(|err| format!("first frame is not an envelope: {err}"))?;
     if header.message_type != MessageType::Request || header.method != names::HELLO {
-        let reason = format!("first message must be a runner.hello request, got {} {:?}", header.method, header.message_type);
+        let reason = format!(
+            "first message must be a runner.hello request, got {} {:?}",
+            header.method, header.message_type
+        );
         send_error(&mut framed, &header, ErrorCode::ProtocolMismatch, &reason).await;
         return Err(reason);
     }
@@ -175,15 +198,29 @@ async fn handshake(mut framed: RunnerFramed, launches: &Launches, limit: Duratio
             return Err(reason);
         }
     };
-    let offered = if hello.protocol_versions.is_empty() { vec!["1.0.0".to_owned()] } else { hello.protocol_versions.clone() };
-    let chosen = offered.iter().find(|v| SUPPORTED_PROTOCOL_VERSIONS.contains(&v.as_str())).cloned();
+    let offered = if hello.protocol_versions.is_empty() {
+        vec!["1.0.0".to_owned()]
+    } else {
+        hello.protocol_versions.clone()
+    };
+    let chosen = offered
+        .iter()
+        .find(|v| SUPPORTED_PROTOCOL_VERSIONS.contains(&v.as_str()))
+        .cloned();
 
     let claim = launches.claim(&hello.session_token);
     let (runner, bootstrap, sender) = match claim {
         Claim::Unknown => {
-            let reason = if hello.session_token.is_empty() { "missing session token" } else { "invalid session token" };
+            let reason = if hello.session_token.is_empty() {
+                "missing session token"
+            } else {
+                "invalid session token"
+            };
             reject(&mut framed, &header, reason).await;
-            return Err(format!("{reason} (runner_id {}, pid {})", hello.runner_id, hello.pid));
+            return Err(format!(
+                "{reason} (runner_id {}, pid {})",
+                hello.runner_id, hello.pid
+            ));
         }
         Claim::AlreadyConnected(runner) => {
             let reason = format!("runner {runner} already has an active connection");
@@ -191,14 +228,21 @@ async fn handshake(mut framed: RunnerFramed, launches: &Launches, limit: Duratio
             launches.rejections.lock().insert(runner, reason.clone());
             return Err(reason);
         }
-        Claim::Launch { runner, bootstrap, sender } => (runner, bootstrap, sender),
+        Claim::Launch {
+            runner,
+            bootstrap,
+            sender,
+        } => (runner, bootstrap, sender),
     };
     let Some(version) = chosen else {
         let reason = format!(
             "unsupported protocol versions {offered:?}; this host speaks {SUPPORTED_PROTOCOL_VERSIONS:?}"
         );
         reject(&mut framed, &header, &reason).await;
-        launches.rejections.lock().insert(runner.clone(), reason.clone());
+        launches
+            .rejections
+            .lock()
+            .insert(runner.clone(), reason.clone());
         return Err(format!("runner {runner}: {reason}"));
     };
     let answer = HelloResponsePayload {
@@ -208,23 +252,46 @@ async fn handshake(mut framed: RunnerFramed, launches: &Launches, limit: Duratio
         protocol_version: version,
         plugins: bootstrap,
     };
-    send(&mut framed, &Envelope::response_to(&header, answer)).await.map_err(|err| format!("runner {runner}: {err}"))?;
+    send(&mut framed, &Envelope::response_to(&header, answer))
+        .await
+        .map_err(|err| format!("runner {runner}: {err}"))?;
     if sender.send(Connected { framed, hello }).is_err() {
-        return Err(format!("runner {runner} connected after its launch was abandoned"));
+        return Err(format!(
+            "runner {runner} connected after its launch was abandoned"
+        ));
     }
     Ok(())
 }
 
 async fn reject(framed: &mut RunnerFramed, header: &EnvelopeHeader, reason: &str) {
-    let answer = HelloResponsePayload { accepted: false, reason: reason.to_owned(), ..HelloResponsePayload::default() };
+    let answer = HelloResponsePayload {
+        accepted: false,
+        reason: reason.to_owned(),
+        ..HelloResponsePayload::default()
+    };
     let _ = send(framed, &Envelope::response_to(header, answer)).await;
 }
 
-async fn send_error(framed: &mut RunnerFramed, header: &EnvelopeHeader, code: ErrorCode, reason: &str) {
-    let _ = send(framed, &Envelope::error_response_to(header, ErrorBody::new(code, reason))).await;
+async fn send_error(
+    framed: &mut RunnerFramed,
+    header: &EnvelopeHeader,
+    code: ErrorCode,
+    reason: &str,
+) {
+    let _ = send(
+        framed,
+        &Envelope::error_response_to(header, ErrorBody::new(code, reason)),
+    )
+    .await;
 }
 
-async fn send<P: serde::Serialize>(framed: &mut RunnerFramed, envelope: &Envelope<P>) -> Result<(), String> {
+async fn send<P: serde::Serialize>(
+    framed: &mut RunnerFramed,
+    envelope: &Envelope<P>,
+) -> Result<(), String> {
     let bytes: Bytes = encode_envelope(envelope).map_err(|err| err.to_string())?;
-    framed.send(bytes).await.map_err(|err| format!("cannot answer the handshake: {err}"))
+    framed
+        .send(bytes)
+        .await
+        .map_err(|err| format!("cannot answer the handshake: {err}"))
 }

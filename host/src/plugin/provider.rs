@@ -36,11 +36,27 @@ impl PluginToolProvider {
 /// The invocation arguments: the model's arguments plus the context keys a MaiBot plugin
 /// expects, each filled only where missing or empty; a legacy Action also gets `reasoning`
 /// and the model's arguments as `action_data`.
-fn invocation_args(invocation: &ToolInvocation, ctx: &ToolExecutionContext, legacy_action: bool) -> JsonObject {
+fn invocation_args(
+    invocation: &ToolInvocation,
+    ctx: &ToolExecutionContext,
+    legacy_action: bool,
+) -> JsonObject {
     let mut args = invocation.arguments.clone();
-    let anchor = ctx.metadata.get("anchor_message").and_then(Value::as_object);
-    let anchor_text = |key: &str| anchor.and_then(|a| a.get(key)).and_then(Value::as_str).filter(|s| !s.is_empty());
-    let stream = if ctx.stream_id.is_empty() { &ctx.session_id } else { &ctx.stream_id };
+    let anchor = ctx
+        .metadata
+        .get("anchor_message")
+        .and_then(Value::as_object);
+    let anchor_text = |key: &str| {
+        anchor
+            .and_then(|a| a.get(key))
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+    };
+    let stream = if ctx.stream_id.is_empty() {
+        &ctx.session_id
+    } else {
+        &ctx.stream_id
+    };
     let fills = [
         ("stream_id", stream.as_str()),
         ("chat_id", stream.as_str()),
@@ -60,9 +76,16 @@ fn invocation_args(invocation: &ToolInvocation, ctx: &ToolExecutionContext, lega
         }
     }
     if legacy_action {
-        let reasoning = if invocation.reasoning.is_empty() { &ctx.reasoning } else { &invocation.reasoning };
+        let reasoning = if invocation.reasoning.is_empty() {
+            &ctx.reasoning
+        } else {
+            &invocation.reasoning
+        };
         args.insert("reasoning".into(), reasoning.clone().into());
-        args.insert("action_data".into(), Value::Object(invocation.arguments.clone()));
+        args.insert(
+            "action_data".into(),
+            Value::Object(invocation.arguments.clone()),
+        );
     }
     args
 }
@@ -77,16 +100,33 @@ impl ToolProvider for PluginToolProvider {
         ProviderType::Plugin
     }
 
-    async fn list_tools(&self, ctx: &ToolAvailabilityContext) -> Result<Vec<ToolSpec>, ProviderError> {
-        Ok(self.runtime.components.tool_specs(ctx, |plugin| self.runtime.is_live(plugin)))
+    async fn list_tools(
+        &self,
+        ctx: &ToolAvailabilityContext,
+    ) -> Result<Vec<ToolSpec>, ProviderError> {
+        Ok(self
+            .runtime
+            .components
+            .tool_specs(ctx, |plugin| self.runtime.is_live(plugin)))
     }
 
     async fn declared_tool_names(&self) -> Result<Vec<String>, ProviderError> {
-        Ok(self.runtime.components.tool_names(|plugin| self.runtime.is_live(plugin)))
+        Ok(self
+            .runtime
+            .components
+            .tool_names(|plugin| self.runtime.is_live(plugin)))
     }
 
-    async fn is_available(&self, name: &str, ctx: &ToolAvailabilityContext) -> Result<bool, ProviderError> {
-        Ok(self.runtime.components.find_tool(name, ctx, |plugin| self.runtime.is_live(plugin)).is_some_and(|e| e.spec.enabled))
+    async fn is_available(
+        &self,
+        name: &str,
+        ctx: &ToolAvailabilityContext,
+    ) -> Result<bool, ProviderError> {
+        Ok(self
+            .runtime
+            .components
+            .find_tool(name, ctx, |plugin| self.runtime.is_live(plugin))
+            .is_some_and(|e| e.spec.enabled))
     }
 
     fn tool_set_version(&self) -> Option<ToolSetVersion> {
@@ -100,12 +140,19 @@ impl ToolProvider for PluginToolProvider {
     ) -> Result<ToolExecutionResult, ProviderError> {
         let availability = ctx.availability();
         let name = invocation.tool_name.clone();
-        let Some(entry) = self.runtime.components.find_tool(&name, &availability, |plugin| self.runtime.is_live(plugin)) else {
+        let Some(entry) = self
+            .runtime
+            .components
+            .find_tool(&name, &availability, |plugin| self.runtime.is_live(plugin))
+        else {
             return Err(ProviderError::ToolNotFound(name));
         };
         let Some(peer) = self.runtime.live_peer(&entry.plugin_id) else {
-            return Ok(ToolExecutionResult::failure(&name, format!("the runner of plugin {} is not running", entry.plugin_id))
-                .with_metadata("plugin_id", entry.plugin_id.clone()));
+            return Ok(ToolExecutionResult::failure(
+                &name,
+                format!("the runner of plugin {} is not running", entry.plugin_id),
+            )
+            .with_metadata("plugin_id", entry.plugin_id.clone()));
         };
         let payload = InvokePayload {
             component_name: entry.name.clone(),
@@ -113,9 +160,18 @@ impl ToolProvider for PluginToolProvider {
             context: Some(ctx.clone()),
             call_id: invocation.call_id.clone(),
         };
-        let timeout_ms = if entry.timeout_ms > 0 { entry.timeout_ms } else { self.runtime.config.default_tool_timeout_ms };
+        let timeout_ms = if entry.timeout_ms > 0 {
+            entry.timeout_ms
+        } else {
+            self.runtime.config.default_tool_timeout_ms
+        };
         let answer = peer
-            .call::<_, InvokeResultPayload>(&entry.invoke_method, &entry.plugin_id, &payload, Duration::from_millis(timeout_ms))
+            .call::<_, InvokeResultPayload>(
+                &entry.invoke_method,
+                &entry.plugin_id,
+                &payload,
+                Duration::from_millis(timeout_ms),
+            )
             .await;
         Ok(match answer {
             Ok(answer) => normalize(&name, &entry.plugin_id, answer),
@@ -135,7 +191,13 @@ mod tests {
 
     #[test]
     fn context_keys_fill_only_missing_or_empty_arguments() {
-        let mut invocation = ToolInvocation::new("t", json!({"stream_id": "", "user_id": "explicit"}).as_object().unwrap().clone());
+        let mut invocation = ToolInvocation::new(
+            "t",
+            json!({"stream_id": "", "user_id": "explicit"})
+                .as_object()
+                .unwrap()
+                .clone(),
+        );
         invocation.reasoning = "because".into();
         let ctx = ToolExecutionContext {
             stream_id: "st1".into(),
@@ -154,14 +216,24 @@ mod tests {
 
         let action = invocation_args(&invocation, &ctx, true);
         assert_eq!(action["reasoning"], "because");
-        assert_eq!(action["action_data"], json!({"stream_id": "", "user_id": "explicit"}));
+        assert_eq!(
+            action["action_data"],
+            json!({"stream_id": "", "user_id": "explicit"})
+        );
     }
 
     #[test]
     fn anchor_message_overrides_group_and_user() {
         let invocation = ToolInvocation::new("t", Default::default());
-        let mut ctx = ToolExecutionContext { session_id: "s1".into(), group_id: "g1".into(), ..ToolExecutionContext::default() };
-        ctx.metadata.insert("anchor_message".into(), json!({"group_id": "g2", "user_id": "u2"}));
+        let mut ctx = ToolExecutionContext {
+            session_id: "s1".into(),
+            group_id: "g1".into(),
+            ..ToolExecutionContext::default()
+        };
+        ctx.metadata.insert(
+            "anchor_message".into(),
+            json!({"group_id": "g2", "user_id": "u2"}),
+        );
         let args = invocation_args(&invocation, &ctx, false);
         assert_eq!(args["group_id"], "g2");
         assert_eq!(args["user_id"], "u2");

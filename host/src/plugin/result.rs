@@ -7,10 +7,18 @@ use serde_json::Value;
 /// Normalises an invocation answer. A maitool runner's `tool_result` is taken as is; a
 /// MaiBot-style `result` is normalised: a dict `{success, content|message, error,
 /// content_items}`, a `[bool, message]` pair, or any other value as text.
-pub(crate) fn normalize(tool_name: &str, plugin_id: &str, answer: InvokeResultPayload) -> ToolExecutionResult {
+pub(crate) fn normalize(
+    tool_name: &str,
+    plugin_id: &str,
+    answer: InvokeResultPayload,
+) -> ToolExecutionResult {
     let mut result = match answer.tool_result {
         Some(result) => result,
-        None => from_value(tool_name, answer.success, answer.result.unwrap_or(Value::Null)),
+        None => from_value(
+            tool_name,
+            answer.success,
+            answer.result.unwrap_or(Value::Null),
+        ),
     };
     if result.tool_name.is_empty() {
         result.tool_name = tool_name.to_owned();
@@ -33,9 +41,18 @@ fn from_value(tool_name: &str, call_succeeded: bool, value: Value) -> ToolExecut
     }
     match value {
         Value::Object(ref dict) => {
-            let text = |key: &str| dict.get(key).and_then(Value::as_str).map(str::trim).unwrap_or_default().to_owned();
+            let text = |key: &str| {
+                dict.get(key)
+                    .and_then(Value::as_str)
+                    .map(str::trim)
+                    .unwrap_or_default()
+                    .to_owned()
+            };
             let success = dict.get("success").and_then(Value::as_bool).unwrap_or(true);
-            let content = [text("content"), text("message")].into_iter().find(|t| !t.is_empty()).unwrap_or_default();
+            let content = [text("content"), text("message")]
+                .into_iter()
+                .find(|t| !t.is_empty())
+                .unwrap_or_default();
             let content_items = dict
                 .get("content_items")
                 .and_then(Value::as_array)
@@ -93,15 +110,26 @@ fn content_item(value: &Value) -> ToolContentItem {
     match serde_json::from_value::<ToolContentItem>(value.clone()) {
         Ok(item) => item,
         Err(_) => {
-            let mut item = ToolContentItem { content_type: ContentType::Unknown, ..ToolContentItem::default() };
+            let mut item = ToolContentItem {
+                content_type: ContentType::Unknown,
+                ..ToolContentItem::default()
+            };
             if let Some(dict) = value.as_object() {
-                let text = |key: &str| dict.get(key).and_then(Value::as_str).unwrap_or_default().to_owned();
+                let text = |key: &str| {
+                    dict.get(key)
+                        .and_then(Value::as_str)
+                        .unwrap_or_default()
+                        .to_owned()
+                };
                 item.text = text("text");
                 item.mime_type = text("mime_type");
                 item.uri = text("uri");
                 item.name = text("name");
                 item.description = text("description");
-                let data = [text("data"), text("base64")].into_iter().find(|d| !d.is_empty()).unwrap_or_default();
+                let data = [text("data"), text("base64")]
+                    .into_iter()
+                    .find(|d| !d.is_empty())
+                    .unwrap_or_default();
                 if let Ok(bytes) = maitool_protocol::BinaryData::from_base64(&data) {
                     item.data = bytes;
                 }

@@ -5,7 +5,11 @@ use serde_json::json;
 use super::normalize;
 
 fn maibot(success: bool, value: serde_json::Value) -> InvokeResultPayload {
-    InvokeResultPayload { success, result: Some(value), tool_result: None }
+    InvokeResultPayload {
+        success,
+        result: Some(value),
+        tool_result: None,
+    }
 }
 
 #[test]
@@ -23,13 +27,24 @@ fn typed_result_is_kept_and_tagged_with_the_plugin() {
 
 #[test]
 fn dict_result_maps_content_message_error_and_items() {
-    let ok = normalize("t", "p", maibot(true, json!({"message": " done ", "content_items": [{"type": "image", "data": "aGk=", "mime_type": "image/png"}]})));
+    let ok = normalize(
+        "t",
+        "p",
+        maibot(
+            true,
+            json!({"message": " done ", "content_items": [{"type": "image", "data": "aGk=", "mime_type": "image/png"}]}),
+        ),
+    );
     assert!(ok.success);
     assert_eq!(ok.content, "done");
     assert_eq!(ok.content_items[0].content_type, ContentType::Image);
     assert_eq!(ok.content_items[0].data.0, b"hi");
 
-    let failed = normalize("t", "p", maibot(true, json!({"success": false, "error": "boom"})));
+    let failed = normalize(
+        "t",
+        "p",
+        maibot(true, json!({"success": false, "error": "boom"})),
+    );
     assert!(!failed.success);
     assert_eq!(failed.error_message, "boom");
     let no_error = normalize("t", "p", maibot(true, json!({"success": false})));
@@ -50,7 +65,10 @@ fn pair_result_is_success_and_message() {
 fn plain_values_become_text() {
     assert_eq!(normalize("t", "p", maibot(true, json!(42))).content, "42");
     assert_eq!(normalize("t", "p", maibot(true, json!(" x "))).content, "x");
-    assert_eq!(normalize("t", "p", maibot(true, serde_json::Value::Null)).content, "");
+    assert_eq!(
+        normalize("t", "p", maibot(true, serde_json::Value::Null)).content,
+        ""
+    );
 }
 
 #[test]
@@ -62,6 +80,13 @@ fn raised_handler_is_a_failure_with_its_text() {
 
 #[test]
 fn unknown_item_type_is_unknown_not_an_error() {
-    let result = normalize("t", "p", maibot(true, json!({"content": "x", "content_items": [{"type": "hologram", "text": "?"}]})));
+    let result = normalize(
+        "t",
+        "p",
+        maibot(
+            true,
+            json!({"content": "x", "content_items": [{"type": "hologram", "text": "?"}]}),
+        ),
+    );
     assert_eq!(result.content_items[0].content_type, ContentType::Unknown);
 }

@@ -8,7 +8,8 @@ use std::time::Duration;
 
 use maitool_protocol::rpc::RpcPeer;
 use maitool_protocol::wire::methods::{
-    ConfigUpdatedPayload, ConfigUpdatedResponse, RegisterComponentsPayload, RunnerReadyPayload, names,
+    ConfigUpdatedPayload, ConfigUpdatedResponse, RegisterComponentsPayload, RunnerReadyPayload,
+    names,
 };
 use parking_lot::{Mutex, RwLock};
 use tokio::sync::{oneshot, watch};
@@ -89,13 +90,26 @@ impl RuntimeShared {
     /// Applies the operator's grants to a registered plugin and exposes it if its runner is
     /// already ready.
     pub(crate) fn claim_plugin(&self, runner: &RunnerShared, payload: &RegisterComponentsPayload) {
-        let settings = runner.settings().get(&payload.plugin_id).cloned().unwrap_or_default();
-        self.capabilities.configure_plugin(&payload.plugin_id, settings.capabilities, settings.config);
-        runner.plugin_registered(&payload.plugin_id, &payload.plugin_version, &self.components);
+        let settings = runner
+            .settings()
+            .get(&payload.plugin_id)
+            .cloned()
+            .unwrap_or_default();
+        self.capabilities.configure_plugin(
+            &payload.plugin_id,
+            settings.capabilities,
+            settings.config,
+        );
+        runner.plugin_registered(
+            &payload.plugin_id,
+            &payload.plugin_version,
+            &self.components,
+        );
         if runner.state() == RunnerState::Ready
-            && let Some(peer) = runner.peer() {
-                self.live.write().insert(payload.plugin_id.clone(), peer);
-            }
+            && let Some(peer) = runner.peer()
+        {
+            self.live.write().insert(payload.plugin_id.clone(), peer);
+        }
         self.version.bump();
     }
 
@@ -124,7 +138,11 @@ impl RuntimeShared {
     pub(crate) fn withdraw_runner(&self, runner: &str) {
         let plugins: Vec<String> = {
             let mut owners = self.owners.write();
-            let plugins: Vec<String> = owners.iter().filter(|(_, r)| r.as_str() == runner).map(|(p, _)| p.clone()).collect();
+            let plugins: Vec<String> = owners
+                .iter()
+                .filter(|(_, r)| r.as_str() == runner)
+                .map(|(p, _)| p.clone())
+                .collect();
             for plugin in &plugins {
                 owners.remove(plugin);
             }
@@ -167,14 +185,29 @@ impl RunnerShared {
             .plugins
             .keys()
             .map(|id| {
-                (id.clone(), PluginStatus { id: id.clone(), version: String::new(), state: PluginLoadState::Pending, reason: None, components: Vec::new() })
+                (
+                    id.clone(),
+                    PluginStatus {
+                        id: id.clone(),
+                        version: String::new(),
+                        state: PluginLoadState::Pending,
+                        reason: None,
+                        components: Vec::new(),
+                    },
+                )
             })
             .collect();
         Self {
             name: launch.name.clone(),
             settings: RwLock::new(launch.plugins.clone()),
             launch,
-            view: RwLock::new(RunnerView { state: RunnerState::Starting, pid: None, restart_count: 0, last_exit_reason: None, plugins }),
+            view: RwLock::new(RunnerView {
+                state: RunnerState::Starting,
+                pid: None,
+                restart_count: 0,
+                last_exit_reason: None,
+                plugins,
+            }),
             peer: RwLock::new(None),
             ready: Mutex::new(None),
             state_changes: watch::Sender::new(RunnerState::Starting),
@@ -231,15 +264,24 @@ impl RunnerShared {
         {
             let mut view = self.view.write();
             for id in &ready.loaded_plugins {
-                view.plugins.entry(id.clone()).or_insert_with(|| pending(id)).state = PluginLoadState::Loaded;
+                view.plugins
+                    .entry(id.clone())
+                    .or_insert_with(|| pending(id))
+                    .state = PluginLoadState::Loaded;
             }
             for id in &ready.inactive_plugins {
-                let status = view.plugins.entry(id.clone()).or_insert_with(|| pending(id));
+                let status = view
+                    .plugins
+                    .entry(id.clone())
+                    .or_insert_with(|| pending(id));
                 status.state = PluginLoadState::Inactive;
                 status.reason = Some("disabled by configuration".into());
             }
             for id in &ready.failed_plugins {
-                let status = view.plugins.entry(id.clone()).or_insert_with(|| pending(id));
+                let status = view
+                    .plugins
+                    .entry(id.clone())
+                    .or_insert_with(|| pending(id));
                 status.state = PluginLoadState::Failed;
                 status.reason = ready.failed_plugin_reasons.get(id).cloned();
                 status.components.clear();
@@ -252,9 +294,16 @@ impl RunnerShared {
 
     fn plugin_registered(&self, plugin_id: &str, version: &str, components: &ComponentRegistry) {
         let mut view = self.view.write();
-        let status = view.plugins.entry(plugin_id.to_owned()).or_insert_with(|| pending(plugin_id));
+        let status = view
+            .plugins
+            .entry(plugin_id.to_owned())
+            .or_insert_with(|| pending(plugin_id));
         status.version = version.to_owned();
-        status.components = components.plugin_components(plugin_id).iter().map(|e| e.full_name.clone()).collect();
+        status.components = components
+            .plugin_components(plugin_id)
+            .iter()
+            .map(|e| e.full_name.clone())
+            .collect();
     }
 
     pub(crate) fn status(&self) -> RunnerStatus {
@@ -272,7 +321,13 @@ impl RunnerShared {
 }
 
 fn pending(id: &str) -> PluginStatus {
-    PluginStatus { id: id.to_owned(), version: String::new(), state: PluginLoadState::Pending, reason: None, components: Vec::new() }
+    PluginStatus {
+        id: id.to_owned(),
+        version: String::new(),
+        state: PluginLoadState::Pending,
+        reason: None,
+        components: Vec::new(),
+    }
 }
 
 /// One supervised runner: its state, its stop switch and its supervisor task.
@@ -287,7 +342,11 @@ impl RunnerSlot {
         let shared = Arc::new(RunnerShared::new(launch));
         let (stop, stop_rx) = watch::channel(false);
         let supervisor = Supervisor::new(runtime.clone(), shared.clone(), stop_rx);
-        RunnerSlot { shared, stop, supervisor: Some(tokio::spawn(supervisor.run())) }
+        RunnerSlot {
+            shared,
+            stop,
+            supervisor: Some(tokio::spawn(supervisor.run())),
+        }
     }
 
     /// Stops the runner gracefully and waits for its supervisor.
@@ -329,7 +388,9 @@ pub struct PluginRuntime {
 
 impl std::fmt::Debug for PluginRuntime {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("PluginRuntime").field("socket", &self.shared.socket_path).finish_non_exhaustive()
+        f.debug_struct("PluginRuntime")
+            .field("socket", &self.shared.socket_path)
+            .finish_non_exhaustive()
     }
 }
 
@@ -366,7 +427,10 @@ impl PluginRuntime {
             owners: RwLock::new(HashMap::new()),
             live: RwLock::new(HashMap::new()),
         });
-        let slots = runners.into_iter().map(|launch| RunnerSlot::start(&shared, launch)).collect();
+        let slots = runners
+            .into_iter()
+            .map(|launch| RunnerSlot::start(&shared, launch))
+            .collect();
         Ok(Arc::new(PluginRuntime {
             shared,
             runners: Mutex::new(slots),
@@ -378,12 +442,22 @@ impl PluginRuntime {
     /// Waits until every runner is ready, failed or stopped, or `limit` passes. Returns true
     /// when all settled.
     pub async fn wait_settled(&self, limit: Duration) -> bool {
-        let runners: Vec<Arc<RunnerShared>> = self.runners.lock().iter().map(|slot| slot.shared.clone()).collect();
+        let runners: Vec<Arc<RunnerShared>> = self
+            .runners
+            .lock()
+            .iter()
+            .map(|slot| slot.shared.clone())
+            .collect();
         let all = async {
             for runner in &runners {
                 let mut changes = runner.state_changes.subscribe();
                 let _ = changes
-                    .wait_for(|s| matches!(s, RunnerState::Ready | RunnerState::Failed | RunnerState::Stopped))
+                    .wait_for(|s| {
+                        matches!(
+                            s,
+                            RunnerState::Ready | RunnerState::Failed | RunnerState::Stopped
+                        )
+                    })
                     .await;
             }
         };
@@ -397,7 +471,11 @@ impl PluginRuntime {
 
     /// Status of every runner, in configuration order.
     pub fn status(&self) -> Vec<RunnerStatus> {
-        self.runners.lock().iter().map(|slot| slot.shared.status()).collect()
+        self.runners
+            .lock()
+            .iter()
+            .map(|slot| slot.shared.status())
+            .collect()
     }
 
     /// The component registry.
@@ -416,7 +494,12 @@ impl PluginRuntime {
     }
 
     /// Enables or disables a component globally or for one session.
-    pub fn set_component_enabled(&self, name: &str, enabled: bool, session: Option<&str>) -> Result<String, String> {
+    pub fn set_component_enabled(
+        &self,
+        name: &str,
+        enabled: bool,
+        session: Option<&str>,
+    ) -> Result<String, String> {
         let full_name = self.shared.components.set_enabled(name, enabled, session)?;
         self.shared.version.bump();
         Ok(full_name)
@@ -448,7 +531,10 @@ impl PluginRuntime {
         let mut to_stop = Vec::new();
         let mut to_start = Vec::new();
         for launch in runners {
-            let Some(position) = current.iter().position(|slot| slot.shared.name == launch.name) else {
+            let Some(position) = current
+                .iter()
+                .position(|slot| slot.shared.name == launch.name)
+            else {
                 report.added.push(launch.name.clone());
                 to_start.push(launch);
                 continue;
@@ -456,9 +542,16 @@ impl PluginRuntime {
             let slot = current.remove(position);
             let old = &slot.shared.launch;
             let old_settings = slot.shared.settings();
-            let same_launch = old.executable == launch.executable && old.args == launch.args && old.env == launch.env;
+            let same_launch = old.executable == launch.executable
+                && old.args == launch.args
+                && old.env == launch.env;
             let same_plugins = old_settings.len() == launch.plugins.len()
-                && old_settings.iter().all(|(id, s)| launch.plugins.get(id).is_some_and(|n| n.enabled == s.enabled));
+                && old_settings.iter().all(|(id, s)| {
+                    launch
+                        .plugins
+                        .get(id)
+                        .is_some_and(|n| n.enabled == s.enabled)
+                });
             if !same_launch || !same_plugins {
                 report.restarted.push(launch.name.clone());
                 to_stop.push(slot);
@@ -468,7 +561,8 @@ impl PluginRuntime {
             if old_settings == launch.plugins {
                 report.unchanged.push(launch.name.clone());
             } else {
-                self.reconfigure(&slot.shared, &old_settings, &launch.plugins, &mut report).await;
+                self.reconfigure(&slot.shared, &old_settings, &launch.plugins, &mut report)
+                    .await;
             }
             next.push(slot);
         }
@@ -479,7 +573,11 @@ impl PluginRuntime {
         // A restarted runner's old process is gone (and its tools withdrawn) before its
         // replacement starts, so the two never compete for the same plugin ids.
         futures::future::join_all(to_stop.into_iter().map(RunnerSlot::stop)).await;
-        next.extend(to_start.into_iter().map(|launch| RunnerSlot::start(&self.shared, launch)));
+        next.extend(
+            to_start
+                .into_iter()
+                .map(|launch| RunnerSlot::start(&self.shared, launch)),
+        );
         *self.runners.lock() = next;
         self.shared.version.bump();
         report
@@ -504,19 +602,44 @@ impl PluginRuntime {
                 config_version: format!("reload-{}", maitool_protocol::wire::now_ms()),
                 config_data: settings.config.clone(),
             };
-            let outcome = match (runner.peer(), self.shared.owner_of(plugin_id).as_deref() == Some(runner.name.as_str())) {
-                (Some(peer), true) if settings.config != old.get(plugin_id).map(|s| s.config.clone()).unwrap_or_default() => peer
-                    .call::<_, ConfigUpdatedResponse>(names::CONFIG_UPDATED, plugin_id, &update, Duration::from_secs(10))
+            let outcome = match (
+                runner.peer(),
+                self.shared.owner_of(plugin_id).as_deref() == Some(runner.name.as_str()),
+            ) {
+                (Some(peer), true)
+                    if settings.config
+                        != old
+                            .get(plugin_id)
+                            .map(|s| s.config.clone())
+                            .unwrap_or_default() =>
+                {
+                    peer.call::<_, ConfigUpdatedResponse>(
+                        names::CONFIG_UPDATED,
+                        plugin_id,
+                        &update,
+                        Duration::from_secs(10),
+                    )
                     .await
                     .map_err(|err| err.to_string())
-                    .and_then(|answer| if answer.accepted { Ok(()) } else { Err(answer.reason) }),
+                    .and_then(|answer| {
+                        if answer.accepted {
+                            Ok(())
+                        } else {
+                            Err(answer.reason)
+                        }
+                    })
+                }
                 // Grants only, or the plugin is not running now: it gets the settings at its
                 // next launch.
                 _ => Ok(()),
             };
             match outcome {
                 Ok(()) => {
-                    self.shared.capabilities.configure_plugin(plugin_id, settings.capabilities.clone(), settings.config.clone());
+                    self.shared.capabilities.configure_plugin(
+                        plugin_id,
+                        settings.capabilities.clone(),
+                        settings.config.clone(),
+                    );
                     accepted.insert(plugin_id.clone(), settings.clone());
                     report.reconfigured.push(label);
                 }

@@ -8,7 +8,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use maitool_protocol::rpc::{PeerConfig, RpcPeer};
-use maitool_protocol::wire::methods::{AckPayload, HealthPayload, PluginBootstrap, ShutdownPayload, names};
+use maitool_protocol::wire::methods::{
+    AckPayload, HealthPayload, PluginBootstrap, ShutdownPayload, names,
+};
 use maitool_protocol::wire::{EmptyPayload, ErrorCode};
 use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
@@ -41,8 +43,17 @@ pub(crate) struct Supervisor {
 }
 
 impl Supervisor {
-    pub(crate) fn new(runtime: Arc<RuntimeShared>, runner: Arc<RunnerShared>, stop: watch::Receiver<bool>) -> Self {
-        Self { runtime, runner, stop, restarts: VecDeque::new() }
+    pub(crate) fn new(
+        runtime: Arc<RuntimeShared>,
+        runner: Arc<RunnerShared>,
+        stop: watch::Receiver<bool>,
+    ) -> Self {
+        Self {
+            runtime,
+            runner,
+            stop,
+            restarts: VecDeque::new(),
+        }
     }
 
     pub(crate) async fn run(mut self) {
@@ -64,7 +75,11 @@ impl Supervisor {
             };
             let now = Instant::now();
             let window = Duration::from_millis(config.restart_window_ms);
-            while self.restarts.front().is_some_and(|t| now.duration_since(*t) > window) {
+            while self
+                .restarts
+                .front()
+                .is_some_and(|t| now.duration_since(*t) > window)
+            {
                 self.restarts.pop_front();
             }
             if self.restarts.len() as u32 >= config.max_restarts {
@@ -78,7 +93,11 @@ impl Supervisor {
                 self.runner.set_state(RunnerState::Failed);
                 return;
             }
-            let delay = backoff(self.restarts.len(), config.restart_backoff_initial_ms, config.restart_backoff_max_ms);
+            let delay = backoff(
+                self.restarts.len(),
+                config.restart_backoff_initial_ms,
+                config.restart_backoff_max_ms,
+            );
             self.restarts.push_back(now);
             tracing::warn!(runner = %self.runner.name, delay_ms = delay.as_millis() as u64, "runner exited ({reason}); restarting");
             self.runner.record_exit(reason, true);
@@ -111,12 +130,18 @@ impl Supervisor {
                 (id.clone(), boot)
             })
             .collect();
-        let connection = self.runtime.launches.expect(token.clone(), &name, bootstrap);
+        let connection = self
+            .runtime
+            .launches
+            .expect(token.clone(), &name, bootstrap);
         let mut child = match self.spawn(&token) {
             Ok(child) => child,
             Err(err) => {
                 self.runtime.launches.forget(&token);
-                return Outcome::Exited(format!("cannot start {}: {err}", self.runner.launch.executable.display()));
+                return Outcome::Exited(format!(
+                    "cannot start {}: {err}",
+                    self.runner.launch.executable.display()
+                ));
             }
         };
         let outcome = self.supervise(&mut child, connection, &config).await;
@@ -183,8 +208,14 @@ impl Supervisor {
             _ = self.stop.changed() => return Outcome::Stopped,
         };
         let ready = self.runner.expect_ready();
-        let handler = Arc::new(RunnerConnectionHandler { runtime: self.runtime.clone(), runner: self.runner.clone() });
-        let peer_config = PeerConfig { name: name.clone(), ..PeerConfig::default() };
+        let handler = Arc::new(RunnerConnectionHandler {
+            runtime: self.runtime.clone(),
+            runner: self.runner.clone(),
+        });
+        let peer_config = PeerConfig {
+            name: name.clone(),
+            ..PeerConfig::default()
+        };
         let peer = RpcPeer::start_framed(connected.framed, handler, peer_config);
         self.runner.set_peer(Some(peer.clone()));
         tracing::debug!(runner = %name, runner_id = %connected.hello.runner_id, pid = connected.hello.pid, "runner connected");
@@ -210,7 +241,8 @@ impl Supervisor {
             tracing::error!(runner = %name, plugin_id = %plugin, "plugin failed to load: {reason}");
         }
 
-        let health_every = (config.health_check_interval_ms > 0).then(|| Duration::from_millis(config.health_check_interval_ms));
+        let health_every = (config.health_check_interval_ms > 0)
+            .then(|| Duration::from_millis(config.health_check_interval_ms));
         let mut health = tokio::time::interval(health_every.unwrap_or(Duration::from_secs(3600)));
         health.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         health.tick().await;
@@ -245,9 +277,15 @@ impl Supervisor {
 
     /// One health check, with a quick re-check on timeout so that a host that was briefly
     /// too busy to read the answer does not kill a healthy runner (MaiBot #1896).
-    async fn check_health(&self, peer: &RpcPeer, config: &super::config::RuntimeConfig) -> Result<(), String> {
+    async fn check_health(
+        &self,
+        peer: &RpcPeer,
+        config: &super::config::RuntimeConfig,
+    ) -> Result<(), String> {
         let limit = Duration::from_millis(config.health_check_timeout_ms);
-        let first = peer.call::<_, HealthPayload>(names::HEALTH, "", &EmptyPayload {}, limit).await;
+        let first = peer
+            .call::<_, HealthPayload>(names::HEALTH, "", &EmptyPayload {}, limit)
+            .await;
         let err = match first {
             Ok(health) if health.healthy => return Ok(()),
             Ok(_) => return Err("runner reported itself unhealthy".into()),
@@ -256,23 +294,38 @@ impl Supervisor {
             Err(_) => return Ok(()),
         };
         let recheck = limit.min(HEALTH_RECHECK_CAP);
-        match peer.call::<_, HealthPayload>(names::HEALTH, "", &EmptyPayload {}, recheck).await {
+        match peer
+            .call::<_, HealthPayload>(names::HEALTH, "", &EmptyPayload {}, recheck)
+            .await
+        {
             Ok(health) if health.healthy => Ok(()),
             Ok(_) => Err("runner reported itself unhealthy".into()),
-            Err(again) if again.code == ErrorCode::Timeout => {
-                Err(format!("runner hung: health check timed out twice ({err}; then {again})"))
-            }
+            Err(again) if again.code == ErrorCode::Timeout => Err(format!(
+                "runner hung: health check timed out twice ({err}; then {again})"
+            )),
             Err(_) => Ok(()),
         }
     }
 
     /// `prepare_shutdown`, `shutdown`, then SIGTERM, then SIGKILL to the process group.
-    async fn graceful_stop(&self, peer: &RpcPeer, child: &mut Child, config: &super::config::RuntimeConfig) {
+    async fn graceful_stop(
+        &self,
+        peer: &RpcPeer,
+        child: &mut Child,
+        config: &super::config::RuntimeConfig,
+    ) {
         let grace = Duration::from_millis(config.shutdown_grace_ms);
-        let payload = ShutdownPayload { reason: "normal".into(), drain_timeout_ms: config.shutdown_grace_ms / 2 };
+        let payload = ShutdownPayload {
+            reason: "normal".into(),
+            drain_timeout_ms: config.shutdown_grace_ms / 2,
+        };
         if !peer.is_closed() {
-            let _ = peer.call::<_, AckPayload>(names::PREPARE_SHUTDOWN, "", &payload, grace / 2).await;
-            let _ = peer.call::<_, AckPayload>(names::SHUTDOWN, "", &payload, grace).await;
+            let _ = peer
+                .call::<_, AckPayload>(names::PREPARE_SHUTDOWN, "", &payload, grace / 2)
+                .await;
+            let _ = peer
+                .call::<_, AckPayload>(names::SHUTDOWN, "", &payload, grace)
+                .await;
         }
         if tokio::time::timeout(grace, child.wait()).await.is_ok() {
             return;
@@ -281,7 +334,13 @@ impl Supervisor {
         let group = Pid::from_raw(pid as i32);
         tracing::warn!(runner = %self.runner.name, "runner did not exit after shutdown; sending SIGTERM");
         let _ = killpg(group, Signal::SIGTERM);
-        if tokio::time::timeout(Duration::from_millis(config.terminate_grace_ms), child.wait()).await.is_ok() {
+        if tokio::time::timeout(
+            Duration::from_millis(config.terminate_grace_ms),
+            child.wait(),
+        )
+        .await
+        .is_ok()
+        {
             return;
         }
         tracing::warn!(runner = %self.runner.name, "runner ignored SIGTERM; sending SIGKILL");
@@ -305,8 +364,11 @@ fn backoff(recent: usize, initial_ms: u64, max_ms: u64) -> Duration {
         return Duration::from_millis(initial_ms);
     }
     let base = Duration::from_millis(initial_ms).max(BACKOFF_BASE);
-    let factor = 1u32.checked_shl(recent.min(20) as u32 - 1).unwrap_or(u32::MAX);
-    base.saturating_mul(factor).min(Duration::from_millis(max_ms))
+    let factor = 1u32
+        .checked_shl(recent.min(20) as u32 - 1)
+        .unwrap_or(u32::MAX);
+    base.saturating_mul(factor)
+        .min(Duration::from_millis(max_ms))
 }
 
 fn describe(status: std::io::Result<ExitStatus>) -> String {
@@ -314,7 +376,9 @@ fn describe(status: std::io::Result<ExitStatus>) -> String {
         Ok(status) => match (status.code(), status.signal()) {
             (Some(code), _) => format!("exited with status {code}"),
             (None, Some(signal)) => {
-                let name = Signal::try_from(signal).map(|s| s.as_str().to_owned()).unwrap_or_else(|_| signal.to_string());
+                let name = Signal::try_from(signal)
+                    .map(|s| s.as_str().to_owned())
+                    .unwrap_or_else(|_| signal.to_string());
                 format!("killed by signal {name}")
             }
             _ => "exited".to_owned(),
@@ -333,19 +397,31 @@ fn fresh_token() -> String {
 }
 
 /// Copies a runner's stdout/stderr into the host log, line by line, tagged with the runner.
-async fn forward_output(runner: String, stream: &'static str, output: impl tokio::io::AsyncRead + Unpin) {
+async fn forward_output(
+    runner: String,
+    stream: &'static str,
+    output: impl tokio::io::AsyncRead + Unpin,
+) {
     let mut lines = BufReader::new(output).lines();
     while let Ok(Some(line)) = lines.next_line().await {
         let (level, text) = match line.split_once("] ") {
-            Some((prefix, rest)) if prefix.starts_with('[') => (prefix.trim_start_matches('['), rest),
+            Some((prefix, rest)) if prefix.starts_with('[') => {
+                (prefix.trim_start_matches('['), rest)
+            }
             _ => ("", line.as_str()),
         };
         match level {
-            "ERROR" => tracing::error!(target: "maitool::runner", runner = %runner, stream, "{text}"),
+            "ERROR" => {
+                tracing::error!(target: "maitool::runner", runner = %runner, stream, "{text}")
+            }
             "WARN" => tracing::warn!(target: "maitool::runner", runner = %runner, stream, "{text}"),
             "INFO" => tracing::info!(target: "maitool::runner", runner = %runner, stream, "{text}"),
-            "DEBUG" | "TRACE" => tracing::debug!(target: "maitool::runner", runner = %runner, stream, "{text}"),
-            _ if stream == "stderr" => tracing::warn!(target: "maitool::runner", runner = %runner, stream, "{line}"),
+            "DEBUG" | "TRACE" => {
+                tracing::debug!(target: "maitool::runner", runner = %runner, stream, "{text}")
+            }
+            _ if stream == "stderr" => {
+                tracing::warn!(target: "maitool::runner", runner = %runner, stream, "{line}")
+            }
             _ => tracing::info!(target: "maitool::runner", runner = %runner, stream, "{line}"),
         }
     }

@@ -7,24 +7,32 @@ fn main() {
         .name("Legacy greeter")
         .description("An old-style Action: string parameters in, (success, message) out.")
         .action(
-            Action::new("greet", "Greet someone by name in the current chat.", |input: ActionInput| async move {
-                let name = input.param("name");
-                if name.is_empty() {
-                    return (false, "who should I greet? `name` is empty".to_owned());
-                }
-                let mood = match input.param("mood") {
-                    "" => "warmly".to_owned(),
-                    mood => mood.to_owned(),
-                };
-                (
-                    true,
-                    format!(
-                        "greeted {name} {mood} in {} (reasoning: {})",
-                        input.chat_id,
-                        if input.reasoning.is_empty() { "none" } else { &input.reasoning }
-                    ),
-                )
-            })
+            Action::new(
+                "greet",
+                "Greet someone by name in the current chat.",
+                |input: ActionInput| async move {
+                    let name = input.param("name");
+                    if name.is_empty() {
+                        return (false, "who should I greet? `name` is empty".to_owned());
+                    }
+                    let mood = match input.param("mood") {
+                        "" => "warmly".to_owned(),
+                        mood => mood.to_owned(),
+                    };
+                    (
+                        true,
+                        format!(
+                            "greeted {name} {mood} in {} (reasoning: {})",
+                            input.chat_id,
+                            if input.reasoning.is_empty() {
+                                "none"
+                            } else {
+                                &input.reasoning
+                            }
+                        ),
+                    )
+                },
+            )
             .parameter("name", "Who to greet")
             .parameter("mood", "How to greet, e.g. cheerfully")
             .require("Use when someone joins the chat")

@@ -113,7 +113,11 @@ mod png {
 
     fn zlib_stored(data: &[u8]) -> Vec<u8> {
         let mut out = vec![0x78, 0x01];
-        let blocks: Vec<&[u8]> = if data.is_empty() { vec![&[][..]] } else { data.chunks(65_535).collect() };
+        let blocks: Vec<&[u8]> = if data.is_empty() {
+            vec![&[][..]]
+        } else {
+            data.chunks(65_535).collect()
+        };
         for (i, block) in blocks.iter().enumerate() {
             out.push(u8::from(i + 1 == blocks.len()));
             let len = block.len() as u16;
@@ -135,7 +139,11 @@ mod png {
         for byte in data {
             crc ^= *byte as u32;
             for _ in 0..8 {
-                crc = if crc & 1 != 0 { 0xedb8_8320 ^ (crc >> 1) } else { crc >> 1 };
+                crc = if crc & 1 != 0 {
+                    0xedb8_8320 ^ (crc >> 1)
+                } else {
+                    crc >> 1
+                };
             }
         }
         !crc

@@ -29,7 +29,9 @@ use std::time::Duration;
 
 use maitool_sdk::prelude::*;
 use maitool_sdk::protocol::wire::methods::{HelloPayload, HelloResponsePayload, names};
-use maitool_sdk::protocol::wire::{EmptyPayload, Envelope, decode_header, decode_payload, encode_envelope};
+use maitool_sdk::protocol::wire::{
+    EmptyPayload, Envelope, decode_header, decode_payload, encode_envelope,
+};
 
 static LAUNCH: OnceLock<(String, String)> = OnceLock::new();
 
@@ -59,7 +61,9 @@ fn hello(token: &str, versions: &[&str]) -> Vec<u8> {
         protocol_versions: versions.iter().map(|v| (*v).to_owned()).collect(),
         pid: std::process::id(),
     };
-    encode_envelope(&Envelope::request(1, names::HELLO, "", 10_000, payload)).expect("encode hello").to_vec()
+    encode_envelope(&Envelope::request(1, names::HELLO, "", 10_000, payload))
+        .expect("encode hello")
+        .to_vec()
 }
 
 fn frame(body: &[u8]) -> Vec<u8> {
@@ -80,7 +84,14 @@ fn raw_session(address: &str, token: &str, mode: &str) -> String {
         "no_token" => frame(&hello("", &["1.0.0"])),
         "bad_protocol" => frame(&hello(token, &["9.0.0"])),
         "not_hello" => {
-            let body = encode_envelope(&Envelope::request(1, names::HEALTH, "", 1000, EmptyPayload {})).expect("encode");
+            let body = encode_envelope(&Envelope::request(
+                1,
+                names::HEALTH,
+                "",
+                1000,
+                EmptyPayload {},
+            ))
+            .expect("encode");
             frame(&body)
         }
         "garbage_first" => frame(&[0xc1, 0xff, 0x00, 0x13, 0x37, 0xde, 0xad, 0xbe, 0xef]),
@@ -126,7 +137,10 @@ fn read_answer(stream: &mut UnixStream) -> String {
 /// Handshakes, registers `examples.spoofer`, reports ready, then tries capabilities as
 /// `examples.notes` (another runner's plugin) and as itself (no grants).
 fn spoof_session(address: &str, token: &str) {
-    use maitool_sdk::protocol::wire::methods::{CapabilityRequestPayload, ComponentDeclaration, RegisterComponentsPayload, RunnerReadyPayload};
+    use maitool_sdk::protocol::wire::methods::{
+        CapabilityRequestPayload, ComponentDeclaration, RegisterComponentsPayload,
+        RunnerReadyPayload,
+    };
     let mut stream = match UnixStream::connect(address) {
         Ok(stream) => stream,
         Err(err) => {
@@ -136,33 +150,75 @@ fn spoof_session(address: &str, token: &str) {
     };
     let _ = stream.set_read_timeout(Some(Duration::from_secs(15)));
     let mut lines = Lines;
-    let send = |stream: &mut UnixStream, id: u64, method: &str, plugin: &str, payload: &dyn erased::Encode| -> String {
+    let send = |stream: &mut UnixStream,
+                id: u64,
+                method: &str,
+                plugin: &str,
+                payload: &dyn erased::Encode|
+     -> String {
         let body = payload.encode(id, method, plugin);
         if let Err(err) = stream.write_all(&frame(&body)) {
             return format!("write failed: {err}");
         }
         read_response(stream, id)
     };
-    lines.push(format!("hello: {}", send(&mut stream, 1, names::HELLO, "", &HelloPayload {
-        runner_id: "spoofer".into(),
-        sdk_version: "1.0.0".into(),
-        session_token: token.into(),
-        protocol_versions: vec!["1.0.0".into()],
-        pid: std::process::id(),
-    })));
+    lines.push(format!(
+        "hello: {}",
+        send(
+            &mut stream,
+            1,
+            names::HELLO,
+            "",
+            &HelloPayload {
+                runner_id: "spoofer".into(),
+                sdk_version: "1.0.0".into(),
+                session_token: token.into(),
+                protocol_versions: vec!["1.0.0".into()],
+                pid: std::process::id(),
+            }
+        )
+    ));
     let decl = ComponentDeclaration {
         name: "spoofed_tool".into(),
         component_type: "TOOL".into(),
         plugin_id: "examples.spoofer".into(),
         ..ComponentDeclaration::default()
     };
-    let register = RegisterComponentsPayload { plugin_id: "examples.spoofer".into(), components: vec![decl], ..RegisterComponentsPayload::default() };
-    lines.push(format!("register: {}", send(&mut stream, 2, names::REGISTER_COMPONENTS, "examples.spoofer", &register)));
-    let ready = RunnerReadyPayload { loaded_plugins: vec!["examples.spoofer".into()], ..RunnerReadyPayload::default() };
-    lines.push(format!("ready: {}", send(&mut stream, 3, names::READY, "", &ready)));
-    let kv_get = CapabilityRequestPayload { capability: "kv.get".into(), args: [("key".to_owned(), "secret".into())].into_iter().collect() };
-    lines.push(format!("as examples.notes: {}", send(&mut stream, 4, names::CAP_CALL, "examples.notes", &kv_get)));
-    lines.push(format!("as itself: {}", send(&mut stream, 5, names::CAP_CALL, "examples.spoofer", &kv_get)));
+    let register = RegisterComponentsPayload {
+        plugin_id: "examples.spoofer".into(),
+        components: vec![decl],
+        ..RegisterComponentsPayload::default()
+    };
+    lines.push(format!(
+        "register: {}",
+        send(
+            &mut stream,
+            2,
+            names::REGISTER_COMPONENTS,
+            "examples.spoofer",
+            &register
+        )
+    ));
+    let ready = RunnerReadyPayload {
+        loaded_plugins: vec!["examples.spoofer".into()],
+        ..RunnerReadyPayload::default()
+    };
+    lines.push(format!(
+        "ready: {}",
+        send(&mut stream, 3, names::READY, "", &ready)
+    ));
+    let kv_get = CapabilityRequestPayload {
+        capability: "kv.get".into(),
+        args: [("key".to_owned(), "secret".into())].into_iter().collect(),
+    };
+    lines.push(format!(
+        "as examples.notes: {}",
+        send(&mut stream, 4, names::CAP_CALL, "examples.notes", &kv_get)
+    ));
+    lines.push(format!(
+        "as itself: {}",
+        send(&mut stream, 5, names::CAP_CALL, "examples.spoofer", &kv_get)
+    ));
     // Stay connected (unresponsive to health checks, which the host will notice eventually).
     std::thread::sleep(Duration::from_secs(3600));
 }
@@ -188,8 +244,12 @@ fn read_response(stream: &mut UnixStream, id: u64) -> String {
         if let Err(err) = stream.read_exact(&mut body) {
             return format!("truncated ({err})");
         }
-        let Ok(header) = decode_header(&body) else { return "undecodable".into() };
-        if header.request_id != id || header.message_type != maitool_sdk::protocol::wire::MessageType::Response {
+        let Ok(header) = decode_header(&body) else {
+            return "undecodable".into();
+        };
+        if header.request_id != id
+            || header.message_type != maitool_sdk::protocol::wire::MessageType::Response
+        {
             continue;
         }
         return match header.error {
@@ -210,7 +270,9 @@ mod erased {
 
     impl<T: Serialize> Encode for T {
         fn encode(&self, id: u64, method: &str, plugin: &str) -> Vec<u8> {
-            encode_envelope(&Envelope::request(id, method, plugin, 10_000, self)).expect("encode").to_vec()
+            encode_envelope(&Envelope::request(id, method, plugin, 10_000, self))
+                .expect("encode")
+                .to_vec()
         }
     }
 }
@@ -242,63 +304,109 @@ struct NoArgs {}
 fn serve() {
     let misbehaving = Plugin::new("examples.misbehaving", "1.0.0")
         .description("Tools that crash, hang, panic or sleep on request.")
-        .tool(Tool::new("slow", "Sleep cooperatively, then answer.", |a: SlowArgs, _ctx: ToolContext| async move {
-            tokio_sleep(a.ms).await;
-            Ok(ToolOutput::text(format!("slept {} ms", a.ms)))
-        }))
-        .tool(Tool::new("hang", "Block the runner's only thread forever.", |_a: NoArgs, _ctx: ToolContext| async move {
-            std::thread::sleep(Duration::from_secs(3600));
-            Ok(ToolOutput::text("unreachable"))
-        }))
-        .tool(Tool::new("crash", "Abort the runner process mid-call.", |_a: NoArgs, _ctx: ToolContext| async move {
-            std::process::abort();
-            #[allow(unreachable_code)]
-            Ok(ToolOutput::text("unreachable"))
-        }))
-        .tool(Tool::new("panic", "Panic inside the handler.", |_a: NoArgs, _ctx: ToolContext| async move {
-            if std::env::var("NEVER_SET_VARIABLE").is_err() {
-                panic!("deliberate panic in a handler");
-            }
-            Ok(ToolOutput::text("unreachable"))
-        }))
-        .tool(Tool::new("echo", "Return the text.", |a: EchoArgs, _ctx: ToolContext| async move { Ok(ToolOutput::text(a.text)) }))
-        .tool(
-            Tool::new("group_only", "Only offered in group chats.", |_a: NoArgs, _ctx: ToolContext| async move { Ok(ToolOutput::text("group")) })
-                .chat_scope(ChatScope::Group),
-        )
-        .tool(
-            Tool::new("private_only", "Only offered in private chats.", |_a: NoArgs, _ctx: ToolContext| async move { Ok(ToolOutput::text("private")) })
-                .chat_scope(ChatScope::Private),
-        )
-        .tool(
-            Tool::new("vip_only", "Only offered in the vip session or group.", |_a: NoArgs, _ctx: ToolContext| async move { Ok(ToolOutput::text("vip")) })
-                .allowed_sessions(["vip-session", "qq:vip-group"]),
-        )
-        .tool(
-            Tool::new("hang_with_timeout", "Blocks the runner; the host gives up after 500 ms.", |_a: NoArgs, _ctx: ToolContext| async move {
+        .tool(Tool::new(
+            "slow",
+            "Sleep cooperatively, then answer.",
+            |a: SlowArgs, _ctx: ToolContext| async move {
+                tokio_sleep(a.ms).await;
+                Ok(ToolOutput::text(format!("slept {} ms", a.ms)))
+            },
+        ))
+        .tool(Tool::new(
+            "hang",
+            "Block the runner's only thread forever.",
+            |_a: NoArgs, _ctx: ToolContext| async move {
                 std::thread::sleep(Duration::from_secs(3600));
                 Ok(ToolOutput::text("unreachable"))
-            })
+            },
+        ))
+        .tool(Tool::new(
+            "crash",
+            "Abort the runner process mid-call.",
+            |_a: NoArgs, _ctx: ToolContext| async move {
+                std::process::abort();
+                #[allow(unreachable_code)]
+                Ok(ToolOutput::text("unreachable"))
+            },
+        ))
+        .tool(Tool::new(
+            "panic",
+            "Panic inside the handler.",
+            |_a: NoArgs, _ctx: ToolContext| async move {
+                if std::env::var("NEVER_SET_VARIABLE").is_err() {
+                    panic!("deliberate panic in a handler");
+                }
+                Ok(ToolOutput::text("unreachable"))
+            },
+        ))
+        .tool(Tool::new(
+            "echo",
+            "Return the text.",
+            |a: EchoArgs, _ctx: ToolContext| async move { Ok(ToolOutput::text(a.text)) },
+        ))
+        .tool(
+            Tool::new(
+                "group_only",
+                "Only offered in group chats.",
+                |_a: NoArgs, _ctx: ToolContext| async move { Ok(ToolOutput::text("group")) },
+            )
+            .chat_scope(ChatScope::Group),
+        )
+        .tool(
+            Tool::new(
+                "private_only",
+                "Only offered in private chats.",
+                |_a: NoArgs, _ctx: ToolContext| async move { Ok(ToolOutput::text("private")) },
+            )
+            .chat_scope(ChatScope::Private),
+        )
+        .tool(
+            Tool::new(
+                "vip_only",
+                "Only offered in the vip session or group.",
+                |_a: NoArgs, _ctx: ToolContext| async move { Ok(ToolOutput::text("vip")) },
+            )
+            .allowed_sessions(["vip-session", "qq:vip-group"]),
+        )
+        .tool(
+            Tool::new(
+                "hang_with_timeout",
+                "Blocks the runner; the host gives up after 500 ms.",
+                |_a: NoArgs, _ctx: ToolContext| async move {
+                    std::thread::sleep(Duration::from_secs(3600));
+                    Ok(ToolOutput::text("unreachable"))
+                },
+            )
             .timeout(Duration::from_millis(500)),
         )
-        .tool(Tool::new("connect_again", "Open a second connection with this launch's token.", |_a: NoArgs, _ctx: ToolContext| async move {
-            let (address, token) = LAUNCH.get().cloned().unwrap_or_default();
-            let answer = std::thread::spawn(move || {
-                let mut stream = UnixStream::connect(&address).map_err(|e| e.to_string())?;
-                stream.set_read_timeout(Some(Duration::from_secs(15))).map_err(|e| e.to_string())?;
-                stream.write_all(&frame(&hello(&token, &["1.0.0"]))).map_err(|e| e.to_string())?;
-                Ok::<_, String>(read_answer(&mut stream))
-            })
-            .join()
-            .map_err(|_| ToolError::new("probe thread panicked"))?
-            .map_err(ToolError::new)?;
-            Ok(ToolOutput::text(answer))
-        }));
+        .tool(Tool::new(
+            "connect_again",
+            "Open a second connection with this launch's token.",
+            |_a: NoArgs, _ctx: ToolContext| async move {
+                let (address, token) = LAUNCH.get().cloned().unwrap_or_default();
+                let answer = std::thread::spawn(move || {
+                    let mut stream = UnixStream::connect(&address).map_err(|e| e.to_string())?;
+                    stream
+                        .set_read_timeout(Some(Duration::from_secs(15)))
+                        .map_err(|e| e.to_string())?;
+                    stream
+                        .write_all(&frame(&hello(&token, &["1.0.0"])))
+                        .map_err(|e| e.to_string())?;
+                    Ok::<_, String>(read_answer(&mut stream))
+                })
+                .join()
+                .map_err(|_| ToolError::new("probe thread panicked"))?
+                .map_err(ToolError::new)?;
+                Ok(ToolOutput::text(answer))
+            },
+        ));
     let fails_on_load = Plugin::new("examples.fails_on_load", "1.0.0")
         .description("Fails in on_load when MISBEHAVE_FAIL_LOAD=1.")
-        .tool(Tool::new("never_listed", "Only exposed when loading succeeds.", |_a: NoArgs, _ctx: ToolContext| async move {
-            Ok(ToolOutput::text("loaded after all"))
-        }))
+        .tool(Tool::new(
+            "never_listed",
+            "Only exposed when loading succeeds.",
+            |_a: NoArgs, _ctx: ToolContext| async move { Ok(ToolOutput::text("loaded after all")) },
+        ))
         .on_load(|_ctx| async move {
             if std::env::var("MISBEHAVE_FAIL_LOAD").as_deref() == Ok("1") {
                 return Err(PluginError::new("deliberate on_load failure"));

@@ -49,14 +49,20 @@ pub(super) fn load_config(cli: &Cli) -> Result<LoadedConfig> {
 }
 
 pub(super) async fn target(cli: &Cli, config: LoadedConfig) -> Result<Target> {
-    let socket = cli.control_socket.clone().unwrap_or_else(|| config.config.host.control_socket.clone());
+    let socket = cli
+        .control_socket
+        .clone()
+        .unwrap_or_else(|| config.config.host.control_socket.clone());
     if let Some(client) = ControlClient::connect(&socket).await {
         return Ok(Target::Remote(client));
     }
     let progress = TerminalProgress::on_terminal();
-    let started = Host::start_with_progress(config, progress.as_ref().map(|p| p as &dyn StartObserver)).await;
+    let started =
+        Host::start_with_progress(config, progress.as_ref().map(|p| p as &dyn StartObserver)).await;
     drop(progress);
-    Ok(Target::Local(Arc::new(started.context("cannot start the host")?)))
+    Ok(Target::Local(Arc::new(
+        started.context("cannot start the host")?,
+    )))
 }
 
 async fn dispatch(cli: Cli) -> Result<ExitCode> {
@@ -74,7 +80,10 @@ async fn dispatch(cli: Cli) -> Result<ExitCode> {
         Command::Serve(args) => {
             let _metrics = match args.metrics {
                 Some(address) => {
-                    let socket = cli.control_socket.clone().unwrap_or_else(|| config.config.host.control_socket.clone());
+                    let socket = cli
+                        .control_socket
+                        .clone()
+                        .unwrap_or_else(|| config.config.host.control_socket.clone());
                     Some(metrics::endpoint(address, socket).await?)
                 }
                 None => None,
@@ -82,13 +91,19 @@ async fn dispatch(cli: Cli) -> Result<ExitCode> {
             serve(&cli, args, config).await
         }
         Command::Plugins { json } => plugins::plugins(&cli, config, *json).await,
-        Command::Definitions { format, stage, context, json } => {
-            definitions::definitions(&cli, config, *format, *stage, context, *json).await
-        }
+        Command::Definitions {
+            format,
+            stage,
+            context,
+            json,
+        } => definitions::definitions(&cli, config, *format, *stage, context, *json).await,
         Command::Tools { context, json } => {
             let target = target(&cli, config).await?;
             let tools = match &target {
-                Target::Remote(client) => client.tools(context.availability()).await.map_err(|e| anyhow!(e))?,
+                Target::Remote(client) => client
+                    .tools(context.availability())
+                    .await
+                    .map_err(|e| anyhow!(e))?,
                 Target::Local(host) => host.registry.list_tools(&context.availability()).await,
             };
             target.finish().await;
@@ -99,19 +114,30 @@ async fn dispatch(cli: Cli) -> Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        Command::Call { name, args, context, reasoning, json } => {
-            let arguments: serde_json::Value = serde_json::from_str(args).with_context(|| format!("--args is not valid JSON: {args}"))?;
+        Command::Call {
+            name,
+            args,
+            context,
+            reasoning,
+            json,
+        } => {
+            let arguments: serde_json::Value = serde_json::from_str(args)
+                .with_context(|| format!("--args is not valid JSON: {args}"))?;
             let serde_json::Value::Object(arguments) = arguments else {
                 return Err(anyhow!("--args must be a JSON object, got {args}"));
             };
-            let mut invocation = ToolInvocation::new(name.clone(), arguments).with_call_id(format!("cli-{}", std::process::id()));
+            let mut invocation = ToolInvocation::new(name.clone(), arguments)
+                .with_call_id(format!("cli-{}", std::process::id()));
             invocation.session_id = context.session_id.clone();
             invocation.stream_id = context.stream_id.clone();
             invocation.reasoning = reasoning.clone();
             let execution = context.execution(reasoning);
             let target = target(&cli, config).await?;
             let result = match &target {
-                Target::Remote(client) => client.call(invocation, execution).await.map_err(|e| anyhow!(e))?,
+                Target::Remote(client) => client
+                    .call(invocation, execution)
+                    .await
+                    .map_err(|e| anyhow!(e))?,
                 Target::Local(host) => host.registry.invoke(invocation, &execution).await,
             };
             target.finish().await;
@@ -120,7 +146,11 @@ async fn dispatch(cli: Cli) -> Result<ExitCode> {
             } else {
                 print_result(&result);
             }
-            Ok(if result.success { ExitCode::SUCCESS } else { ExitCode::from(EXIT_FAILED) })
+            Ok(if result.success {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(EXIT_FAILED)
+            })
         }
         Command::Status { json } => {
             let target = target(&cli, config).await?;
@@ -139,23 +169,41 @@ async fn dispatch(cli: Cli) -> Result<ExitCode> {
         Command::Reload { .. } => unreachable!("handled above"),
         Command::Enable(toggle) | Command::Disable(toggle) => {
             let enabled = matches!(cli.command, Command::Enable(_));
-            let socket = cli.control_socket.clone().unwrap_or_else(|| config.config.host.control_socket.clone());
-            let client = ControlClient::connect(&socket)
+            let socket = cli
+                .control_socket
+                .clone()
+                .unwrap_or_else(|| config.config.host.control_socket.clone());
+            let client = ControlClient::connect(&socket).await.ok_or_else(|| {
+                anyhow!(
+                    "no maitool serve is running on {} (enable/disable change a running host)",
+                    socket.display()
+                )
+            })?;
+            let full_name = client
+                .toggle(&toggle.name, enabled, toggle.session.clone())
                 .await
-                .ok_or_else(|| anyhow!("no maitool serve is running on {} (enable/disable change a running host)", socket.display()))?;
-            let full_name = client.toggle(&toggle.name, enabled, toggle.session.clone()).await.map_err(|e| anyhow!(e))?;
-            let scope = toggle.session.as_ref().map(|s| format!(" for session {s}")).unwrap_or_default();
-            println!("{} {full_name}{scope}", if enabled { "enabled" } else { "disabled" });
+                .map_err(|e| anyhow!(e))?;
+            let scope = toggle
+                .session
+                .as_ref()
+                .map(|s| format!(" for session {s}"))
+                .unwrap_or_default();
+            println!(
+                "{} {full_name}{scope}",
+                if enabled { "enabled" } else { "disabled" }
+            );
             Ok(ExitCode::SUCCESS)
         }
     }
 }
 
-
 async fn reload(socket: &std::path::Path, json: bool) -> Result<ExitCode> {
-    let client = ControlClient::connect(socket)
-        .await
-        .ok_or_else(|| anyhow!("no maitool serve is running on {} (reload changes a running host)", socket.display()))?;
+    let client = ControlClient::connect(socket).await.ok_or_else(|| {
+        anyhow!(
+            "no maitool serve is running on {} (reload changes a running host)",
+            socket.display()
+        )
+    })?;
     let report = client.reload().await.map_err(|e| anyhow!(e.message))?;
     if json {
         println!("{}", serde_json::to_string_pretty(&report)?);
@@ -167,16 +215,46 @@ async fn reload(socket: &std::path::Path, json: bool) -> Result<ExitCode> {
 
 fn print_reload(report: &serde_json::Value) {
     let list = |value: &serde_json::Value| -> String {
-        let items: Vec<&str> = value.as_array().into_iter().flatten().filter_map(|v| v.as_str()).collect();
-        if items.is_empty() { "-".to_owned() } else { items.join(", ") }
+        let items: Vec<&str> = value
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|v| v.as_str())
+            .collect();
+        if items.is_empty() {
+            "-".to_owned()
+        } else {
+            items.join(", ")
+        }
     };
     let plugins = &report["plugins"];
     println!("reloaded");
-    for key in ["added", "removed", "restarted", "reconfigured", "rejected", "unchanged"] {
+    for key in [
+        "added",
+        "removed",
+        "restarted",
+        "reconfigured",
+        "rejected",
+        "unchanged",
+    ] {
         println!("  {key:13} {}", list(&plugins[key]));
     }
-    println!("  builtin       {}", if report["builtin_reloaded"] == true { "rebuilt" } else { "unchanged" });
-    println!("  mcp           {}", if report["mcp_reloaded"] == true { "reconnected" } else { "unchanged" });
+    println!(
+        "  builtin       {}",
+        if report["builtin_reloaded"] == true {
+            "rebuilt"
+        } else {
+            "unchanged"
+        }
+    );
+    println!(
+        "  mcp           {}",
+        if report["mcp_reloaded"] == true {
+            "reconnected"
+        } else {
+            "unchanged"
+        }
+    );
     let restart = list(&report["requires_restart"]);
     if restart != "-" {
         println!("  needs a restart to apply: {restart}");
