@@ -36,7 +36,17 @@ pub(super) async fn serve(cli: &Cli, args: &ServeArgs, config: LoadedConfig) -> 
         ),
         None => None,
     };
-    let host = Arc::new(Host::start(config).await.context("cannot start the host")?);
+    // A live "starting: n/m runners ready" line, only when stderr is a terminal.
+    let progress = crate::cli::output::TerminalProgress::on_terminal();
+    let started = Host::start_with_progress(
+        config,
+        progress
+            .as_ref()
+            .map(|p| p as &dyn maitool_host::metrics::StartObserver),
+    )
+    .await;
+    drop(progress);
+    let host = Arc::new(started.context("cannot start the host")?);
     let control = match ControlServer::start(&socket, host.clone()).await {
         Ok(control) => control,
         Err(err) => {
