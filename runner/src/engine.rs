@@ -375,7 +375,8 @@ impl RunnerState {
             let tool_name = payload.component_name.clone();
             state.in_flight.fetch_add(1, Ordering::Relaxed);
             let _guard = InFlightGuard(&state.in_flight);
-            let span = tracing::info_span!("maitool_plugin", plugin_id = %plugin_id, tool = %tool_name);
+            // `&str` fields are recorded as is; `%` would format them on every call.
+            let span = tracing::info_span!("maitool_plugin", plugin_id = plugin_id.as_str(), tool = tool_name.as_str());
             let call = tracing::Instrument::instrument(handler.call(payload.args, ctx), span);
             let mut result = match std::panic::AssertUnwindSafe(call).catch_unwind().await {
                 Ok(result) => result,

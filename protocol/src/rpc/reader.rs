@@ -3,6 +3,7 @@
 use std::any::Any;
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
+use std::task::Context;
 
 use bytes::{Bytes, BytesMut};
 use futures::{FutureExt, Stream, StreamExt};
@@ -18,9 +19,10 @@ pub(super) async fn run<F>(mut frames: F, shared: Arc<Shared>, handler: Arc<dyn 
 where
     F: Stream<Item = Result<BytesMut, WireError>> + Unpin,
 {
+    let inline = first_poll_inline();
     let reason = loop {
         match frames.next().await {
-            Some(Ok(frame)) => dispatch(&shared, &handler, frame.freeze()),
+            Some(Ok(frame)) => dispatch(&shared, &handler, frame.freeze(), inline),
             Some(Err(err)) => break disconnect_reason(err),
             None => break DisconnectReason::PeerClosed,
         }
@@ -35,7 +37,18 @@ fn disconnect_reason(err: WireError) -> DisconnectReason {
     }
 }
 
-fn dispatch(shared: &Arc<Shared>, handler: &Arc<dyn RequestHandler>, frame: Bytes) {
+/// Whether requests are first polled right here in the reader task: on a current-thread
+/// runtime a spawned handler would run on this same thread anyway, and most handlers finish
+/// on their first poll, so polling them inline saves a task spawn and a scheduler round
+/// trip per request. On a multi-thread runtime a handler's synchronous work must not hold up
+/// reading, so every request gets its own task there.
+fn first_poll_inline() -> bool {
+    tokio::runtime::Handle::try_current().is_ok_and(|runtime| {
+        runtime.runtime_flavor() == tokio::runtime::RuntimeFlavor::CurrentThread
+    })
+}
+
+fn dispatch(shared: &Arc<Shared>, handler: &Arc<dyn RequestHandler>, frame: Bytes, inline: bool) {
     let header = match decode_header(&frame) {
         Ok(header) => header,
         Err(err) => return reject(shared, &frame, err),
@@ -43,7 +56,7 @@ fn dispatch(shared: &Arc<Shared>, handler: &Arc<dyn RequestHandler>, frame: Byte
     let message = IncomingMessage { header, frame };
     match message.header.message_type {
         MessageType::Response => shared.resolve(message),
-        MessageType::Request => serve(shared, handler, message),
+        MessageType::Request => serve(shared, handler, message, inline),
         MessageType::Broadcast if message.header.method == CANCEL_METHOD => {
             match message.payload::<CancelPayload>() {
                 Ok(cancel) => shared.cancel_incoming(cancel.request_id),
@@ -115,7 +128,12 @@ fn reject(shared: &Shared, frame: &[u8], err: WireError) {
 }
 
 /// Runs one request in its own task, answering it unless it is cancelled first.
-fn serve(shared: &Arc<Shared>, handler: &Arc<dyn RequestHandler>, request: IncomingMessage) {
+fn serve(
+    shared: &Arc<Shared>,
+    handler: &Arc<dyn RequestHandler>,
+    request: IncomingMessage,
+    inline: bool,
+) {
     let id = request.header.request_id;
     let cancelled = match shared.admit_incoming(id) {
         Admission::Admitted(cancelled) => cancelled,
@@ -134,7 +152,7 @@ fn serve(shared: &Arc<Shared>, handler: &Arc<dyn RequestHandler>, request: Incom
     };
     let shared = Arc::clone(shared);
     let handler = Arc::clone(handler);
-    tokio::spawn(async move {
+    let task = async move {
         let header = request.header.clone();
         let answer = async {
             let outcome = run_handler(handler.as_ref(), request).await;
@@ -149,7 +167,18 @@ fn serve(shared: &Arc<Shared>, handler: &Arc<dyn RequestHandler>, request: Incom
             _ = cancelled => {}
             () = answer => {}
         }
-    });
+    };
+    if !inline {
+        tokio::spawn(task);
+        return;
+    }
+    let mut task = Box::pin(task);
+    // A future left pending registers the real waker when its task polls it again, which
+    // `spawn` does at once; the no-op waker of this first poll is then replaced.
+    let mut first = Context::from_waker(futures::task::noop_waker_ref());
+    if task.as_mut().poll(&mut first).is_pending() {
+        tokio::spawn(task);
+    }
 }
 
 /// The handler's outcome, with its panics caught and the request's own deadline enforced.

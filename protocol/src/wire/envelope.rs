@@ -5,7 +5,7 @@ use bytes::Bytes;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
-use super::{ErrorBody, MAX_FRAME_LEN, PROTOCOL_VERSION, WireError};
+use super::{ErrorBody, MAX_FRAME_LEN, PROTOCOL_VERSION, WireError, skip};
 
 /// The kind of a frame.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -205,6 +205,15 @@ fn default_timeout_ms() -> u64 {
 
 /// Decodes the envelope of a frame without its payload.
 pub fn decode_header(frame: &[u8]) -> Result<EnvelopeHeader, WireError> {
+    // Decoding without the payload entry spares serde a walk through every payload string;
+    // a frame the walk cannot handle is decoded whole, with the usual errors.
+    match skip::without_key(frame, "payload") {
+        Some(header_only) => decode_header_from(&header_only),
+        None => decode_header_from(frame),
+    }
+}
+
+fn decode_header_from(frame: &[u8]) -> Result<EnvelopeHeader, WireError> {
     let raw: RawHeader = rmp_serde::from_slice(frame)?;
     let message_type =
         MessageType::from_wire(&raw.message_type).ok_or_else(|| WireError::UnknownMessageType {
@@ -261,6 +270,17 @@ pub fn recover_request_id(frame: &[u8]) -> Option<RecoveredId> {
 /// Decodes only the `payload` of a whole frame; every other key is skipped. A missing or nil
 /// payload decodes as `T` from an empty map, which works for types whose fields all default.
 pub fn decode_payload<T: DeserializeOwned>(frame: &[u8]) -> Result<T, WireError> {
+    // Decode only the payload's own bytes when the frame can be walked (see `skip`).
+    if let Some(range) = skip::value_of(frame, "payload") {
+        let payload = match range {
+            Some(range) => rmp_serde::from_slice::<Option<T>>(&frame[range])?,
+            None => None,
+        };
+        return match payload {
+            Some(payload) => Ok(payload),
+            None => Ok(rmp_serde::from_slice(&[EMPTY_MAP])?),
+        };
+    }
     #[derive(Deserialize)]
     #[serde(bound = "T: DeserializeOwned")]
     struct PayloadOnly<T> {

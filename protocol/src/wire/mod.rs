@@ -12,6 +12,7 @@ mod envelope;
 mod error;
 mod error_code;
 pub mod methods;
+mod skip;
 
 #[cfg(test)]
 mod tests;

@@ -1,0 +1,32 @@
+//! The benchmark's runner: one plugin with one `echo` tool, built with `maitool-sdk` alone so
+//! its latency and memory are those of any plugin runner.
+//!
+//! `BENCH_PLUGIN_ID` (default `bench.echo`) and `BENCH_TOOL_NAME` (default `echo`) let one
+//! executable serve as ten distinct runners with ten distinct tools.
+
+use maitool_sdk::prelude::*;
+
+/// Arguments of `echo`.
+#[derive(Deserialize, JsonSchema)]
+#[serde(crate = "maitool_sdk::serde")]
+#[schemars(crate = "maitool_sdk::schemars")]
+struct EchoArgs {
+    /// Text to send back.
+    text: String,
+}
+
+fn main() {
+    let plugin_id = std::env::var("BENCH_PLUGIN_ID").unwrap_or_else(|_| "bench.echo".to_owned());
+    let tool_name = std::env::var("BENCH_TOOL_NAME").unwrap_or_else(|_| "echo".to_owned());
+    let plugin = Plugin::new(plugin_id, "1.0.0")
+        .description("Benchmark echo runner.")
+        .tool(
+            Tool::new(
+                tool_name,
+                "Send the text back.",
+                |args: EchoArgs, _ctx: ToolContext| async move { Ok(ToolOutput::text(args.text)) },
+            )
+            .visibility(Visibility::Visible),
+        );
+    maitool_sdk::run([plugin]);
+}

@@ -1,0 +1,247 @@
+//! Sections 1 and 2: the floor, and `ToolRegistry::invoke` through `PluginToolProvider` to a
+//! real echo runner, measured in alternating rounds so that both see the same machine (these
+//! machines are shared: a neighbour's load, or the scheduler putting the two processes on one
+//! vCPU or on two, moves absolute figures a lot from minute to minute).
+
+use anyhow::{Context, Result};
+use maitool_host::plugin::RuntimeConfig;
+use serde_json::json;
+
+use crate::bins::Bins;
+use crate::floor::{Floor, invocation_frame_sizes};
+use crate::host::{self, BenchHost};
+use crate::plan::Plan;
+use crate::procs::CpuMeter;
+use crate::report::{Report, Target};
+use crate::stats::{Latency, median, micros, ratio};
+
+const FLOOR: &str = "1 floor";
+const INVOKE: &str = "2 invoke";
+
+/// Runs both sections into `report`.
+pub async fn run(bins: &Bins, plan: &Plan, report: &mut Report) -> Result<()> {
+    let sizes = invocation_frame_sizes()?;
+    let mut floor = Floor::start(sizes).await?;
+    report.note(
+        "frame_bytes",
+        json!({"request": floor.sizes.0, "response": floor.sizes.1, "invocation": sizes}),
+    );
+    let bench = BenchHost::start(&bins.echo, 1, RuntimeConfig::default()).await?;
+    let registry = bench.registry().clone();
+
+    let mut scratch = Vec::with_capacity(plan.warmup);
+    floor.sequential(plan.warmup, &mut scratch).await?;
+    host::sequential(&registry, "echo", plan.warmup, &mut scratch).await?;
+
+    let me = std::process::id();
+    let runner = bench.runner()?.pid.context("the runner has no pid")?;
+    let (mut floor_cpu, mut invoke_cpu) = (CpuMeter::default(), CpuMeter::default());
+    let mut floor_samples = Vec::with_capacity(plan.rounds * plan.per_round);
+    let mut invoke_samples = Vec::with_capacity(plan.rounds * plan.per_round);
+    for _ in 0..plan.rounds {
+        floor_cpu
+            .measure(
+                me,
+                floor.server_pid(),
+                floor.sequential(plan.per_round, &mut floor_samples),
+            )
+            .await?;
+        invoke_cpu
+            .measure(
+                me,
+                runner,
+                host::sequential(&registry, "echo", plan.per_round, &mut invoke_samples),
+            )
+            .await?;
+    }
+    let calls = (plan.rounds * plan.per_round) as f64;
+    report.add(
+        FLOOR,
+        "floor_client_cpu_us",
+        "client CPU per call, 1 in flight",
+        micros(floor_cpu.first) / calls,
+        "us",
+    );
+    report.add(
+        FLOOR,
+        "floor_server_cpu_us",
+        "server CPU per call, 1 in flight",
+        micros(floor_cpu.second) / calls,
+        "us",
+    );
+    report.add(
+        INVOKE,
+        "invoke_host_cpu_us",
+        "host CPU per call, 1 in flight",
+        micros(invoke_cpu.first) / calls,
+        "us",
+    );
+    report.add(
+        INVOKE,
+        "invoke_runner_cpu_us",
+        "runner CPU per call, 1 in flight",
+        micros(invoke_cpu.second) / calls,
+        "us",
+    );
+    let floor_latency = Latency::of(&mut floor_samples);
+    let invoke_latency = Latency::of(&mut invoke_samples);
+    report.add(
+        FLOOR,
+        "floor_p50_us",
+        "round trip p50, 1 in flight",
+        floor_latency.p50_us,
+        "us",
+    );
+    report.add(
+        FLOOR,
+        "floor_p99_us",
+        "round trip p99",
+        floor_latency.p99_us,
+        "us",
+    );
+    report.add(
+        FLOOR,
+        "floor_mean_us",
+        "round trip mean",
+        floor_latency.mean_us,
+        "us",
+    );
+    report.add(
+        INVOKE,
+        "invoke_p50_us",
+        "registry invoke p50, 1 in flight",
+        invoke_latency.p50_us,
+        "us",
+    );
+    report.add(
+        INVOKE,
+        "invoke_p99_us",
+        "registry invoke p99",
+        invoke_latency.p99_us,
+        "us",
+    );
+    report.add(
+        INVOKE,
+        "invoke_mean_us",
+        "registry invoke mean",
+        invoke_latency.mean_us,
+        "us",
+    );
+    report.check(
+        INVOKE,
+        "invoke_p50_ratio",
+        "invoke p50 / floor p50",
+        ratio(invoke_latency.p50_us, floor_latency.p50_us),
+        "x",
+        Target::AtMost(1.3),
+    );
+    report.check(
+        INVOKE,
+        "invoke_p99_ratio",
+        "invoke p99 / floor p99",
+        ratio(invoke_latency.p99_us, floor_latency.p99_us),
+        "x",
+        Target::AtMost(2.0),
+    );
+    report.add(
+        INVOKE,
+        "invoke_mean_ratio",
+        "invoke mean / floor mean",
+        ratio(invoke_latency.mean_us, floor_latency.mean_us),
+        "x",
+    );
+
+    for window in [64usize, 256] {
+        let (mut floor_rates, mut invoke_rates, mut failures) = (Vec::new(), Vec::new(), 0usize);
+        let (mut floor_cpu, mut invoke_cpu) = (CpuMeter::default(), CpuMeter::default());
+        floor.pipelined(window, plan.throughput_calls / 4).await?;
+        host::concurrent(&registry, "echo", window, plan.throughput_calls / 4).await?;
+        for _ in 0..plan.throughput_rounds {
+            floor_rates.push(
+                floor_cpu
+                    .measure(
+                        me,
+                        floor.server_pid(),
+                        floor.pipelined(window, plan.throughput_calls),
+                    )
+                    .await?,
+            );
+            let (rate, failed) = invoke_cpu
+                .measure(
+                    me,
+                    runner,
+                    host::concurrent(&registry, "echo", window, plan.throughput_calls),
+                )
+                .await?;
+            invoke_rates.push(rate);
+            failures += failed;
+        }
+        let (floor_rate, invoke_rate) = (median(&floor_rates), median(&invoke_rates));
+        let calls = (plan.throughput_rounds * plan.throughput_calls) as f64;
+        report.add(
+            FLOOR,
+            &format!("floor_pipelined_{window}_calls_s"),
+            &format!("pipelined, {window} in flight"),
+            floor_rate,
+            "calls/s",
+        );
+        report.add(
+            FLOOR,
+            &format!("floor_{window}_client_cpu_us"),
+            &format!("client CPU per call, {window} in flight"),
+            micros(floor_cpu.first) / calls,
+            "us",
+        );
+        report.add(
+            FLOOR,
+            &format!("floor_{window}_server_cpu_us"),
+            &format!("server CPU per call, {window} in flight"),
+            micros(floor_cpu.second) / calls,
+            "us",
+        );
+        report.add(
+            INVOKE,
+            &format!("invoke_{window}_host_cpu_us"),
+            &format!("host CPU per call, {window} concurrent"),
+            micros(invoke_cpu.first) / calls,
+            "us",
+        );
+        report.add(
+            INVOKE,
+            &format!("invoke_{window}_runner_cpu_us"),
+            &format!("runner CPU per call, {window} concurrent"),
+            micros(invoke_cpu.second) / calls,
+            "us",
+        );
+        report.add(
+            INVOKE,
+            &format!("invoke_{window}_calls_s"),
+            &format!("{window} concurrent invocations"),
+            invoke_rate,
+            "calls/s",
+        );
+        report.add(
+            INVOKE,
+            &format!("invoke_{window}_failures"),
+            &format!("failed calls at {window} concurrent"),
+            failures as f64,
+            "calls",
+        );
+        let key = format!("throughput_{window}_ratio");
+        let label = format!("calls/s at {window} / floor pipelined");
+        if window == 256 {
+            report.check(
+                INVOKE,
+                &key,
+                &label,
+                ratio(invoke_rate, floor_rate),
+                "x",
+                Target::AtLeast(0.6),
+            );
+        } else {
+            report.add(INVOKE, &key, &label, ratio(invoke_rate, floor_rate), "x");
+        }
+    }
+    bench.stop().await;
+    Ok(())
+}

@@ -1,0 +1,249 @@
+//! `maitool-bench`: measures maitool against the physical floor of its IPC, in one run and one
+//! process tree, and writes every figure to a JSON file. See `docs/BENCHMARKS.md`.
+//!
+//! ```text
+//! cargo run --release -p maitool-bench -- --out bench.json
+//! ```
+
+mod bins;
+mod floor;
+mod host;
+mod invoke;
+mod mcp;
+mod operator;
+mod plan;
+mod procs;
+mod report;
+mod restart;
+mod scale;
+mod stats;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use anyhow::Result;
+use clap::Parser;
+
+use plan::Plan;
+use report::Report;
+
+/// Measures maitool against the same-run IPC floor.
+#[derive(Debug, Parser)]
+#[command(name = "maitool-bench", about)]
+struct Args {
+    /// Where to write the JSON with every figure.
+    #[arg(long, default_value = "bench.json")]
+    out: PathBuf,
+    /// A few samples of everything: checks that each section works, not how fast.
+    #[arg(long)]
+    quick: bool,
+    /// Only these sections (comma-separated): invoke (with the floor), operator, restart,
+    /// scale, mcp.
+    #[arg(long, value_delimiter = ',')]
+    only: Vec<String>,
+    /// Kill everything and exit with status 3 after this many seconds.
+    #[arg(long, default_value_t = 280)]
+    timeout_secs: u64,
+    /// The host's Tokio runtime: `multi` (what `maitool serve` uses) or `current` (one
+    /// thread), to compare flavours.
+    #[arg(long, default_value = "multi")]
+    host_runtime: String,
+    /// Do not build the sibling executables first (they must exist next to this one).
+    #[arg(long)]
+    no_build: bool,
+    /// Internal: run as the floor's server, connecting to this socket.
+    #[arg(long, hide = true)]
+    floor_server: Option<PathBuf>,
+    /// Internal: the floor server's response size.
+    #[arg(long, hide = true, default_value_t = 0)]
+    response_bytes: usize,
+}
+
+/// Every key the issue tracks; always present in the JSON (null when its section failed).
+const TRACKED: &[&str] = &[
+    "invoke_p50_ratio",
+    "invoke_p99_ratio",
+    "throughput_256_ratio",
+    "restart_ms_median",
+    "cold_start_10_runners_ms",
+    "list_10k_tools_ms",
+    "route_cost_ratio_10k_vs_1",
+    "runner_idle_rss_kib",
+    "host_10_runners_rss_kib",
+    "mcp_overhead_ratio",
+];
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    init_logging();
+    if let Some(socket) = &args.floor_server {
+        return match floor::serve(socket, args.response_bytes) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(err) => {
+                eprintln!("maitool-bench floor server: {err:#}");
+                ExitCode::FAILURE
+            }
+        };
+    }
+    procs::become_subreaper();
+    let _reaper = procs::ReapGuard;
+    match run(&args) {
+        Ok(report) => {
+            if report.has_errors() {
+                ExitCode::FAILURE
+            } else {
+                ExitCode::SUCCESS
+            }
+        }
+        Err(err) => {
+            eprintln!("maitool-bench: {err:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn init_logging() {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("error"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .try_init();
+}
+
+/// Ends the whole process tree if the run overstays its limit, whatever it is blocked on.
+fn start_watchdog(limit: Duration) {
+    std::thread::spawn(move || {
+        std::thread::sleep(limit);
+        eprintln!(
+            "maitool-bench: still running after {limit:?}; killing every child process and exiting"
+        );
+        procs::kill_descendants();
+        std::process::exit(3);
+    });
+}
+
+fn run(args: &Args) -> Result<Report> {
+    let plan = if args.quick {
+        Plan::quick()
+    } else {
+        Plan::full()
+    };
+    let selected = |name: &str| args.only.is_empty() || args.only.iter().any(|only| only == name);
+    let bins = bins::locate(!args.no_build)?;
+    // The limit is for the measurements: a first build of the siblings may take longer.
+    start_watchdog(Duration::from_secs(args.timeout_secs));
+    let started = Instant::now();
+    let mut report = Report::default();
+    report.note("quick", args.quick);
+    report.note(
+        "cpus",
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(0),
+    );
+    report.note("host_runtime", args.host_runtime.as_str());
+
+    // By default the host side runs on the runtime `maitool serve` uses.
+    let runtime = match args.host_runtime.as_str() {
+        "multi" => tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()?,
+        "current" => tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()?,
+        other => anyhow::bail!("--host-runtime must be multi or current, not {other}"),
+    };
+    let limit = Duration::from_secs(120);
+    if selected("invoke") {
+        let outcome = runtime.block_on(bounded(limit, invoke::run(&bins, &plan, &mut report)));
+        record(
+            &mut report,
+            "invoke",
+            outcome,
+            &[
+                "invoke_p50_ratio",
+                "invoke_p99_ratio",
+                "throughput_256_ratio",
+            ],
+        );
+    }
+    if selected("operator") {
+        let outcome = operator::run(&bins, &plan, &mut report);
+        record(
+            &mut report,
+            "operator",
+            outcome,
+            &["runner_idle_rss_kib", "host_10_runners_rss_kib"],
+        );
+    }
+    if selected("restart") {
+        let outcome = runtime.block_on(bounded(limit, restart::run(&bins, &plan, &mut report)));
+        record(
+            &mut report,
+            "restart",
+            outcome,
+            &["restart_ms_median", "cold_start_10_runners_ms"],
+        );
+    }
+    if selected("scale") {
+        let outcome = runtime.block_on(bounded(limit, scale::run(&plan, &mut report)));
+        record(
+            &mut report,
+            "scale",
+            outcome,
+            &["list_10k_tools_ms", "route_cost_ratio_10k_vs_1"],
+        );
+    }
+    if selected("mcp") {
+        let outcome = runtime.block_on(bounded(limit, mcp::run(&bins, &plan, &mut report)));
+        record(&mut report, "mcp", outcome, &["mcp_overhead_ratio"]);
+    }
+    runtime.shutdown_timeout(Duration::from_secs(2));
+    let leftovers = procs::kill_descendants();
+    report.note("leftover_processes_killed", leftovers);
+    report.note("elapsed_s", started.elapsed().as_secs_f64());
+
+    print!("{}", report.table());
+    let misses = report.misses();
+    println!(
+        "\ntargets missed: {}",
+        if misses.is_empty() {
+            "none".to_owned()
+        } else {
+            misses.join(", ")
+        }
+    );
+    report.write(&args.out)?;
+    println!(
+        "wrote {} ({:.1} s)",
+        args.out.display(),
+        started.elapsed().as_secs_f64()
+    );
+    Ok(report)
+}
+
+async fn bounded<T>(
+    limit: Duration,
+    work: impl std::future::Future<Output = Result<T>>,
+) -> Result<T> {
+    tokio::time::timeout(limit, work)
+        .await
+        .map_err(|_| anyhow::anyhow!("did not finish within {limit:?}"))?
+}
+
+fn record(report: &mut Report, section: &'static str, outcome: Result<()>, keys: &[&str]) {
+    if let Err(err) = outcome {
+        eprintln!("maitool-bench: section {section} failed: {err:#}");
+        report.error(section, &err);
+    }
+    report.absent(
+        section,
+        keys.iter()
+            .copied()
+            .filter(|key| TRACKED.contains(key))
+            .collect::<Vec<_>>()
+            .as_slice(),
+    );
+}

@@ -1,0 +1,72 @@
+//! How much each section measures: the full run, or a quick one for smoke tests.
+
+/// Sample counts of one run.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    /// Calls before any measurement, per path.
+    pub warmup: usize,
+    /// Alternating latency rounds (floor, then invoke).
+    pub rounds: usize,
+    /// Sequential calls per path and round.
+    pub per_round: usize,
+    /// Calls per throughput measurement.
+    pub throughput_calls: usize,
+    /// Throughput measurements per path and window (the median is reported).
+    pub throughput_rounds: usize,
+    /// Runner kills in the restart measurement.
+    pub kills: usize,
+    /// Cold starts of a host with 10 runners.
+    pub cold_starts: usize,
+    /// `maitool call` runs against `maitool serve`.
+    pub cli_calls: usize,
+    /// `list_tools` / `get_llm_definitions` repetitions over 10,000 tools.
+    pub listings: usize,
+    /// Routing rounds (each times `route_calls` invocations per registry).
+    pub route_rounds: usize,
+    /// Invocations per routing round.
+    pub route_calls: usize,
+    /// Sequential MCP calls per path and round.
+    pub mcp_per_round: usize,
+    /// Alternating MCP rounds.
+    pub mcp_rounds: usize,
+}
+
+impl Plan {
+    /// The full benchmark (well under a minute on a 2-core machine).
+    pub fn full() -> Plan {
+        Plan {
+            warmup: 2_000,
+            rounds: 10,
+            per_round: 2_000,
+            throughput_calls: 100_000,
+            throughput_rounds: 3,
+            kills: 20,
+            cold_starts: 5,
+            cli_calls: 20,
+            listings: 30,
+            route_rounds: 9,
+            route_calls: 20_000,
+            mcp_per_round: 300,
+            mcp_rounds: 6,
+        }
+    }
+
+    /// A few of everything: checks that every section works, not how fast.
+    pub fn quick() -> Plan {
+        Plan {
+            warmup: 50,
+            rounds: 2,
+            per_round: 50,
+            throughput_calls: 1_000,
+            throughput_rounds: 1,
+            kills: 3,
+            cold_starts: 1,
+            cli_calls: 2,
+            listings: 2,
+            route_rounds: 1,
+            route_calls: 200,
+            mcp_per_round: 20,
+            mcp_rounds: 1,
+        }
+    }
+}

@@ -1,0 +1,155 @@
+//! Section 3: a runner SIGKILLed until its tool answers again, and the cold start of a host
+//! with ten runners until all their tools are listed.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+use maitool_host::plugin::RuntimeConfig;
+use maitool_host::{Host, ToolRegistry};
+use maitool_protocol::ToolAvailabilityContext;
+use nix::sys::signal::{Signal, kill};
+use nix::unistd::Pid;
+
+use crate::bins::Bins;
+use crate::host::{self, BenchHost, host_config, tool_of};
+use crate::plan::Plan;
+use crate::report::{Report, Target};
+use crate::stats::{median, millis};
+
+const SECTION: &str = "3 restart";
+
+/// How often the probes ask again: fine enough for millisecond figures, coarse enough not to
+/// take a core away from the restart being measured on a 2-core machine.
+const PROBE_STEP: Duration = Duration::from_micros(100);
+/// The longest a restart or cold start may take before the section fails.
+const LIMIT: Duration = Duration::from_secs(20);
+
+/// Runs the section into `report`.
+pub async fn run(bins: &Bins, plan: &Plan, report: &mut Report) -> Result<()> {
+    // Each kill is the first inside the restart window, so the supervisor restarts at once:
+    // the figure is the runtime's, not the backoff's (which only slows a crash loop).
+    let config = RuntimeConfig {
+        restart_window_ms: 1,
+        max_restarts: 1_000,
+        restart_backoff_initial_ms: 0,
+        ..RuntimeConfig::default()
+    };
+    let bench = BenchHost::start(&bins.echo, 1, config).await?;
+    let registry = bench.registry().clone();
+    let mut restarts = Vec::with_capacity(plan.kills);
+    let mut failed_probes = 0usize;
+    for _ in 0..plan.kills {
+        host::call(&registry, "echo").await?;
+        let pid = bench.runner()?.pid.context("the runner has no pid")?;
+        kill(Pid::from_raw(pid as i32), Signal::SIGKILL).context("cannot kill the runner")?;
+        let killed = Instant::now();
+        let (elapsed, failures) = probe(registry.clone(), killed).await?;
+        restarts.push(millis(elapsed));
+        failed_probes += failures;
+        let status = bench.runner()?;
+        if status.pid == Some(pid) {
+            bail!("the tool answered but the runner was not restarted: {status:?}");
+        }
+    }
+    let restart_count = bench.runner()?.restart_count;
+    bench.stop().await;
+    report.check(
+        SECTION,
+        "restart_ms_median",
+        &format!("SIGKILL to callable, median of {}", plan.kills),
+        median(&restarts),
+        "ms",
+        Target::Below(20.0),
+    );
+    report.add(
+        SECTION,
+        "restart_ms_max",
+        "SIGKILL to callable, max",
+        restarts.iter().copied().fold(0.0, f64::max),
+        "ms",
+    );
+    report.add(
+        SECTION,
+        "restart_failed_probes",
+        "calls that failed while restarting",
+        failed_probes as f64,
+        "calls",
+    );
+    report.add(
+        SECTION,
+        "restart_count",
+        "restarts the supervisor counted",
+        f64::from(restart_count),
+        "",
+    );
+
+    let mut cold = Vec::with_capacity(plan.cold_starts);
+    for _ in 0..plan.cold_starts {
+        cold.push(millis(cold_start(bins, 10).await?));
+    }
+    report.add(
+        SECTION,
+        "cold_start_10_runners_ms",
+        "host with 10 runners to all tools listed, median",
+        median(&cold),
+        "ms",
+    );
+    Ok(())
+}
+
+/// Calls `echo` every [`PROBE_STEP`] until it succeeds; the time since `since` and the
+/// number of failed calls. Runs on a blocking thread so the wait between probes is a real
+/// short sleep (Tokio's timer has millisecond granularity).
+async fn probe(registry: Arc<ToolRegistry>, since: Instant) -> Result<(Duration, usize)> {
+    let runtime = tokio::runtime::Handle::current();
+    tokio::task::spawn_blocking(move || {
+        let mut failures = 0;
+        loop {
+            if runtime.block_on(host::call(&registry, "echo")).is_ok() {
+                return Ok((since.elapsed(), failures));
+            }
+            failures += 1;
+            if since.elapsed() > LIMIT {
+                bail!("the tool did not answer within {LIMIT:?} of the kill");
+            }
+            std::thread::sleep(PROBE_STEP);
+        }
+    })
+    .await
+    .context("the probe panicked")?
+}
+
+/// Starts a host with `runners` runners and waits until every tool is listed; the time it
+/// took from before `Host::start`.
+async fn cold_start(bins: &Bins, runners: usize) -> Result<Duration> {
+    let dir = tempfile::Builder::new().prefix("maitool-bench").tempdir()?;
+    let config = host_config(dir.path(), &bins.echo, runners, RuntimeConfig::default())
+        .resolve(None, dir.path())?;
+    let started = Instant::now();
+    let host = Host::start(config)
+        .await
+        .context("the host did not start")?;
+    let expected: Vec<String> = (0..runners).map(tool_of).collect();
+    let ctx = ToolAvailabilityContext::default();
+    loop {
+        let tools = host.registry.list_tools(&ctx).await;
+        if expected
+            .iter()
+            .all(|name| tools.iter().any(|tool| &tool.name == name))
+        {
+            break;
+        }
+        if started.elapsed() > LIMIT {
+            host.shutdown().await;
+            bail!(
+                "only {} of {runners} tools were listed after {LIMIT:?}",
+                tools.len()
+            );
+        }
+        tokio::time::sleep(Duration::from_millis(1)).await;
+    }
+    let elapsed = started.elapsed();
+    host.shutdown().await;
+    Ok(elapsed)
+}
