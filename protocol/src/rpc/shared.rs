@@ -222,6 +222,12 @@ impl Shared {
         self.incoming.lock().tasks.len()
     }
 
+    /// Whether more than one call is under way in either direction, so that another frame
+    /// may be queued in a moment.
+    pub(super) fn busy(&self) -> bool {
+        self.in_flight() + self.incoming_in_flight() > 1
+    }
+
     // ----- lifecycle -----
 
     pub(super) fn reason(&self) -> Option<DisconnectReason> {
