@@ -33,7 +33,7 @@ pub struct LogForwarder {
 
 #[derive(Debug, Default)]
 struct Shared {
-    buffer: Mutex<Vec<LogEntry>>,
+    buffer: Mutex<std::collections::VecDeque<LogEntry>>,
     peer: OnceLock<RpcPeer>,
     dropped: AtomicU64,
 }
@@ -87,7 +87,7 @@ impl Shared {
         if peer.is_closed() {
             return false;
         }
-        let entries = std::mem::take(&mut *self.buffer.lock());
+        let entries: Vec<LogEntry> = std::mem::take(&mut *self.buffer.lock()).into();
         let dropped = self.dropped.swap(0, Ordering::Relaxed);
         let mut entries = entries;
         if dropped > 0 {
@@ -128,10 +128,10 @@ impl Shared {
         }
         let mut buffer = self.buffer.lock();
         if buffer.len() >= BUFFER_LIMIT {
-            buffer.remove(0);
+            buffer.pop_front();
             self.dropped.fetch_add(1, Ordering::Relaxed);
         }
-        buffer.push(record);
+        buffer.push_back(record);
     }
 }
 

@@ -57,7 +57,8 @@ pub trait MessageSink: Send + Sync + 'static {
 /// configured.
 #[derive(Debug, Default)]
 pub struct MemorySink {
-    messages: Mutex<Vec<OutgoingMessage>>,
+    messages: Mutex<std::collections::VecDeque<OutgoingMessage>>,
+    sent: std::sync::atomic::AtomicU64,
 }
 
 impl MemorySink {
@@ -65,7 +66,7 @@ impl MemorySink {
 
     /// Messages sent so far (most recent last, at most 1000).
     pub fn messages(&self) -> Vec<OutgoingMessage> {
-        self.messages.lock().clone()
+        self.messages.lock().iter().cloned().collect()
     }
 }
 
@@ -75,10 +76,12 @@ impl MessageSink for MemorySink {
         tracing::info!(stream_id = %message.stream_id, plugin_id = %message.plugin_id, kind = %message.kind, "message sent: {}", message.text);
         let mut messages = self.messages.lock();
         if messages.len() >= Self::LIMIT {
-            messages.remove(0);
+            messages.pop_front();
         }
-        messages.push(message);
-        Ok(format!("msg-{}", messages.len()))
+        messages.push_back(message);
+        // Ids stay unique after old messages are dropped.
+        let id = self.sent.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+        Ok(format!("msg-{id}"))
     }
 }
 

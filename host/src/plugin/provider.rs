@@ -4,7 +4,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
-use maitool_protocol::wire::methods::{InvokePayload, InvokeResultPayload};
+use maitool_protocol::wire::methods::InvokeResultPayload;
 use maitool_protocol::{
     JsonObject, ProviderType, ToolAvailabilityContext, ToolExecutionContext, ToolExecutionResult,
     ToolInvocation, ToolSpec,
@@ -31,6 +31,16 @@ impl PluginToolProvider {
     pub(crate) fn new(runtime: Arc<RuntimeShared>) -> Self {
         Self { runtime }
     }
+}
+
+/// [`InvokePayload`](maitool_protocol::wire::methods::InvokePayload) by reference: the same
+/// map on the wire, without copying the execution context for every call.
+#[derive(serde::Serialize)]
+struct InvokeRequest<'a> {
+    component_name: &'a str,
+    args: &'a JsonObject,
+    context: Option<&'a ToolExecutionContext>,
+    call_id: &'a str,
 }
 
 /// The invocation arguments: the model's arguments plus the context keys a MaiBot plugin
@@ -154,11 +164,12 @@ impl ToolProvider for PluginToolProvider {
             )
             .with_metadata("plugin_id", entry.plugin_id.clone()));
         };
-        let payload = InvokePayload {
-            component_name: entry.name.clone(),
-            args: invocation_args(&invocation, ctx, entry.legacy_action),
-            context: Some(ctx.clone()),
-            call_id: invocation.call_id.clone(),
+        let args = invocation_args(&invocation, ctx, entry.legacy_action);
+        let payload = InvokeRequest {
+            component_name: &entry.name,
+            args: &args,
+            context: Some(ctx),
+            call_id: &invocation.call_id,
         };
         let timeout_ms = if entry.timeout_ms > 0 {
             entry.timeout_ms
@@ -238,5 +249,38 @@ mod tests {
         assert_eq!(args["group_id"], "g2");
         assert_eq!(args["user_id"], "u2");
         assert_eq!(args["stream_id"], "s1");
+    }
+}
+
+#[cfg(test)]
+mod wire_shape_tests {
+    use maitool_protocol::wire::methods::InvokePayload;
+    use maitool_protocol::{ToolExecutionContext, ToolInvocation};
+    use serde_json::json;
+
+    use super::{InvokeRequest, invocation_args};
+
+    #[test]
+    fn the_borrowed_request_decodes_as_an_invoke_payload() {
+        let invocation = ToolInvocation::new("t", json!({"x": 1}).as_object().unwrap().clone())
+            .with_call_id("c1");
+        let ctx = ToolExecutionContext {
+            session_id: "s".into(),
+            is_group_chat: Some(true),
+            ..Default::default()
+        };
+        let args = invocation_args(&invocation, &ctx, false);
+        let request = InvokeRequest {
+            component_name: "t",
+            args: &args,
+            context: Some(&ctx),
+            call_id: "c1",
+        };
+        let bytes = rmp_serde::to_vec_named(&request).unwrap();
+        let decoded: InvokePayload = rmp_serde::from_slice(&bytes).unwrap();
+        assert_eq!(decoded.component_name, "t");
+        assert_eq!(decoded.args, args);
+        assert_eq!(decoded.context, Some(ctx));
+        assert_eq!(decoded.call_id, "c1");
     }
 }

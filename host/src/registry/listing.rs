@@ -27,7 +27,29 @@ impl ToolRegistry {
     /// and skipped; the others are still listed. Providers are listed concurrently, and each
     /// spec is moved (never cloned) into the output.
     pub async fn list_tools(&self, ctx: &ToolAvailabilityContext) -> Vec<ToolSpec> {
-        merge(self.list_each(ctx).await)
+        let (tools, duplicates) = merge(self.list_each(ctx).await);
+        for duplicate in duplicates {
+            // Listing runs for every model request: warn once per clash, not per listing.
+            if self
+                .inner
+                .warned_duplicates
+                .lock()
+                .insert(duplicate.clone())
+            {
+                let Duplicate {
+                    tool,
+                    kept,
+                    skipped,
+                } = duplicate;
+                tracing::warn!(
+                    tool = %tool,
+                    kept_provider = %kept,
+                    skipped_provider = %skipped,
+                    "duplicate tool name {tool}: keeping the one of provider {kept}, skipping the one of provider {skipped}",
+                );
+            }
+        }
+        tools
     }
 
     /// The spec that [`list_tools`](Self::list_tools) would return for `name`, if any.
@@ -85,8 +107,18 @@ impl ToolRegistry {
     }
 }
 
-/// Flattens the listings, keeping enabled specs whose name was not seen before.
-fn merge(listings: Vec<Listing>) -> Vec<ToolSpec> {
+/// A tool name listed by two providers: the first registered keeps it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(super) struct Duplicate {
+    tool: String,
+    kept: String,
+    skipped: String,
+}
+
+/// Flattens the listings, keeping enabled specs whose name was not seen before; also returns
+/// the clashes.
+fn merge(listings: Vec<Listing>) -> (Vec<ToolSpec>, Vec<Duplicate>) {
+    let mut duplicates = Vec::new();
     let total: usize = listings.iter().map(|listing| listing.specs.len()).sum();
     // Decide first, with names borrowed from the listings, then move the kept specs out: no
     // spec or name is cloned.
@@ -105,15 +137,11 @@ fn merge(listings: Vec<Listing>) -> Vec<ToolSpec> {
                         keep.push(true);
                     }
                     Entry::Occupied(kept) => {
-                        tracing::warn!(
-                            tool = %spec.name,
-                            kept_provider = %kept.get(),
-                            skipped_provider = %listing.slot.name,
-                            "duplicate tool name {}: keeping the one of provider {}, skipping the one of provider {}",
-                            spec.name,
-                            kept.get(),
-                            listing.slot.name,
-                        );
+                        duplicates.push(Duplicate {
+                            tool: spec.name.clone(),
+                            kept: (*kept.get()).to_owned(),
+                            skipped: listing.slot.name.to_string(),
+                        });
                         keep.push(false);
                     }
                 }
@@ -130,7 +158,7 @@ fn merge(listings: Vec<Listing>) -> Vec<ToolSpec> {
             .zip(keep)
             .filter_map(|(spec, keep)| keep.then_some(spec)),
     );
-    tools
+    (tools, duplicates)
 }
 
 /// [`ToolSpec::to_llm_definition`] for a spec that is no longer needed: the listed specs are

@@ -68,6 +68,8 @@ struct Inner {
     metadata_timeout: Option<Duration>,
     /// Call statistics of every routed invocation.
     metrics: ToolMetrics,
+    /// Name clashes already warned about by `list_tools`.
+    warned_duplicates: Mutex<std::collections::HashSet<listing::Duplicate>>,
 }
 
 impl Inner {
@@ -129,6 +131,7 @@ impl ToolRegistry {
                 forwarder: Mutex::new(None),
                 metadata_timeout: limit,
                 metrics: ToolMetrics::new(),
+                warned_duplicates: Mutex::new(std::collections::HashSet::new()),
             }),
         }
     }

@@ -1,79 +1,63 @@
 //! Human-readable `maitool status`.
 
-pub(super) fn print_status(status: &serde_json::Value) {
-    if let Some(path) = status.get("config").and_then(|c| c.as_str()) {
-        println!("config: {path}");
+use serde_json::Value;
+
+/// A field as text: strings as they are, null or absent as empty, anything else as JSON.
+fn text(value: &Value, key: &str) -> String {
+    match value.get(key) {
+        None | Some(Value::Null) => String::new(),
+        Some(Value::String(text)) => text.clone(),
+        Some(other) => other.to_string(),
     }
-    println!("runners:");
-    for runner in status
-        .get("runners")
-        .and_then(|r| r.as_array())
+}
+
+fn items<'a>(value: &'a Value, key: &str) -> impl Iterator<Item = &'a Value> {
+    value
+        .get(key)
+        .and_then(Value::as_array)
         .into_iter()
         .flatten()
-    {
-        let text = |key: &str| {
-            runner
-                .get(key)
-                .map(|v| {
-                    v.as_str()
-                        .map(str::to_owned)
-                        .unwrap_or_else(|| v.to_string())
-                })
-                .unwrap_or_default()
-        };
+}
+
+pub(super) fn print_status(status: &Value) {
+    let config = text(status, "config");
+    if !config.is_empty() {
+        println!("config: {config}");
+    }
+    println!("runners:");
+    for runner in items(status, "runners") {
+        let last_exit = text(runner, "last_exit_reason");
         println!(
             "  {:16} {:10} pid={:8} restarts={} {}",
-            text("name"),
-            text("state"),
-            text("pid"),
-            text("restart_count"),
-            runner
-                .get("last_exit_reason")
-                .and_then(|r| r.as_str())
-                .map(|r| format!("last exit: {r}"))
-                .unwrap_or_default()
+            text(runner, "name"),
+            text(runner, "state"),
+            text(runner, "pid"),
+            text(runner, "restart_count"),
+            if last_exit.is_empty() {
+                String::new()
+            } else {
+                format!("last exit: {last_exit}")
+            }
         );
-        for plugin in runner
-            .get("plugins")
-            .and_then(|p| p.as_array())
-            .into_iter()
-            .flatten()
-        {
-            let field = |key: &str| {
-                plugin
-                    .get(key)
-                    .and_then(|v| v.as_str())
-                    .unwrap_or_default()
-                    .to_owned()
-            };
-            let reason = field("reason");
-            println!("    {:28} {:8} {}", field("id"), field("state"), reason);
+        for plugin in items(runner, "plugins") {
+            println!(
+                "    {:28} {:8} {}",
+                text(plugin, "id"),
+                text(plugin, "state"),
+                text(plugin, "reason")
+            );
         }
     }
-    let servers = status
-        .get("mcp_servers")
-        .and_then(|s| s.as_array())
-        .cloned()
-        .unwrap_or_default();
-    if !servers.is_empty() {
+    let mut servers = items(status, "mcp_servers").peekable();
+    if servers.peek().is_some() {
         println!("mcp servers:");
         for server in servers {
-            let field = |key: &str| {
-                server
-                    .get(key)
-                    .map(|v| {
-                        v.as_str()
-                            .map(str::to_owned)
-                            .unwrap_or_else(|| v.to_string())
-                    })
-                    .unwrap_or_default()
-            };
             println!(
                 "  {:16} {:12} tools={} {}",
-                field("name"),
-                field("state"),
-                field("tool_count"),
-                field("last_error").trim_matches('"')
+                text(server, "name"),
+                text(server, "state"),
+                text(server, "tool_count"),
+                text(server, "last_error")
             );
         }
     }
