@@ -65,6 +65,9 @@ impl<'de> Deserialize<'de> for BinaryData {
 
 struct BinaryVisitor;
 
+/// The most bytes preallocated for binary data sent as an array of integers.
+const MAX_PREALLOCATED: usize = 64 * 1024;
+
 impl<'de> Visitor<'de> for BinaryVisitor {
     type Value = BinaryData;
 
@@ -93,7 +96,10 @@ impl<'de> Visitor<'de> for BinaryVisitor {
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<BinaryData, A::Error> {
-        let mut bytes = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+        // The hint is the peer's announced count (a 5-byte MessagePack array header can claim
+        // 4 Gi elements): preallocate only what a real payload plausibly needs, and let the
+        // vector grow with the elements that actually arrive.
+        let mut bytes = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(MAX_PREALLOCATED));
         while let Some(byte) = seq.next_element::<u8>()? {
             bytes.push(byte);
         }

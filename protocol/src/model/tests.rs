@@ -590,3 +590,41 @@ fn history_content_then_error_message() {
     );
     assert_eq!(ToolExecutionResult::default().history_content(), "");
 }
+
+/// An iterator that announces far more items than it yields, as a lying peer's array header
+/// does. Not a mock: serde reads the announced count only as a size hint.
+struct Announces<I>(I);
+
+impl<I: Iterator<Item = u8>> Iterator for Announces<I> {
+    type Item = u8;
+
+    fn next(&mut self) -> Option<u8> {
+        self.0.next()
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (usize::MAX, Some(usize::MAX))
+    }
+}
+
+/// Found by the `payloads` fuzz target: binary data sent as an array preallocated the count
+/// its header announced, so 5 bytes (`0xdd` and a 32-bit count) made a peer allocate up to
+/// 4 GiB, and a larger hint aborted on capacity overflow.
+#[test]
+fn binary_data_does_not_preallocate_an_announced_array_length() {
+    use serde::Deserialize;
+    use serde::de::value::{Error, SeqDeserializer};
+
+    let lying = SeqDeserializer::<_, Error>::new(Announces([1u8, 2, 3].into_iter()));
+    let data = BinaryData::deserialize(lying).unwrap();
+    assert_eq!(data.0, [1, 2, 3]);
+    assert!(data.0.capacity() <= 64 * 1024, "{}", data.0.capacity());
+
+    let announced_4_gib = [0xdd, 0xff, 0xff, 0xff, 0xff, 0x01];
+    // One byte arrives of the 4 Gi announced: the decode stops at the missing second.
+    let err = rmp_serde::from_slice::<BinaryData>(&announced_4_gib).unwrap_err();
+    assert!(
+        err.to_string().contains("failed to fill whole buffer"),
+        "{err}"
+    );
+}

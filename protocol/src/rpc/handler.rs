@@ -33,6 +33,10 @@ pub struct PeerConfig {
     /// Frames that may wait for the writer; beyond this, calls and broadcasts fail with
     /// `E_BACK_PRESSURE`.
     pub send_queue_capacity: usize,
+    /// The peer's requests served at once. A request beyond this is answered with
+    /// `E_BACK_PRESSURE` straight away instead of getting a task: reading goes on (responses
+    /// to our own calls keep arriving), and a flood cannot pile up tasks without bound.
+    pub max_incoming: usize,
     /// The timeout of a call made with `Duration::ZERO`.
     pub default_timeout: Duration,
     /// The plugin id stamped on outgoing envelopes whose caller passes an empty one.
@@ -54,6 +58,7 @@ impl Default for PeerConfig {
         Self {
             name: "peer".to_owned(),
             send_queue_capacity: 4096,
+            max_incoming: 1024,
             default_timeout: Duration::from_secs(30),
             plugin_id: String::new(),
         }

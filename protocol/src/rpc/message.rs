@@ -34,7 +34,8 @@ impl Payload {
 
     /// Decodes the payload as `T` (`E_BAD_PAYLOAD` on failure).
     pub fn decode<T: DeserializeOwned>(&self) -> Result<T, RpcError> {
-        rmp_serde::from_slice(&self.0)
+        // A payload sits one level below the envelope.
+        wire::from_slice_within(&self.0, wire::MAX_NESTING_DEPTH - 1)
             .map_err(|err| RpcError::bad_payload(format!("cannot decode payload: {err}")))
     }
 }

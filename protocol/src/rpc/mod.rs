@@ -15,6 +15,8 @@ mod shared;
 mod writer;
 
 #[cfg(test)]
+mod flood_tests;
+#[cfg(test)]
 mod tests;
 
 pub use error::RpcError;

@@ -135,6 +135,9 @@ fn serve(
     inline: bool,
 ) {
     let id = request.header.request_id;
+    let Some(permit) = shared.incoming_permit() else {
+        return refuse_busy(shared, &request.header);
+    };
     let cancelled = match shared.admit_incoming(id) {
         Admission::Admitted(cancelled) => cancelled,
         Admission::Closed => return,
@@ -153,19 +156,25 @@ fn serve(
     let shared = Arc::clone(shared);
     let handler = Arc::clone(handler);
     let task = async move {
+        // Held until the response is queued: a peer that floods and never reads holds at
+        // most `max_incoming` tasks, not one per request it sends.
+        let _permit = permit;
         let header = request.header.clone();
         let answer = async {
             let outcome = run_handler(handler.as_ref(), request).await;
-            let reply = encode_reply(&shared, &header, outcome);
-            shared.finish_incoming(id);
-            if let Some(reply) = reply {
-                shared.enqueue_response(reply).await;
-            }
+            encode_reply(&shared, &header, outcome)
         };
-        tokio::select! {
+        // Only the handler is cancellable. Its answer is owed and waits for room in the send
+        // queue outside this select: `finish_incoming` drops the cancel sender, which used to
+        // end the select and silently drop a response that found the queue full.
+        let reply = tokio::select! {
             biased;
-            _ = cancelled => {}
-            () = answer => {}
+            _ = cancelled => return,
+            reply = answer => reply,
+        };
+        shared.finish_incoming(id);
+        if let Some(reply) = reply {
+            shared.enqueue_response(reply).await;
         }
     };
     if !inline {
@@ -178,6 +187,20 @@ fn serve(
     let mut first = Context::from_waker(futures::task::noop_waker_ref());
     if task.as_mut().poll(&mut first).is_pending() {
         tokio::spawn(task);
+    }
+}
+
+/// A request beyond `max_incoming`: answered `E_BACK_PRESSURE` at once, without a task. The
+/// answer is best effort: when the send queue is full as well it is dropped, and the caller's
+/// own timeout ends the call.
+fn refuse_busy(shared: &Shared, header: &EnvelopeHeader) {
+    shared.note_refused();
+    let error = RpcError::back_pressure(format!(
+        "too many requests in flight: at most {} are served at once",
+        shared.max_incoming
+    ));
+    if let Ok(reply) = encode_envelope(&Envelope::error_response_to(header, error.to_body())) {
+        let _ = shared.enqueue(reply);
     }
 }
 

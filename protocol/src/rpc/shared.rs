@@ -2,12 +2,13 @@
 
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use parking_lot::Mutex;
-use tokio::sync::{mpsc, oneshot, watch};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc, oneshot, watch};
 use tokio::task::AbortHandle;
 use tokio_util::sync::CancellationToken;
 
@@ -29,6 +30,11 @@ pub(super) struct Shared {
     control: mpsc::UnboundedSender<Bytes>,
     pending: Mutex<Pending>,
     incoming: Mutex<Incoming>,
+    /// The most of the peer's requests served at once (see [`PeerConfig::max_incoming`]).
+    pub(super) max_incoming: usize,
+    incoming_slots: Arc<Semaphore>,
+    /// Requests refused for want of a slot, and when that was last logged.
+    refused: Mutex<Refused>,
     state: watch::Sender<Option<DisconnectReason>>,
     pub(super) stop: CancellationToken,
     reader: Mutex<Option<AbortHandle>>,
@@ -48,6 +54,16 @@ struct Incoming {
     closed: bool,
     tasks: HashMap<u64, oneshot::Sender<()>>,
 }
+
+/// Requests refused with `E_BACK_PRESSURE`; logged at most every [`REFUSAL_LOG_EVERY`].
+#[derive(Default)]
+struct Refused {
+    count: u64,
+    logged_at: Option<Instant>,
+}
+
+/// A flood refuses thousands of requests a second: one warning per period, not per request.
+const REFUSAL_LOG_EVERY: Duration = Duration::from_secs(10);
 
 /// Why an incoming request could not be admitted.
 pub(super) enum Admission {
@@ -72,6 +88,9 @@ impl Shared {
             control,
             pending: Mutex::default(),
             incoming: Mutex::default(),
+            max_incoming: config.max_incoming.max(1),
+            incoming_slots: Arc::new(Semaphore::new(config.max_incoming.max(1))),
+            refused: Mutex::default(),
             state: watch::Sender::new(None),
             stop: CancellationToken::new(),
             reader: Mutex::new(None),
@@ -183,6 +202,31 @@ impl Shared {
     }
 
     // ----- incoming requests -----
+
+    /// A slot for one of the peer's requests, held until its response is queued; `None` when
+    /// `max_incoming` are already being served.
+    pub(super) fn incoming_permit(&self) -> Option<OwnedSemaphorePermit> {
+        Arc::clone(&self.incoming_slots).try_acquire_owned().ok()
+    }
+
+    /// Counts a refused request, and warns about the flood once per period.
+    pub(super) fn note_refused(&self) {
+        let mut refused = self.refused.lock();
+        refused.count += 1;
+        let now = Instant::now();
+        if refused
+            .logged_at
+            .is_none_or(|at| now.duration_since(at) >= REFUSAL_LOG_EVERY)
+        {
+            refused.logged_at = Some(now);
+            tracing::warn!(
+                peer = %self.name,
+                refused_so_far = refused.count,
+                max_incoming = self.max_incoming,
+                "peer has too many requests in flight; refusing its requests with E_BACK_PRESSURE"
+            );
+        }
+    }
 
     pub(super) fn admit_incoming(&self, id: u64) -> Admission {
         let mut incoming = self.incoming.lock();

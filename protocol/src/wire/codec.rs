@@ -21,6 +21,10 @@ pub fn frame_codec() -> LengthDelimitedCodec {
 #[derive(Debug)]
 pub struct FrameDecoder {
     inner: LengthDelimitedCodec,
+    /// The codec has consumed a frame's length prefix and waits for its body. The codec keeps
+    /// this to itself, and its buffer is empty when the stream stops right after a prefix, so
+    /// without it such a stream would look like one that ended between frames.
+    in_frame: bool,
 }
 
 impl FrameDecoder {
@@ -30,9 +34,13 @@ impl FrameDecoder {
     }
 
     /// Wraps an existing codec, keeping its state: use this to continue reading a stream whose
-    /// first frames (a handshake) were read through a `Framed` with that codec.
+    /// first frames (a handshake) were read through a `Framed` with that codec, at a frame
+    /// boundary.
     pub fn from_codec(codec: LengthDelimitedCodec) -> Self {
-        Self { inner: codec }
+        Self {
+            inner: codec,
+            in_frame: false,
+        }
     }
 }
 
@@ -47,8 +55,17 @@ impl Decoder for FrameDecoder {
     type Error = WireError;
 
     fn decode(&mut self, src: &mut BytesMut) -> Result<Option<BytesMut>, WireError> {
+        let buffered = src.len();
         match self.inner.decode(src) {
-            Ok(frame) => Ok(frame),
+            Ok(Some(frame)) => {
+                self.in_frame = false;
+                Ok(Some(frame))
+            }
+            Ok(None) => {
+                // Without a frame to return, the codec only consumes a length prefix.
+                self.in_frame |= src.len() < buffered;
+                Ok(None)
+            }
             Err(err) if is_too_large(&err) => {
                 // The codec rejects the head before consuming it, so the prefix is still there.
                 let len = if src.len() >= 4 {
@@ -68,7 +85,7 @@ impl Decoder for FrameDecoder {
     fn decode_eof(&mut self, buf: &mut BytesMut) -> Result<Option<BytesMut>, WireError> {
         match self.decode(buf)? {
             Some(frame) => Ok(Some(frame)),
-            None if buf.is_empty() => Ok(None),
+            None if buf.is_empty() && !self.in_frame => Ok(None),
             None => Err(WireError::TruncatedFrame {
                 buffered: buf.len(),
             }),

@@ -5,7 +5,8 @@ use bytes::Bytes;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
-use super::{ErrorBody, MAX_FRAME_LEN, PROTOCOL_VERSION, WireError, skip};
+use super::depth::{from_slice, from_slice_within};
+use super::{ErrorBody, MAX_FRAME_LEN, MAX_NESTING_DEPTH, PROTOCOL_VERSION, WireError, skip};
 
 /// The kind of a frame.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -214,7 +215,7 @@ pub fn decode_header(frame: &[u8]) -> Result<EnvelopeHeader, WireError> {
 }
 
 fn decode_header_from(frame: &[u8]) -> Result<EnvelopeHeader, WireError> {
-    let raw: RawHeader = rmp_serde::from_slice(frame)?;
+    let raw: RawHeader = from_slice(frame)?;
     let message_type =
         MessageType::from_wire(&raw.message_type).ok_or_else(|| WireError::UnknownMessageType {
             request_id: raw.request_id,
@@ -254,13 +255,25 @@ pub fn recover_request_id(frame: &[u8]) -> Option<RecoveredId> {
         request_id: u64,
         message_type: String,
     }
-    if let Ok(both) = rmp_serde::from_slice::<IdAndType>(frame) {
+    // The walk reads the two values alone, so a frame that fails elsewhere (nested too deep,
+    // invalid UTF-8 under another key) can still be answered.
+    if let Some(id_range) = skip::value_of(frame, "request_id") {
+        let request_id = from_slice_within::<u64>(&frame[id_range?], 0).ok()?;
+        let message_type = skip::value_of(frame, "message_type")
+            .flatten()
+            .and_then(|range| from_slice_within::<String>(&frame[range], 0).ok());
+        return Some(RecoveredId {
+            request_id,
+            message_type,
+        });
+    }
+    if let Ok(both) = from_slice::<IdAndType>(frame) {
         return Some(RecoveredId {
             request_id: both.request_id,
             message_type: Some(both.message_type),
         });
     }
-    let id = rmp_serde::from_slice::<IdOnly>(frame).ok()?;
+    let id = from_slice::<IdOnly>(frame).ok()?;
     Some(RecoveredId {
         request_id: id.request_id,
         message_type: None,
@@ -273,7 +286,7 @@ pub fn decode_payload<T: DeserializeOwned>(frame: &[u8]) -> Result<T, WireError>
     // Decode only the payload's own bytes when the frame can be walked (see `skip`).
     if let Some(range) = skip::value_of(frame, "payload") {
         let payload = match range {
-            Some(range) => rmp_serde::from_slice::<Option<T>>(&frame[range])?,
+            Some(range) => from_slice_within::<Option<T>>(&frame[range], MAX_NESTING_DEPTH - 1)?,
             None => None,
         };
         return match payload {
@@ -286,7 +299,7 @@ pub fn decode_payload<T: DeserializeOwned>(frame: &[u8]) -> Result<T, WireError>
     struct PayloadOnly<T> {
         payload: Option<T>,
     }
-    let only: PayloadOnly<T> = rmp_serde::from_slice(frame)?;
+    let only: PayloadOnly<T> = from_slice(frame)?;
     match only.payload {
         Some(payload) => Ok(payload),
         None => Ok(rmp_serde::from_slice(&[EMPTY_MAP])?),

@@ -84,7 +84,8 @@ pub struct PluginBootstrap {
     pub config_version: String,
     /// Capabilities the operator granted (informational; the host enforces them).
     pub capabilities: Vec<String>,
-    /// A directory the plugin may keep files in.
+    /// The plugin's private data directory: an absolute path the host created owner-only
+    /// before the launch. Empty when the host offers none; runners refuse a relative path.
     pub data_dir: String,
 }
 

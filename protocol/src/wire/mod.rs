@@ -8,6 +8,7 @@
 //! specification.
 
 mod codec;
+mod depth;
 mod envelope;
 mod error;
 mod error_code;
@@ -20,6 +21,7 @@ mod tests;
 use serde::{Deserialize, Serialize};
 
 pub use codec::{FrameDecoder, frame_codec};
+pub(crate) use depth::from_slice_within;
 pub use envelope::{
     EmptyPayload, Envelope, EnvelopeHeader, MessageType, RecoveredId, decode_envelope,
     decode_header, decode_payload, encode_envelope, encode_response_raw, now_ms,
@@ -37,6 +39,11 @@ pub const SUPPORTED_PROTOCOL_VERSIONS: &[&str] = &["1.0.0"];
 /// The largest frame body (without its 4-byte length prefix), 16 MiB, enforced on send and on
 /// receive.
 pub const MAX_FRAME_LEN: usize = 16 * 1024 * 1024;
+
+/// How deeply maps, arrays and extension values may nest in a frame, the envelope map
+/// counting as the first level. Deeper frames are refused with `depth limit exceeded` before
+/// the decoder's recursion can exhaust the stack.
+pub const MAX_NESTING_DEPTH: usize = 128;
 
 /// The method of the cancel message: a broadcast whose [`CancelPayload`] names a request the
 /// sender no longer waits for.

@@ -411,3 +411,24 @@ fn stream_ending_inside_a_frame_is_a_truncation() {
         Err(WireError::TruncatedFrame { buffered: 2 })
     ));
 }
+
+/// Found by the `frame_decoder` fuzz target: a stream that stopped right after a frame's
+/// length prefix ended "cleanly", because the codec had consumed the prefix and left the
+/// buffer empty; the peer's half-sent frame went unreported.
+#[test]
+fn stream_ending_right_after_a_length_prefix_is_a_truncation() {
+    let mut buf = BytesMut::new();
+    buf.put_u32(5);
+    let mut decoder = FrameDecoder::new();
+    assert!(decoder.decode(&mut buf).unwrap().is_none());
+    assert!(matches!(
+        decoder.decode_eof(&mut buf),
+        Err(WireError::TruncatedFrame { buffered: 0 })
+    ));
+
+    // After a whole frame, an empty buffer is a clean end again.
+    let mut whole = framed(b"\x80");
+    let mut decoder = FrameDecoder::new();
+    assert!(decoder.decode_eof(&mut whole).unwrap().is_some());
+    assert!(decoder.decode_eof(&mut whole).unwrap().is_none());
+}

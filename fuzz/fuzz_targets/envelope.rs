@@ -1,0 +1,192 @@
+//! Arbitrary frame bodies through the envelope decoders.
+//!
+//! `decode_header` and `decode_payload` walk the frame with their own MessagePack skipper
+//! (`wire/skip.rs`) to avoid decoding it twice; whatever the bytes, they must agree with a
+//! plain serde decode of the whole frame. A frame that decodes must survive being encoded
+//! again (`encode_envelope`, and `encode_response_raw` for its response).
+#![no_main]
+
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+
+use libfuzzer_sys::fuzz_target;
+use maitool_protocol::wire::methods::InvokePayload;
+use maitool_protocol::wire::{
+    EmptyPayload, Envelope, EnvelopeHeader, ErrorBody, MessageType, WireError, decode_envelope,
+    decode_header, decode_payload, encode_envelope, encode_response_raw, recover_request_id,
+};
+use serde::Deserialize;
+use serde::de::IgnoredAny;
+use serde_json::Value;
+
+fuzz_target!(|frame: &[u8]| {
+    let header = decode_header(frame);
+    let payload = decode_payload::<Value>(frame);
+    header_agrees_with_serde(frame, &header);
+    payload_agrees_with_serde(frame, &payload);
+    let _ = decode_envelope::<InvokePayload>(frame);
+    let _ = decode_envelope::<EmptyPayload>(frame);
+
+    if let (Ok(header), Ok(payload)) = (header, payload) {
+        re_encoded(header, payload);
+    }
+});
+
+/// The envelope header as MaiBot's protocol defines it, decoded by serde from the whole frame
+/// (the payload skipped by `IgnoredAny`): the reference the fast path must match. It mirrors
+/// `RawHeader` in `wire/envelope.rs`, defaults included.
+#[derive(Deserialize)]
+struct Reference<'a> {
+    #[serde(default = "default_version")]
+    protocol_version: String,
+    request_id: u64,
+    #[serde(borrow)]
+    message_type: Cow<'a, str>,
+    #[serde(default)]
+    method: String,
+    #[serde(default)]
+    plugin_id: String,
+    #[serde(default)]
+    timestamp_ms: u64,
+    #[serde(default = "default_timeout")]
+    timeout_ms: u64,
+    #[serde(default)]
+    error: Option<ErrorBody>,
+}
+
+fn default_version() -> String {
+    "1.0.0".to_owned()
+}
+
+fn default_timeout() -> u64 {
+    30_000
+}
+
+/// Depth limits differ on purpose: serde's decode nests into the payload the fast path skips.
+fn is_depth_error(err: &WireError) -> bool {
+    matches!(
+        err,
+        WireError::Decode(rmp_serde::decode::Error::DepthLimitExceeded)
+    ) || err.to_string().contains("depth")
+}
+
+fn header_agrees_with_serde(frame: &[u8], header: &Result<EnvelopeHeader, WireError>) {
+    let reference = match rmp_serde::from_slice::<Reference>(frame) {
+        Ok(reference) => reference,
+        Err(_) => {
+            if let Ok(header) = header {
+                // Only a payload nested past serde's depth limit may decode on the fast path
+                // alone; the header itself is then still what recovery reads.
+                assert!(
+                    rmp_serde::from_slice::<IgnoredAny>(frame).is_err(),
+                    "fast path decoded a header serde rejects: {header:?}"
+                );
+            }
+            return;
+        }
+    };
+    let message_type = match &*reference.message_type {
+        "request" => MessageType::Request,
+        "response" => MessageType::Response,
+        "broadcast" => MessageType::Broadcast,
+        unknown => {
+            match header {
+                Err(WireError::UnknownMessageType {
+                    request_id,
+                    message_type,
+                }) => {
+                    assert_eq!(*request_id, reference.request_id);
+                    assert_eq!(message_type, unknown);
+                }
+                Err(err) if is_depth_error(err) => {}
+                other => panic!("unknown message type {unknown:?} decoded as {other:?}"),
+            }
+            return;
+        }
+    };
+    let header = match header {
+        Ok(header) => header,
+        Err(err) if is_depth_error(err) => return,
+        Err(err) => panic!("serde decodes the header, the fast path fails: {err}"),
+    };
+    assert_eq!(header.protocol_version, reference.protocol_version);
+    assert_eq!(header.request_id, reference.request_id);
+    assert_eq!(header.message_type, message_type);
+    assert_eq!(header.method, reference.method);
+    assert_eq!(header.plugin_id, reference.plugin_id);
+    assert_eq!(header.timestamp_ms, reference.timestamp_ms);
+    assert_eq!(header.timeout_ms, reference.timeout_ms);
+    assert_eq!(header.error, reference.error);
+
+    // A sender whose header decodes can always be answered. Exception: serde reads integer
+    // map keys as field indices, and `RawHeader` and recovery's own structs number their
+    // fields differently; the protocol's keys are strings, so only such frames must agree.
+    match recover_request_id(frame) {
+        Some(recovered) => {
+            assert_eq!(recovered.request_id, header.request_id);
+            assert_eq!(
+                recovered.message_type.as_deref(),
+                Some(message_type.as_str())
+            );
+        }
+        None => assert!(
+            rmp_serde::from_slice::<BTreeMap<String, IgnoredAny>>(frame).is_err(),
+            "a decodable header with string keys has no recoverable request id"
+        ),
+    }
+}
+
+fn payload_agrees_with_serde(frame: &[u8], payload: &Result<Value, WireError>) {
+    #[derive(Deserialize)]
+    struct PayloadOnly {
+        payload: Option<Value>,
+    }
+    let Ok(reference) = rmp_serde::from_slice::<PayloadOnly>(frame) else {
+        return;
+    };
+    let reference = reference
+        .payload
+        .unwrap_or_else(|| Value::Object(Default::default()));
+    match payload {
+        Ok(payload) => assert_eq!(*payload, reference, "payloads differ"),
+        Err(err) if is_depth_error(err) => {}
+        Err(err) => panic!("serde decodes the payload, decode_payload fails: {err}"),
+    }
+}
+
+/// The decoded envelope, encoded again, decodes to itself; its raw-encoded response carries
+/// the same identity and payload.
+fn re_encoded(header: EnvelopeHeader, payload: Value) {
+    let envelope = Envelope {
+        protocol_version: header.protocol_version.clone(),
+        request_id: header.request_id,
+        message_type: header.message_type,
+        method: header.method.clone(),
+        plugin_id: header.plugin_id.clone(),
+        timestamp_ms: header.timestamp_ms,
+        timeout_ms: header.timeout_ms,
+        payload: payload.clone(),
+        error: header.error.clone(),
+    };
+    let frame = encode_envelope(&envelope).expect("a decoded envelope encodes");
+    assert_eq!(decode_header(&frame).expect("re-encoded header"), header);
+    assert_eq!(
+        decode_payload::<Value>(&frame).expect("re-encoded payload"),
+        payload
+    );
+
+    let raw = rmp_serde::to_vec_named(&payload).expect("a decoded payload encodes");
+    let response = encode_response_raw(&header, &raw).expect("a response encodes");
+    let answered = decode_header(&response).expect("raw response header");
+    assert_eq!(answered.message_type, MessageType::Response);
+    assert_eq!(answered.request_id, header.request_id);
+    assert_eq!(answered.protocol_version, header.protocol_version);
+    assert_eq!(answered.method, header.method);
+    assert_eq!(answered.plugin_id, header.plugin_id);
+    assert_eq!(answered.timeout_ms, header.timeout_ms);
+    assert_eq!(answered.error, None);
+    assert_eq!(
+        decode_payload::<Value>(&response).expect("raw response payload"),
+        payload
+    );
+}
