@@ -2,7 +2,7 @@
 //! and routing an invocation with 10 x 1 versus 10 x 1,000 tools (flat, thanks to the index),
 //! next to MaiBot's list-every-provider routing for comparison.
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::hint::black_box;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -20,18 +20,25 @@ use tokio::runtime::Runtime;
 /// A provider holding its specs in memory; `invoke` answers at once.
 struct MemoryProvider {
     name: String,
-    specs: Vec<ToolSpec>,
-    names: HashSet<String>,
+    specs: Vec<Arc<ToolSpec>>,
+    by_name: HashMap<String, Arc<ToolSpec>>,
 }
 
 impl MemoryProvider {
     fn new(provider: usize, tools: usize) -> Self {
         let name = format!("provider_{provider}");
-        let specs: Vec<ToolSpec> = (0..tools)
-            .map(|tool| realistic_spec(&format!("p{provider}_tool_{tool}"), &name))
+        let specs: Vec<Arc<ToolSpec>> = (0..tools)
+            .map(|tool| Arc::new(realistic_spec(&format!("p{provider}_tool_{tool}"), &name)))
             .collect();
-        let names = specs.iter().map(|spec| spec.name.clone()).collect();
-        Self { name, specs, names }
+        let by_name = specs
+            .iter()
+            .map(|spec| (spec.name.clone(), Arc::clone(spec)))
+            .collect();
+        Self {
+            name,
+            specs,
+            by_name,
+        }
     }
 }
 
@@ -69,7 +76,7 @@ impl ToolProvider for MemoryProvider {
     async fn list_tools(
         &self,
         _ctx: &ToolAvailabilityContext,
-    ) -> Result<Vec<ToolSpec>, ProviderError> {
+    ) -> Result<Vec<Arc<ToolSpec>>, ProviderError> {
         Ok(self.specs.clone())
     }
 
@@ -81,12 +88,12 @@ impl ToolProvider for MemoryProvider {
         Ok(ToolExecutionResult::success(invocation.tool_name, "ok"))
     }
 
-    async fn is_available(
+    async fn available_tool(
         &self,
         name: &str,
         _ctx: &ToolAvailabilityContext,
-    ) -> Result<bool, ProviderError> {
-        Ok(self.names.contains(name))
+    ) -> Result<Option<Arc<ToolSpec>>, ProviderError> {
+        Ok(self.by_name.get(name).cloned())
     }
 }
 

@@ -162,11 +162,12 @@ impl Host {
             (None, Arc::new(crate::plugin::MemorySink::default()))
         };
         let capabilities = Arc::new(CapabilityService::new(sink, kv));
-        let plugins = PluginRuntime::start(
+        let plugins = PluginRuntime::start_with_data_dir(
             settings.plugin_runtime.clone(),
             config.runners.clone(),
             capabilities.clone(),
             settings.host.socket_dir.clone(),
+            Some(settings.host.data_dir.join("plugins")),
         )?;
         let mcp_total = if settings.mcp.enable {
             settings

@@ -18,7 +18,8 @@ pub struct HostSection {
     pub socket_dir: Option<PathBuf>,
     /// The control socket `maitool serve` listens on and the other verbs talk to.
     pub control_socket: PathBuf,
-    /// Where the host keeps data (the plugins' key-value store).
+    /// Where the host keeps data: the plugins' key-value store, and each plugin's private
+    /// directory under `plugins/<plugin id>`.
     pub data_dir: PathBuf,
     /// Whether the built-in engine tools are offered.
     pub enable_builtin: bool,
@@ -100,17 +101,24 @@ impl HostConfig {
         })
     }
 
+    /// Parses the text of a configuration file as [`HostConfig::load`] does: environment
+    /// references expanded ([`expand_env`]), then TOML. `path` only names the file in errors;
+    /// nothing is read and nothing is validated yet (see [`HostConfig::resolve`]).
+    pub fn parse(text: &str, path: &Path) -> Result<HostConfig, ConfigError> {
+        let text = expand_env(text).map_err(|message| ConfigError::Parse {
+            path: path.to_path_buf(),
+            message,
+        })?;
+        HostConfig::from_toml(&text, path)
+    }
+
     /// Reads, parses, validates and resolves a file.
     pub fn load(path: &Path) -> Result<LoadedConfig, ConfigError> {
         let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
             path: path.to_path_buf(),
             source,
         })?;
-        let text = expand_env(&text).map_err(|message| ConfigError::Parse {
-            path: path.to_path_buf(),
-            message,
-        })?;
-        let config = HostConfig::from_toml(&text, path)?;
+        let config = HostConfig::parse(&text, path)?;
         let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
         let base = if base.as_os_str().is_empty() {
             PathBuf::from(".")
@@ -234,9 +242,11 @@ pub fn expand_env(text: &str) -> Result<String, String> {
             out.push('$');
             rest = tail;
         } else if let Some(body) = after.strip_prefix('{') {
-            let end = body
-                .find('}')
-                .ok_or_else(|| format!("unterminated ${{ in {:?}", &rest[..rest.len().min(40)]))?;
+            // The excerpt is cut by characters: a byte cut could split one and panic.
+            let end = body.find('}').ok_or_else(|| {
+                let excerpt: String = rest.chars().take(40).collect();
+                format!("unterminated ${{ in {excerpt:?}")
+            })?;
             let expression = &body[..end];
             let (name, default) = match expression.split_once(":-") {
                 Some((name, default)) => (name, Some(default)),

@@ -137,3 +137,19 @@ fn environment_references_expand_with_defaults() {
     assert!(err.contains("MAITOOL_SURELY_UNSET is not set"), "{err}");
     assert!(expand_env("${OPEN").unwrap_err().contains("unterminated"));
 }
+
+/// Found while writing the `config` fuzz target (its seed `unterminated_reference_multibyte`
+/// replays it): the excerpt of an unterminated `${` was cut at byte 40, which panicked when
+/// that byte fell inside a multi-byte character, so `maitool serve` crashed on such a file.
+#[test]
+fn unterminated_reference_before_multibyte_text_is_an_error() {
+    let text = format!("${{{}é and more", "a".repeat(37));
+    let err = expand_env(&text).unwrap_err();
+    assert!(err.contains("unterminated ${"), "{err}");
+    assert!(err.contains(&"a".repeat(37)), "{err}");
+    let file = format!("[host]\ndata_dir = \"{text}\"\n");
+    let err = HostConfig::parse(&file, Path::new("maitool.toml"))
+        .unwrap_err()
+        .to_string();
+    assert!(err.starts_with("maitool.toml: unterminated ${"), "{err}");
+}

@@ -73,10 +73,13 @@ pub trait ToolProvider: Send + Sync + 'static {
     fn provider_type(&self) -> ProviderType;
 
     /// The tools this provider exposes in the given context.
+    ///
+    /// Specs are shared (`Arc`): a provider keeps its specs and hands out references, so that
+    /// listing thousands of tools for every model request copies pointers, not schemas.
     async fn list_tools(
         &self,
         ctx: &ToolAvailabilityContext,
-    ) -> Result<Vec<ToolSpec>, ProviderError>;
+    ) -> Result<Vec<Arc<ToolSpec>>, ProviderError>;
 
     /// Runs one tool. A tool's own failure is an `Ok` result with `success = false`; an `Err`
     /// means the provider could not run the tool at all.
@@ -96,18 +99,33 @@ pub trait ToolProvider: Send + Sync + 'static {
     /// the context should override it.
     async fn declared_tool_names(&self) -> Result<Vec<String>, ProviderError> {
         let specs = self.list_tools(&ToolAvailabilityContext::default()).await?;
-        Ok(specs.into_iter().map(|spec| spec.name).collect())
+        Ok(specs.iter().map(|spec| spec.name.clone()).collect())
     }
 
-    /// Whether the named tool is listed and enabled in this context. The default lists all
-    /// tools; providers with an index should answer in O(1).
+    /// The named tool's spec if it is listed and enabled in this context, else `None`. The
+    /// registry routes with it and checks the call's arguments against its
+    /// `parameters_schema` before dispatch. The default lists all tools; providers with an
+    /// index should answer in O(1) and return the same `Arc` they list, so that the registry's
+    /// compiled argument validator is reused.
+    async fn available_tool(
+        &self,
+        name: &str,
+        ctx: &ToolAvailabilityContext,
+    ) -> Result<Option<Arc<ToolSpec>>, ProviderError> {
+        let specs = self.list_tools(ctx).await?;
+        Ok(specs
+            .into_iter()
+            .find(|spec| spec.name == name && spec.enabled))
+    }
+
+    /// Whether the named tool is listed and enabled in this context: `available_tool` is
+    /// `Some`. Implement `available_tool` rather than this.
     async fn is_available(
         &self,
         name: &str,
         ctx: &ToolAvailabilityContext,
     ) -> Result<bool, ProviderError> {
-        let specs = self.list_tools(ctx).await?;
-        Ok(specs.iter().any(|spec| spec.name == name && spec.enabled))
+        Ok(self.available_tool(name, ctx).await?.is_some())
     }
 
     /// The provider's tool-set version, or `None` when its set of declared names never changes.

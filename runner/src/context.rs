@@ -1,5 +1,7 @@
 //! What a handler can see and call while it runs.
 
+use std::path::Path;
+use std::sync::Arc;
 use std::time::Duration;
 
 use maitool_protocol::rpc::{RpcError, RpcPeer};
@@ -75,4 +77,6 @@ pub struct InvocationContext {
     pub chat_id: String,
     /// Host capabilities for this plugin.
     pub host: HostClient,
+    /// The plugin's private data directory (absolute), when the host gave it one.
+    pub data_dir: Option<Arc<Path>>,
 }

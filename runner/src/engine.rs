@@ -1,8 +1,9 @@
 //! Connects to the host, loads plugins, serves until told to stop.
 
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use futures::FutureExt;
@@ -191,7 +192,16 @@ async fn load_plugins(
             ready.inactive_plugins.push(spec.id.clone());
             continue;
         }
-        match load_one(plugin, peer, &bootstrap.config).await {
+        let loaded = match crate::data_dir::from_bootstrap(&bootstrap.data_dir) {
+            Ok(data_dir) => {
+                if let Some(dir) = &data_dir {
+                    let _ = plugin.data_dir.set(dir.clone());
+                }
+                load_one(plugin, peer, &bootstrap.config, data_dir).await
+            }
+            Err(reason) => Err(reason),
+        };
+        match loaded {
             Ok(()) => {
                 plugin.loaded.store(true, Ordering::Release);
                 ready.loaded_plugins.push(spec.id.clone());
@@ -210,6 +220,7 @@ async fn load_one(
     plugin: &LoadedPlugin,
     peer: &RpcPeer,
     config: &JsonObject,
+    data_dir: Option<Arc<Path>>,
 ) -> Result<(), String> {
     let spec = &plugin.spec;
     spec.hooks
@@ -217,7 +228,7 @@ async fn load_one(
         .map_err(|err| format!("invalid configuration: {err}"))?;
     register(spec, peer, true).await?;
     let host = HostClient::new(peer.clone(), spec.id.clone());
-    let load = std::panic::AssertUnwindSafe(spec.hooks.on_load(host))
+    let load = std::panic::AssertUnwindSafe(spec.hooks.on_load(host, data_dir))
         .catch_unwind()
         .await;
     let outcome = match load {
@@ -282,13 +293,15 @@ struct LoadedPlugin {
     spec: PluginSpec,
     handlers: HashMap<String, Arc<dyn ComponentHandler>>,
     loaded: AtomicBool,
+    /// Set once from the bootstrap, before the plugin loads.
+    data_dir: OnceLock<Arc<Path>>,
 }
 
 /// Everything the request handler needs; shared with the RPC peer.
 struct RunnerState {
     plugins: Vec<LoadedPlugin>,
     index: HashMap<String, usize>,
-    peer: std::sync::OnceLock<RpcPeer>,
+    peer: OnceLock<RpcPeer>,
     started: Instant,
     in_flight: AtomicU64,
     draining: AtomicBool,
@@ -310,6 +323,7 @@ impl RunnerState {
                     spec,
                     handlers,
                     loaded: AtomicBool::new(false),
+                    data_dir: OnceLock::new(),
                 }
             })
             .collect();
@@ -321,7 +335,7 @@ impl RunnerState {
         Self {
             plugins,
             index,
-            peer: std::sync::OnceLock::new(),
+            peer: OnceLock::new(),
             started: Instant::now(),
             in_flight: AtomicU64::new(0),
             draining: AtomicBool::new(false),
@@ -371,7 +385,7 @@ impl RunnerState {
                     format!("plugin {plugin_id} has no component {}", payload.component_name),
                 ));
             };
-            let ctx = invocation_context(&state, &plugin_id, &payload);
+            let ctx = invocation_context(&state, &plugin_id, plugin.data_dir.get().cloned(), &payload);
             let tool_name = payload.component_name.clone();
             state.in_flight.fetch_add(1, Ordering::Relaxed);
             let _guard = InFlightGuard(&state.in_flight);
@@ -398,6 +412,7 @@ impl RunnerState {
 fn invocation_context(
     state: &Arc<RunnerState>,
     plugin_id: &str,
+    data_dir: Option<Arc<Path>>,
     payload: &InvokePayload,
 ) -> InvocationContext {
     let arg = |key: &str| {
@@ -431,6 +446,7 @@ fn invocation_context(
         execution,
         chat_id,
         host: HostClient::new(state.peer().clone(), plugin_id.to_owned()),
+        data_dir,
     }
 }
 

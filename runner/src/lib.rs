@@ -11,6 +11,7 @@
 //! the two.
 
 mod context;
+mod data_dir;
 mod engine;
 mod error;
 mod launch;

@@ -1,6 +1,7 @@
 //! The engine-level description of a plugin: what the SDK hands to the runner.
 
 use std::fmt;
+use std::path::Path;
 use std::sync::Arc;
 
 use futures::future::BoxFuture;
@@ -26,8 +27,13 @@ pub trait PluginHooks: Send + Sync + 'static {
     /// plugin's defaults). An error makes the plugin fail to load, alone.
     fn configure(&self, config: &JsonObject) -> Result<(), String>;
 
-    /// Called once after configuration, before the plugin's tools are exposed.
-    fn on_load(&self, host: HostClient) -> BoxFuture<'static, Result<(), String>>;
+    /// Called once after configuration, before the plugin's tools are exposed. `data_dir` is
+    /// the plugin's private directory (absolute) when the host gave it one.
+    fn on_load(
+        &self,
+        host: HostClient,
+        data_dir: Option<Arc<Path>>,
+    ) -> BoxFuture<'static, Result<(), String>>;
 
     /// Called when the plugin is unloaded (shutdown, reload, failed load).
     fn on_unload(&self) -> BoxFuture<'static, ()>;

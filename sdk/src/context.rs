@@ -1,5 +1,6 @@
 //! What handlers and lifecycle hooks receive.
 
+use std::path::Path;
 use std::sync::Arc;
 
 use maitool_protocol::JsonObject;
@@ -91,6 +92,14 @@ impl ToolContext {
         &self.invocation.host
     }
 
+    /// This plugin's private data directory: an absolute path the host created owner-only
+    /// (`<host data_dir>/plugins/<plugin id>`) and keeps across restarts. `None` when the
+    /// host gave none: the operator's configuration does not name this plugin, or the host
+    /// runs without a data directory.
+    pub fn data_dir(&self) -> Option<&Path> {
+        self.invocation.data_dir.as_deref()
+    }
+
     /// The plugin's current typed configuration, if it declared one of type `C`.
     pub fn config<C: PluginConfig>(&self) -> Option<Arc<C>> {
         self.config.get::<C>()
@@ -119,24 +128,40 @@ pub(crate) async fn send_text(
 pub struct LoadContext {
     host: HostClient,
     config: Arc<ConfigSlot>,
+    data_dir: Option<Arc<Path>>,
 }
 
 impl std::fmt::Debug for LoadContext {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("LoadContext")
             .field("host", &self.host)
+            .field("data_dir", &self.data_dir)
             .finish_non_exhaustive()
     }
 }
 
 impl LoadContext {
-    pub(crate) fn new(host: HostClient, config: Arc<ConfigSlot>) -> Self {
-        Self { host, config }
+    pub(crate) fn new(
+        host: HostClient,
+        config: Arc<ConfigSlot>,
+        data_dir: Option<Arc<Path>>,
+    ) -> Self {
+        Self {
+            host,
+            config,
+            data_dir,
+        }
     }
 
     /// The client for host capabilities.
     pub fn host(&self) -> &HostClient {
         &self.host
+    }
+
+    /// This plugin's private data directory, as [`ToolContext::data_dir`]: the place to
+    /// open a database or read state left by an earlier run.
+    pub fn data_dir(&self) -> Option<&Path> {
+        self.data_dir.as_deref()
     }
 
     /// The plugin's typed configuration, if it declared one of type `C`.

@@ -1,6 +1,7 @@
 //! A plugin: identity, components, configuration and lifecycle hooks.
 
 use std::future::Future;
+use std::path::Path;
 use std::sync::Arc;
 
 use futures::FutureExt;
@@ -204,8 +205,12 @@ impl PluginHooks for Hooks {
         self.config.apply(config)
     }
 
-    fn on_load(&self, host: HostClient) -> BoxFuture<'static, Result<(), String>> {
-        let ctx = LoadContext::new(host, self.config.clone());
+    fn on_load(
+        &self,
+        host: HostClient,
+        data_dir: Option<Arc<Path>>,
+    ) -> BoxFuture<'static, Result<(), String>> {
+        let ctx = LoadContext::new(host, self.config.clone(), data_dir);
         match &self.on_load {
             Some(hook) => hook(ctx).map(|r| r.map_err(|e| e.to_string())).boxed(),
             None => std::future::ready(Ok(())).boxed(),

@@ -4,6 +4,7 @@ use std::fmt::Write as _;
 use std::sync::{Mutex, OnceLock};
 
 use tracing::field::{Field, Visit};
+use tracing::span::{Attributes, Id, Record};
 use tracing::{Event, Subscriber};
 use tracing_subscriber::layer::{Context, SubscriberExt};
 use tracing_subscriber::util::SubscriberInitExt;
@@ -18,6 +19,22 @@ fn records() -> &'static Mutex<Vec<String>> {
 /// Installs the capturing subscriber (once per test process). Records at debug and above from
 /// maitool are kept; `RUST_LOG` additionally prints them to the test output.
 pub fn capture() {
+    install(
+        "maitool=debug,maitool_host=debug,maitool_protocol=info",
+        false,
+    );
+}
+
+/// Like [`capture`], but keeps records of every crate at every level, down to trace (rmcp,
+/// HTTP clients, ...), plus a `SPAN target: name field=value ...` line for each span's
+/// fields, which a log formatter would print with every record inside it. For tests that
+/// assert something never reaches a log. Whichever of the two runs first in a test process
+/// decides.
+pub fn capture_everything() {
+    install("trace", true);
+}
+
+fn install(filter: &str, spans: bool) {
     static INSTALLED: OnceLock<()> = OnceLock::new();
     INSTALLED.get_or_init(|| {
         let printer = std::env::var("RUST_LOG").ok().map(|filter| {
@@ -26,9 +43,7 @@ pub fn capture() {
                 .with_filter(EnvFilter::new(filter))
         });
         let _ = tracing_subscriber::registry()
-            .with(Capture.with_filter(EnvFilter::new(
-                "maitool=debug,maitool_host=debug,maitool_protocol=info",
-            )))
+            .with(Capture { spans }.with_filter(EnvFilter::new(filter)))
             .with(printer)
             .try_init();
     });
@@ -56,9 +71,36 @@ pub async fn wait_for(needles: &[&str], limit: std::time::Duration) -> Option<St
     }
 }
 
-struct Capture;
+struct Capture {
+    spans: bool,
+}
+
+impl Capture {
+    fn push(line: String) {
+        if let Ok(mut records) = records().lock() {
+            records.push(line);
+        }
+    }
+}
 
 impl<S: Subscriber> Layer<S> for Capture {
+    fn on_new_span(&self, attrs: &Attributes<'_>, _id: &Id, _ctx: Context<'_, S>) {
+        if self.spans {
+            let metadata = attrs.metadata();
+            let mut line = format!("SPAN {}: {} ", metadata.target(), metadata.name());
+            attrs.record(&mut LineVisitor(&mut line));
+            Self::push(line);
+        }
+    }
+
+    fn on_record(&self, _id: &Id, values: &Record<'_>, _ctx: Context<'_, S>) {
+        if self.spans {
+            let mut line = "SPAN record: ".to_owned();
+            values.record(&mut LineVisitor(&mut line));
+            Self::push(line);
+        }
+    }
+
     fn on_event(&self, event: &Event<'_>, _ctx: Context<'_, S>) {
         let mut line = format!(
             "{} {}: ",
@@ -66,9 +108,7 @@ impl<S: Subscriber> Layer<S> for Capture {
             event.metadata().target()
         );
         event.record(&mut LineVisitor(&mut line));
-        if let Ok(mut records) = records().lock() {
-            records.push(line);
-        }
+        Self::push(line);
     }
 }
 

@@ -18,7 +18,7 @@ fn ctx() -> ToolExecutionContext {
     }
 }
 
-fn names(tools: &[maitool_protocol::ToolSpec]) -> Vec<String> {
+fn names(tools: &[std::sync::Arc<maitool_protocol::ToolSpec>]) -> Vec<String> {
     tools.iter().map(|t| t.name.clone()).collect()
 }
 

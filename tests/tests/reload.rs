@@ -51,7 +51,7 @@ async fn tool_names(client: &ControlClient) -> Vec<String> {
         .await
         .unwrap()
         .into_iter()
-        .map(|t| t.name)
+        .map(|t| t.name.clone())
         .collect()
 }
 

@@ -31,6 +31,12 @@ pub struct DeferredTool {
     pub description: String,
 }
 
+impl From<&std::sync::Arc<ToolSpec>> for DeferredTool {
+    fn from(spec: &std::sync::Arc<ToolSpec>) -> Self {
+        Self::from(spec.as_ref())
+    }
+}
+
 impl From<&ToolSpec> for DeferredTool {
     fn from(spec: &ToolSpec) -> Self {
         Self {

@@ -9,6 +9,7 @@
 //!   context) are exposed too; the rest are listed in a `<system-reminder>`.
 
 use std::collections::BTreeSet;
+use std::sync::Arc;
 
 use maitool_protocol::llm::{ModelApi, ToolDefinition, render_tools};
 use maitool_protocol::{ToolAvailabilityContext, ToolSpec};
@@ -26,13 +27,13 @@ const REMINDER_DESCRIPTION_CHARS: usize = 200;
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Classified {
     /// Shown directly.
-    pub visible: Vec<ToolSpec>,
+    pub visible: Vec<Arc<ToolSpec>>,
     /// Shown after discovery.
-    pub deferred: Vec<ToolSpec>,
+    pub deferred: Vec<Arc<ToolSpec>>,
 }
 
 /// Splits a registry listing for a stage; see the [module documentation](self).
-pub fn classify(specs: Vec<ToolSpec>, stage: Stage) -> Classified {
+pub fn classify(specs: Vec<Arc<ToolSpec>>, stage: Stage) -> Classified {
     let mut classified = Classified::default();
     for spec in specs {
         let (tool_stage, visibility) = if spec.provider_name == PROVIDER_NAME {
@@ -63,9 +64,9 @@ pub fn classify(specs: Vec<ToolSpec>, stage: Stage) -> Classified {
 pub struct ToolExposure {
     /// The tools given to the model, in registry order: visible ones and discovered deferred
     /// ones.
-    pub exposed: Vec<ToolSpec>,
+    pub exposed: Vec<Arc<ToolSpec>>,
     /// Deferred tools not discovered yet, for the reminder.
-    pub undiscovered: Vec<ToolSpec>,
+    pub undiscovered: Vec<Arc<ToolSpec>>,
     /// Names of the exposed deferred tools.
     pub discovered: BTreeSet<String>,
 }
@@ -97,7 +98,7 @@ impl ToolExposure {
     pub fn definitions(&self) -> Vec<ToolDefinition> {
         self.exposed
             .iter()
-            .map(ToolSpec::to_llm_definition)
+            .map(|spec| spec.to_llm_definition())
             .collect()
     }
 

@@ -57,7 +57,7 @@ pub(crate) fn builtin_specs(
 /// the engine's capabilities.
 pub struct MaisakaBuiltinToolProvider {
     handler_ctx: HandlerContext,
-    entries: Vec<(&'static BuiltinEntry, ToolSpec)>,
+    entries: Vec<(&'static BuiltinEntry, Arc<ToolSpec>)>,
     index: HashMap<&'static str, usize>,
 }
 
@@ -84,10 +84,10 @@ impl MaisakaBuiltinToolProvider {
             config: &config,
             engine: engine.capabilities(),
         };
-        let entries: Vec<(&'static BuiltinEntry, ToolSpec)> =
+        let entries: Vec<(&'static BuiltinEntry, Arc<ToolSpec>)> =
             super::catalogue::BUILTIN_TOOL_ENTRIES
                 .iter()
-                .map(|entry| (entry, build_spec(entry, spec_ctx)))
+                .map(|entry| (entry, Arc::new(build_spec(entry, spec_ctx))))
                 .collect();
         let index = entries
             .iter()
@@ -124,7 +124,7 @@ impl MaisakaBuiltinToolProvider {
         &self,
         name: &str,
         ctx: &ToolAvailabilityContext,
-    ) -> Option<&(&'static BuiltinEntry, ToolSpec)> {
+    ) -> Option<&(&'static BuiltinEntry, Arc<ToolSpec>)> {
         let found = &self.entries[*self.index.get(name)?];
         found.0.available(self.config(), ctx).then_some(found)
     }
@@ -134,13 +134,13 @@ impl MaisakaBuiltinToolProvider {
         &self,
         ctx: &ToolAvailabilityContext,
         stage: Stage,
-    ) -> Vec<ToolSpec> {
+    ) -> Vec<Arc<ToolSpec>> {
         self.entries
             .iter()
             .filter(|(entry, _)| {
                 entry.stage.offered_in(stage) && entry.available(self.config(), ctx)
             })
-            .map(|(_, spec)| spec.clone())
+            .map(|(_, spec)| Arc::clone(spec))
             .collect()
     }
 
@@ -181,7 +181,7 @@ impl ToolProvider for MaisakaBuiltinToolProvider {
     async fn list_tools(
         &self,
         ctx: &ToolAvailabilityContext,
-    ) -> Result<Vec<ToolSpec>, ProviderError> {
+    ) -> Result<Vec<Arc<ToolSpec>>, ProviderError> {
         Ok(self.list_tools_for_stage(ctx, Stage::Both))
     }
 
@@ -222,11 +222,13 @@ impl ToolProvider for MaisakaBuiltinToolProvider {
             .collect())
     }
 
-    async fn is_available(
+    async fn available_tool(
         &self,
         name: &str,
         ctx: &ToolAvailabilityContext,
-    ) -> Result<bool, ProviderError> {
-        Ok(self.available_entry(name, ctx).is_some())
+    ) -> Result<Option<Arc<ToolSpec>>, ProviderError> {
+        Ok(self
+            .available_entry(name, ctx)
+            .map(|(_, spec)| Arc::clone(spec)))
     }
 }

@@ -94,7 +94,7 @@ impl Drop for TerminalProgress {
 }
 
 /// A table of tools for people.
-pub fn print_tools(tools: &[ToolSpec]) {
+pub fn print_tools(tools: &[std::sync::Arc<ToolSpec>]) {
     let width = tools.iter().map(|t| t.name.len()).max().unwrap_or(4).max(4);
     let provider_width = tools
         .iter()

@@ -73,7 +73,7 @@ impl ControlClient {
     pub async fn tools(
         &self,
         context: ToolAvailabilityContext,
-    ) -> Result<Vec<ToolSpec>, ControlError> {
+    ) -> Result<Vec<std::sync::Arc<ToolSpec>>, ControlError> {
         let answer: ToolsResponse = self
             .peer
             .call(methods::TOOLS, "", &ToolsRequest { context }, QUERY_LIMIT)

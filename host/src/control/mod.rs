@@ -45,7 +45,7 @@ pub struct ToolsRequest {
 #[serde(default)]
 pub struct ToolsResponse {
     /// Enabled tools in routing order.
-    pub tools: Vec<maitool_protocol::ToolSpec>,
+    pub tools: Vec<std::sync::Arc<maitool_protocol::ToolSpec>>,
 }
 
 /// `control.call` request.

@@ -70,7 +70,8 @@ impl ServerHandler for McpFront {
             .into_iter()
             .skip(range.start)
             .take(range.len())
-            .map(spec_to_tool)
+            // The registry shares its specs; the MCP model needs its own copy.
+            .map(|spec| spec_to_tool(std::sync::Arc::unwrap_or_clone(spec)))
             .collect();
         let mut result = ListToolsResult::with_all_items(tools);
         result.next_cursor = next.map(|cursor| cursor.encode());

@@ -34,8 +34,10 @@ pub struct ServerTools<'a> {
 /// A snapshot of the exposed tools; replaced as a whole when any server's tools change.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Catalog {
-    specs: Arc<Vec<ToolSpec>>,
+    specs: Arc<Vec<Arc<ToolSpec>>>,
     routes: HashMap<String, Route>,
+    /// Exposed name to its position in `specs`.
+    positions: HashMap<String, usize>,
     exposed_per_server: Vec<usize>,
 }
 
@@ -45,6 +47,7 @@ impl Catalog {
     pub fn build(servers: &[ServerTools<'_>]) -> Self {
         let mut specs = Vec::new();
         let mut routes: HashMap<String, Route> = HashMap::new();
+        let mut positions = HashMap::new();
         let mut exposed_per_server = vec![0; servers.len()];
         for (index, server) in servers.iter().enumerate() {
             for tool in server.tools {
@@ -61,7 +64,8 @@ impl Catalog {
                         );
                     }
                     Entry::Vacant(slot) => {
-                        specs.push(tool_to_spec(server.server_name, slot.key(), tool));
+                        positions.insert(slot.key().clone(), specs.len());
+                        specs.push(Arc::new(tool_to_spec(server.server_name, slot.key(), tool)));
                         slot.insert(Route {
                             server: index,
                             mcp_name: tool.name.to_string(),
@@ -74,13 +78,21 @@ impl Catalog {
         Self {
             specs: Arc::new(specs),
             routes,
+            positions,
             exposed_per_server,
         }
     }
 
     /// The exposed specs, in config order.
-    pub fn specs(&self) -> Arc<Vec<ToolSpec>> {
+    pub fn specs(&self) -> Arc<Vec<Arc<ToolSpec>>> {
         self.specs.clone()
+    }
+
+    /// The spec of an exposed name.
+    pub fn spec(&self, name: &str) -> Option<&Arc<ToolSpec>> {
+        self.positions
+            .get(name)
+            .map(|&position| &self.specs[position])
     }
 
     /// The route of an exposed name.

@@ -29,8 +29,10 @@ pub fn header_map(server: &McpServerConfig, with_authorization: bool) -> Result<
     for (name, value) in &server.headers {
         let name = HeaderName::from_bytes(name.as_bytes())
             .map_err(|err| format!("invalid header name {name:?}: {err}"))?;
-        let value = HeaderValue::from_str(value)
+        let mut value = HeaderValue::from_str(value)
             .map_err(|err| format!("invalid value of header {name}: {err}"))?;
+        // Configured headers often carry API keys: keep them out of any Debug output.
+        value.set_sensitive(true);
         headers.insert(name, value);
     }
     if with_authorization && server.authorization.mode == McpAuthorizationMode::Bearer {

@@ -23,6 +23,7 @@ mod http_client;
 pub mod naming;
 mod process;
 pub mod provider;
+mod redact;
 pub mod result;
 pub mod server_config;
 mod slot;

@@ -137,7 +137,7 @@ impl McpToolProvider {
     }
 
     /// The exposed tools, in config order, without copying the list.
-    pub fn tool_specs(&self) -> Arc<Vec<ToolSpec>> {
+    pub fn tool_specs(&self) -> Arc<Vec<Arc<ToolSpec>>> {
         self.shared.catalog().specs()
     }
 
@@ -213,7 +213,7 @@ impl ToolProvider for McpToolProvider {
     async fn list_tools(
         &self,
         _ctx: &ToolAvailabilityContext,
-    ) -> Result<Vec<ToolSpec>, ProviderError> {
+    ) -> Result<Vec<Arc<ToolSpec>>, ProviderError> {
         Ok(self.tool_specs().as_ref().clone())
     }
 
@@ -258,12 +258,12 @@ impl ToolProvider for McpToolProvider {
             .collect())
     }
 
-    async fn is_available(
+    async fn available_tool(
         &self,
         name: &str,
         _ctx: &ToolAvailabilityContext,
-    ) -> Result<bool, ProviderError> {
-        Ok(self.shared.catalog().route(name).is_some())
+    ) -> Result<Option<Arc<ToolSpec>>, ProviderError> {
+        Ok(self.shared.catalog().spec(name).cloned())
     }
 
     fn tool_set_version(&self) -> Option<ToolSetVersion> {

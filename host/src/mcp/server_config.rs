@@ -49,8 +49,8 @@ pub enum McpProtocol {
     Modern,
 }
 
-/// `authorization = { mode, bearer_token }`.
-#[derive(Debug, Clone, PartialEq, Default, Deserialize, Serialize)]
+/// `authorization = { mode, bearer_token }`. `Debug` redacts the token (see `redact`).
+#[derive(Clone, PartialEq, Default, Deserialize, Serialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct McpAuthorization {
     /// `none` or `bearer`.
@@ -70,8 +70,9 @@ pub enum McpAuthorizationMode {
     Bearer,
 }
 
-/// One `[[mcp.servers]]` entry.
-#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+/// One `[[mcp.servers]]` entry. `Debug` redacts the bearer token and the values of
+/// `headers` and `env` (see `redact`), so configs can be logged.
+#[derive(Clone, PartialEq, Deserialize, Serialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct McpServerConfig {
     /// Unique name among enabled servers; used in logs, status and tool metadata.

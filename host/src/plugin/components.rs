@@ -432,7 +432,7 @@ impl ComponentRegistry {
         &self,
         ctx: &ToolAvailabilityContext,
         is_live: impl Fn(&str) -> bool,
-    ) -> Vec<ToolSpec> {
+    ) -> Vec<Arc<ToolSpec>> {
         let inner = self.inner.read();
         let mut seen = HashSet::new();
         let mut specs = Vec::new();
@@ -448,7 +448,7 @@ impl ComponentRegistry {
                 if !seen.insert(entry.name.as_str()) {
                     continue;
                 }
-                specs.push((*entry.spec).clone());
+                specs.push(Arc::clone(&entry.spec));
             }
         }
         specs

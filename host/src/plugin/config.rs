@@ -133,6 +133,23 @@ impl Default for PluginSettings {
     }
 }
 
+impl PluginSettings {
+    /// Merges the text of the plugin's TOML configuration file under `config`: keys set inline
+    /// in `config` win over the file's.
+    pub fn merge_config_file(&mut self, text: &str) -> Result<(), toml::de::Error> {
+        let table: toml::Table = toml::from_str(text)?;
+        let mut merged = match serde_json::to_value(table) {
+            Ok(serde_json::Value::Object(object)) => object,
+            _ => JsonObject::new(),
+        };
+        for (k, v) in std::mem::take(&mut self.config) {
+            merged.insert(k, v);
+        }
+        self.config = merged;
+        Ok(())
+    }
+}
+
 fn default_true() -> bool {
     true
 }
@@ -159,6 +176,29 @@ pub struct PluginManifest {
     /// The plugin's configuration file, relative to the folder.
     #[serde(default)]
     pub config_file: Option<PathBuf>,
+}
+
+impl PluginManifest {
+    /// Parses the text of a `maitool-plugin.toml`.
+    pub fn from_toml(text: &str) -> Result<PluginManifest, toml::de::Error> {
+        toml::from_str(text)
+    }
+
+    /// Adds the manifest's capability grants to the operator's settings of the plugin (each
+    /// once) and its configuration file unless the operator named one, and returns the runner
+    /// executable; paths resolve against the plugin folder `dir`. Reads nothing.
+    pub fn apply(&self, dir: &Path, plugins: &mut BTreeMap<String, PluginSettings>) -> PathBuf {
+        let settings = plugins.entry(self.id.clone()).or_default();
+        for grant in &self.capabilities {
+            if !settings.capabilities.contains(grant) {
+                settings.capabilities.push(grant.clone());
+            }
+        }
+        if settings.config_file.is_none() {
+            settings.config_file = self.config_file.as_ref().map(|f| dir.join(f));
+        }
+        dir.join(&self.executable)
+    }
 }
 
 /// A runner ready to launch: paths resolved, manifests and config files read.
@@ -192,19 +232,10 @@ impl RunnerConfig {
                         manifest_path.display()
                     )
                 })?;
-                let manifest: PluginManifest = toml::from_str(&text).map_err(|err| {
+                let manifest = PluginManifest::from_toml(&text).map_err(|err| {
                     format!("{key}.plugin_dir: {}: {err}", manifest_path.display())
                 })?;
-                let settings = plugins.entry(manifest.id.clone()).or_default();
-                for grant in &manifest.capabilities {
-                    if !settings.capabilities.contains(grant) {
-                        settings.capabilities.push(grant.clone());
-                    }
-                }
-                if settings.config_file.is_none() {
-                    settings.config_file = manifest.config_file.as_ref().map(|f| dir.join(f));
-                }
-                dir.join(&manifest.executable)
+                manifest.apply(&dir, &mut plugins)
             }
             (Some(_), Some(_)) => {
                 return Err(format!(
@@ -214,6 +245,8 @@ impl RunnerConfig {
             (None, None) => return Err(format!("{key}: needs `executable` or `plugin_dir`")),
         };
         for (plugin_id, settings) in plugins.iter_mut() {
+            super::data_dir::check_plugin_id(plugin_id)
+                .map_err(|problem| format!("{key}.plugins: {problem}"))?;
             if let Some(file) = settings.config_file.clone() {
                 let path = base.join(file);
                 let text = std::fs::read_to_string(&path).map_err(|err| {
@@ -222,21 +255,12 @@ impl RunnerConfig {
                         path.display()
                     )
                 })?;
-                let table: toml::Table = toml::from_str(&text).map_err(|err| {
+                settings.merge_config_file(&text).map_err(|err| {
                     format!(
                         "{key}.plugins.{plugin_id}.config_file: {}: {err}",
                         path.display()
                     )
                 })?;
-                let from_file = match serde_json::to_value(table) {
-                    Ok(serde_json::Value::Object(object)) => object,
-                    _ => JsonObject::new(),
-                };
-                let mut merged = from_file;
-                for (k, v) in std::mem::take(&mut settings.config) {
-                    merged.insert(k, v);
-                }
-                settings.config = merged;
             }
         }
         Ok(ResolvedRunner {

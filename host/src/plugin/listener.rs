@@ -14,8 +14,8 @@ use interprocess::local_socket::tokio::prelude::*;
 use interprocess::local_socket::{GenericFilePath, ListenerOptions, ToFsName};
 use maitool_protocol::wire::methods::{HelloPayload, HelloResponsePayload, PluginBootstrap, names};
 use maitool_protocol::wire::{
-    Envelope, EnvelopeHeader, ErrorBody, ErrorCode, MessageType, SUPPORTED_PROTOCOL_VERSIONS,
-    decode_header, decode_payload, encode_envelope, frame_codec,
+    Envelope, EnvelopeHeader, ErrorBody, ErrorCode, FrameDecoder, MessageType,
+    SUPPORTED_PROTOCOL_VERSIONS, decode_header, decode_payload, encode_envelope, frame_codec,
 };
 use parking_lot::Mutex;
 use tokio::sync::oneshot;
@@ -170,16 +170,21 @@ async fn accept_loop(
 /// Reads the first frame and either hands the connection to its supervisor or refuses it
 /// with a clear reason, sent to the runner and returned for the host log.
 async fn handshake(
-    mut framed: RunnerFramed,
+    framed: RunnerFramed,
     launches: &Launches,
     limit: Duration,
 ) -> Result<(), String> {
-    let first = match tokio::time::timeout(limit, framed.next()).await {
+    // Read through `FrameDecoder` for its errors: tokio-util's own say "frame size too big"
+    // and "bytes remaining on stream", not how big or how much.
+    let mut reading = framed.map_codec(FrameDecoder::from_codec);
+    let first = match tokio::time::timeout(limit, reading.next()).await {
         Err(_) => return Err(format!("no runner.hello within {} ms", limit.as_millis())),
         Ok(None) => return Err("connection closed before runner.hello".into()),
         Ok(Some(Err(err))) => return Err(format!("unreadable first frame: {err}")),
         Ok(Some(Ok(frame))) => frame.freeze(),
     };
+    // Between two frames the codec holds no state, so a fresh one continues the stream.
+    let mut framed = reading.map_codec(|_| frame_codec());
     let header =
         decode_header(&first).map_err(|err| format!("first frame is not an envelope: {err}"))?;
     if header.message_type != MessageType::Request || header.method != names::HELLO {

@@ -113,7 +113,7 @@ impl ToolProvider for PluginToolProvider {
     async fn list_tools(
         &self,
         ctx: &ToolAvailabilityContext,
-    ) -> Result<Vec<ToolSpec>, ProviderError> {
+    ) -> Result<Vec<Arc<ToolSpec>>, ProviderError> {
         Ok(self
             .runtime
             .components
@@ -127,16 +127,17 @@ impl ToolProvider for PluginToolProvider {
             .tool_names(|plugin| self.runtime.is_live(plugin)))
     }
 
-    async fn is_available(
+    async fn available_tool(
         &self,
         name: &str,
         ctx: &ToolAvailabilityContext,
-    ) -> Result<bool, ProviderError> {
+    ) -> Result<Option<Arc<ToolSpec>>, ProviderError> {
         Ok(self
             .runtime
             .components
             .find_tool(name, ctx, |plugin| self.runtime.is_live(plugin))
-            .is_some_and(|e| e.spec.enabled))
+            .filter(|entry| entry.spec.enabled)
+            .map(|entry| Arc::clone(&entry.spec)))
     }
 
     fn tool_set_version(&self) -> Option<ToolSetVersion> {
@@ -160,10 +161,23 @@ impl ToolProvider for PluginToolProvider {
         let Some(peer) = self.runtime.live_peer(&entry.plugin_id) else {
             return Ok(ToolExecutionResult::failure(
                 &name,
-                format!("the runner of plugin {} is not running", entry.plugin_id),
+                format!(
+                    "tool {name} is unavailable: the runner of plugin {} is not running",
+                    entry.plugin_id
+                ),
             )
             .with_metadata("plugin_id", entry.plugin_id.clone()));
         };
+        let mut invocation = invocation;
+        let wrapper = usize::from(entry.legacy_action);
+        if let Err(refusal) = super::nesting::check_arguments(&mut invocation.arguments, wrapper) {
+            return Ok(ToolExecutionResult::failure(
+                &name,
+                format!("tool {name} failed: {refusal}"),
+            )
+            .with_metadata("plugin_id", entry.plugin_id.clone())
+            .with_metadata("error_code", "E_BAD_PAYLOAD"));
+        }
         let args = invocation_args(&invocation, ctx, entry.legacy_action);
         let payload = InvokeRequest {
             component_name: &entry.name,
@@ -186,7 +200,10 @@ impl ToolProvider for PluginToolProvider {
             .await;
         Ok(match answer {
             Ok(answer) => normalize(&name, &entry.plugin_id, answer),
-            Err(err) => ToolExecutionResult::failure(&name, err.to_string())
+            // An RPC error alone (`[E_TIMEOUT] request plugin.invoke_tool timed out ...`)
+            // does not say which of many concurrent calls failed; name the tool, as the
+            // registry and the MCP provider do.
+            Err(err) => ToolExecutionResult::failure(&name, format!("tool {name} failed: {err}"))
                 .with_metadata("plugin_id", entry.plugin_id.clone())
                 .with_metadata("error_code", err.code.as_str().to_owned()),
         })

@@ -45,6 +45,9 @@ pub(crate) struct RuntimeShared {
     pub version: ToolSetVersion,
     pub launches: Arc<Launches>,
     pub socket_path: PathBuf,
+    /// Where each plugin's private data directory is made (`<root>/<plugin id>`); `None`:
+    /// plugins get no data directory.
+    pub plugin_data: Option<PathBuf>,
     /// Plugin id -> the runner that registered it.
     owners: RwLock<HashMap<String, String>>,
     /// Plugin id -> the connection of its runner, for plugins that are loaded and whose
@@ -148,12 +151,18 @@ impl RuntimeShared {
             }
             plugins
         };
-        let mut live = self.live.write();
+        {
+            let mut live = self.live.write();
+            for plugin in &plugins {
+                live.remove(plugin);
+            }
+        }
+        // Never take the component registry's lock while holding `live`: lookups hold the
+        // registry's read lock while asking `is_live`, so that order deadlocks (found by the
+        // chaos test: a runner exit during a call froze the supervisor and every caller).
         for plugin in &plugins {
-            live.remove(plugin);
             self.components.unregister_plugin(plugin);
         }
-        drop(live);
         self.version.bump();
     }
 }
@@ -397,11 +406,25 @@ impl std::fmt::Debug for PluginRuntime {
 impl PluginRuntime {
     /// Binds the socket and starts a supervisor per runner. Returns at once; use
     /// [`PluginRuntime::wait_settled`] to wait for runners to become ready or fail.
+    /// Plugins get no data directory; see [`PluginRuntime::start_with_data_dir`].
     pub fn start(
         config: RuntimeConfig,
         runners: Vec<ResolvedRunner>,
         capabilities: Arc<CapabilityService>,
         socket_parent: Option<PathBuf>,
+    ) -> Result<Arc<PluginRuntime>, RuntimeError> {
+        Self::start_with_data_dir(config, runners, capabilities, socket_parent, None)
+    }
+
+    /// [`PluginRuntime::start`], giving every enabled configured plugin a private (0700)
+    /// data directory `<plugin_data>/<plugin id>`, created before each launch and sent in
+    /// the plugin's bootstrap.
+    pub fn start_with_data_dir(
+        config: RuntimeConfig,
+        runners: Vec<ResolvedRunner>,
+        capabilities: Arc<CapabilityService>,
+        socket_parent: Option<PathBuf>,
+        plugin_data: Option<PathBuf>,
     ) -> Result<Arc<PluginRuntime>, RuntimeError> {
         config.validate().map_err(RuntimeError::Config)?;
         let mut names = std::collections::HashSet::new();
@@ -424,6 +447,7 @@ impl PluginRuntime {
             version: ToolSetVersion::new(),
             launches,
             socket_path: listener.path.clone(),
+            plugin_data,
             owners: RwLock::new(HashMap::new()),
             live: RwLock::new(HashMap::new()),
         });

@@ -125,7 +125,7 @@ impl Supervisor {
                     config: s.config.clone(),
                     config_version: String::new(),
                     capabilities: s.capabilities.clone(),
-                    data_dir: String::new(),
+                    data_dir: self.runtime.plugin_data_dir(id, s.enabled),
                 };
                 (id.clone(), boot)
             })
@@ -275,8 +275,12 @@ impl Supervisor {
         }
     }
 
-    /// One health check, with a quick re-check on timeout so that a host that was briefly
-    /// too busy to read the answer does not kill a healthy runner (MaiBot #1896).
+    /// One health check, with a quick re-check when it goes unanswered, so that a host that
+    /// was briefly too busy to read the answer does not kill a healthy runner (MaiBot #1896).
+    ///
+    /// Unanswered means a timeout, or a send queue still full at the re-check: a runner that
+    /// stopped reading its socket never sees the check, and counting that as healthy would
+    /// leave it `Ready`, failing every call with `E_BACK_PRESSURE`, forever.
     async fn check_health(
         &self,
         peer: &RpcPeer,
@@ -289,19 +293,29 @@ impl Supervisor {
         let err = match first {
             Ok(health) if health.healthy => return Ok(()),
             Ok(_) => return Err("runner reported itself unhealthy".into()),
-            Err(err) if err.code == ErrorCode::Timeout => err,
+            Err(err) if unanswered(&err) => err,
             // A closed connection is handled by the disconnect branch.
             Err(_) => return Ok(()),
         };
         let recheck = limit.min(HEALTH_RECHECK_CAP);
+        if err.code == ErrorCode::BackPressure {
+            // A reading runner drains even a full queue within milliseconds; one second
+            // tells a busy runner from one that stopped reading.
+            tokio::time::sleep(recheck.min(Duration::from_secs(1))).await;
+        }
         match peer
             .call::<_, HealthPayload>(names::HEALTH, "", &EmptyPayload {}, recheck)
             .await
         {
             Ok(health) if health.healthy => Ok(()),
             Ok(_) => Err("runner reported itself unhealthy".into()),
-            Err(again) if again.code == ErrorCode::Timeout => Err(format!(
-                "runner hung: health check timed out twice ({err}; then {again})"
+            Err(again) if again.code == ErrorCode::Timeout && err.code == ErrorCode::Timeout => {
+                Err(format!(
+                    "runner hung: health check timed out twice ({err}; then {again})"
+                ))
+            }
+            Err(again) if unanswered(&again) => Err(format!(
+                "runner hung: not reading its socket, health check unanswered twice ({err}; then {again})"
             )),
             Err(_) => Ok(()),
         }
@@ -425,6 +439,11 @@ async fn forward_output(
             _ => tracing::info!(target: "maitool::runner", runner = %runner, stream, "{line}"),
         }
     }
+}
+
+/// The check never reached the runner or was never answered.
+fn unanswered(err: &maitool_protocol::rpc::RpcError) -> bool {
+    matches!(err.code, ErrorCode::Timeout | ErrorCode::BackPressure)
 }
 
 #[cfg(test)]

@@ -16,7 +16,7 @@ use super::slots::ProviderSlot;
 /// One provider's answer to `list_tools`.
 struct Listing {
     slot: Arc<ProviderSlot>,
-    specs: Vec<ToolSpec>,
+    specs: Vec<Arc<ToolSpec>>,
 }
 
 impl ToolRegistry {
@@ -24,9 +24,9 @@ impl ToolRegistry {
     ///
     /// On a duplicate name the first registered provider's tool wins and a warning names the
     /// tool and both providers. A provider whose listing fails, panics or times out is logged
-    /// and skipped; the others are still listed. Providers are listed concurrently, and each
-    /// spec is moved (never cloned) into the output.
-    pub async fn list_tools(&self, ctx: &ToolAvailabilityContext) -> Vec<ToolSpec> {
+    /// and skipped; the others are still listed. Providers are listed concurrently; specs are
+    /// shared with the providers, so a listing copies pointers, never schemas.
+    pub async fn list_tools(&self, ctx: &ToolAvailabilityContext) -> Vec<Arc<ToolSpec>> {
         let (tools, duplicates) = merge(self.list_each(ctx).await);
         for duplicate in duplicates {
             // Listing runs for every model request: warn once per clash, not per listing.
@@ -60,7 +60,7 @@ impl ToolRegistry {
         &self,
         name: &str,
         ctx: &ToolAvailabilityContext,
-    ) -> Option<ToolSpec> {
+    ) -> Option<Arc<ToolSpec>> {
         self.list_each(ctx)
             .await
             .into_iter()
@@ -74,12 +74,12 @@ impl ToolRegistry {
     }
 
     /// The model-facing definitions of [`list_tools`](Self::list_tools), in the same order:
-    /// what [`ToolSpec::to_llm_definition`] gives, built by moving out of the listed specs.
+    /// what [`ToolSpec::to_llm_definition`] gives.
     pub async fn get_llm_definitions(&self, ctx: &ToolAvailabilityContext) -> Vec<ToolDefinition> {
         self.list_tools(ctx)
             .await
-            .into_iter()
-            .map(into_llm_definition)
+            .iter()
+            .map(|spec| spec.to_llm_definition())
             .collect()
     }
 
@@ -117,11 +117,11 @@ pub(super) struct Duplicate {
 
 /// Flattens the listings, keeping enabled specs whose name was not seen before; also returns
 /// the clashes.
-fn merge(listings: Vec<Listing>) -> (Vec<ToolSpec>, Vec<Duplicate>) {
+fn merge(listings: Vec<Listing>) -> (Vec<Arc<ToolSpec>>, Vec<Duplicate>) {
     let mut duplicates = Vec::new();
     let total: usize = listings.iter().map(|listing| listing.specs.len()).sum();
     // Decide first, with names borrowed from the listings, then move the kept specs out: no
-    // spec or name is cloned.
+    // name is cloned.
     let keep: Vec<bool> = {
         let mut owners: HashMap<&str, &str> = HashMap::with_capacity(total);
         let mut keep = Vec::with_capacity(total);
@@ -159,20 +159,4 @@ fn merge(listings: Vec<Listing>) -> (Vec<ToolSpec>, Vec<Duplicate>) {
             .filter_map(|(spec, keep)| keep.then_some(spec)),
     );
     (tools, duplicates)
-}
-
-/// [`ToolSpec::to_llm_definition`] for a spec that is no longer needed: the listed specs are
-/// ours, so their name and schema (the bulk of a definition) are moved, not deep-copied.
-pub(super) fn into_llm_definition(spec: ToolSpec) -> ToolDefinition {
-    let trimmed = spec.llm_description();
-    let description = if trimmed.len() == spec.description.len() {
-        spec.description
-    } else {
-        trimmed.to_owned()
-    };
-    ToolDefinition {
-        name: spec.name,
-        description,
-        parameters_schema: spec.parameters_schema,
-    }
 }

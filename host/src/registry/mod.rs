@@ -9,6 +9,7 @@
 //! `&self`. The providers live in an immutable snapshot swapped on change, so listing and
 //! routing never hold a lock across an `.await`.
 
+mod arguments;
 mod changes;
 mod guard;
 mod listing;

@@ -82,13 +82,16 @@ impl ToolRegistry {
     /// Runs one tool on the first provider, in registration order, that has it available in
     /// the caller's context.
     ///
+    /// Arguments that break the tool's `parameters_schema` are refused before dispatch:
+    /// `invalid arguments for tool NAME: at /FIELD: PROBLEM`.
+    ///
     /// Never fails: an unknown tool gives a failed result `tool not found: NAME`; a provider
     /// error gives `tool NAME failed: CAUSE`; a provider panic gives
     /// `tool NAME failed: provider PROVIDER panicked: MESSAGE`, and the registry keeps serving.
     /// A result whose `tool_name` the provider left empty gets the invoked name.
     pub async fn invoke(
         &self,
-        invocation: ToolInvocation,
+        mut invocation: ToolInvocation,
         ctx: &ToolExecutionContext,
     ) -> ToolExecutionResult {
         let started = Instant::now();
@@ -104,11 +107,21 @@ impl ToolRegistry {
         let limit = self.inner.metadata_timeout;
         let mut unanswered = None;
         for slot in index.candidates(&name) {
-            let check = async { slot.provider.is_available(&name, &availability).await };
+            let check = async { slot.provider.available_tool(&name, &availability).await };
             let available = guarded(check, limit).await;
             match available {
-                Ok(true) => {
-                    let result = invoke_on(slot, invocation, ctx, &name).await;
+                Ok(Some(spec)) => {
+                    let result = match slot.arguments.check(&spec, &mut invocation.arguments) {
+                        Ok(()) => invoke_on(slot, invocation, ctx, &name).await,
+                        Err(violations) => {
+                            tracing::debug!(tool = %name, provider = %slot.name, %violations, "refused a call whose arguments break the tool's schema");
+                            ToolExecutionResult::failure(
+                                &name,
+                                format!("invalid arguments for tool {name}: {violations}"),
+                            )
+                            .with_metadata("error_kind", "invalid_arguments")
+                        }
+                    };
                     // Keyed by the routed name, never the provider's `tool_name`, so the table
                     // stays bounded by the declared tools.
                     let outcome = CallOutcome::of(&result);
@@ -117,7 +130,7 @@ impl ToolRegistry {
                         .record(&slot.name, &name, outcome, started.elapsed());
                     return result;
                 }
-                Ok(false) => {}
+                Ok(None) => {}
                 Err(failure) => {
                     tracing::warn!(tool = %name, provider = %slot.name, %failure, "provider could not tell whether a tool is available");
                     unanswered.get_or_insert_with(|| {

@@ -4,6 +4,7 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use super::arguments::ArgumentValidators;
 use crate::provider::{ToolProvider, ToolSetVersion};
 
 /// One registration of a provider.
@@ -18,6 +19,8 @@ pub(super) struct ProviderSlot {
     pub(super) version: Option<ToolSetVersion>,
     /// The provider version last folded into the registry-wide version.
     observed: AtomicU64,
+    /// Compiled argument validators of the tools routed to this registration.
+    pub(super) arguments: ArgumentValidators,
 }
 
 impl ProviderSlot {
@@ -30,6 +33,7 @@ impl ProviderSlot {
             provider,
             version,
             observed: AtomicU64::new(observed),
+            arguments: ArgumentValidators::default(),
         }
     }
 

@@ -13,14 +13,36 @@
 //! | `silent`            | connects and never says anything                             |
 //! | `spoof`             | handshakes, then calls capabilities as another plugin and as |
 //! |                     | itself without grants; prints the host's answers             |
+//! | `huge_prefix`       | sends a 0xFFFFFFFF (4 GiB) length prefix first               |
+//! | `truncated_hello`   | announces a 1000-byte frame, sends 10 bytes, then stalls     |
+//! | `stale_token`       | says hello with the token of its previous launch (kept in    |
+//! |                     | `MISBEHAVE_TOKEN_FILE`), prints the answer, then serves as a |
+//! |                     | normal runner with its own token                             |
+//! | `huge_prefix_later` | handshakes (plugin `examples.hostile`), then sends a 4 GiB   |
+//! |                     | length prefix                                                |
+//! | `truncated_later`   | handshakes, then stalls inside a 1000-byte frame             |
+//! | `flood`             | handshakes, then sends `MISBEHAVE_FLOOD_COUNT` (default      |
+//! |                     | 100 000) ungranted `cap.call`s plus a log batch every 64, as |
+//! |                     | fast as possible, reading and counting the answers           |
+//! | `flood_deaf`        | the same flood, but never reads the host's answers           |
+//! | `deaf`              | handshakes with tool `ignored` (1 s timeout), then never     |
+//! |                     | reads its socket again                                       |
+//! | `crafted`           | handshakes with tools `bad_utf8`, `deep_result` and          |
+//! |                     | `deep_extra_key`, answered with crafted MessagePack (a       |
+//! |                     | non-UTF-8 string, 100 000 nested arrays in the result or in  |
+//! |                     | an unknown envelope key); first sends a `cap.call` whose     |
+//! |                     | args nest 100 000 arrays deep and prints the answer          |
 //! | (unset)             | a normal runner whose tools misbehave on request             |
 //!
 //! Raw modes exit after reading the host's answer, printing it to stderr (which the host logs).
+//! The handshaken hostile modes live in `src/misbehaving/` and print what they did the same way.
 //! The normal runner's tools: `slow` (sleeps `ms` cooperatively), `hang` (blocks the runtime
 //! thread: the runner stops answering anything), `crash` (aborts the process mid-call),
-//! `panic` (panics in the handler), `echo`, and `connect_again` (opens a second connection
-//! with this launch's token and reports the host's answer). With `MISBEHAVE_FAIL_LOAD=1` the
-//! second plugin, `examples.fails_on_load`, fails in `on_load` while the first keeps working.
+//! `panic` (panics in the handler), `echo`, `big` (returns `bytes` bytes of text), `depth`
+//! (reports how deeply its `value` argument nests), and `connect_again` (opens a second
+//! connection with this launch's token and reports the host's answer). With
+//! `MISBEHAVE_FAIL_LOAD=1` the second plugin, `examples.fails_on_load`, fails in `on_load`
+//! while the first keeps working.
 
 use std::io::{Read, Write};
 use std::os::unix::net::UnixStream;
@@ -33,6 +55,11 @@ use maitool_sdk::protocol::wire::{
     EmptyPayload, Envelope, decode_header, decode_payload, encode_envelope,
 };
 
+#[path = "../misbehaving/hostile.rs"]
+mod hostile;
+#[path = "../misbehaving/session.rs"]
+mod session;
+
 static LAUNCH: OnceLock<(String, String)> = OnceLock::new();
 
 fn main() {
@@ -44,7 +71,15 @@ fn main() {
         "" => serve(),
         "exit_before_hello" => std::process::exit(3),
         "spoof" => spoof_session(&address, &token),
+        "stale_token" => {
+            stale_token(&address, &token);
+            serve()
+        }
         raw => {
+            if let Some(outcome) = hostile::run(raw, &address, &token) {
+                eprintln!("misbehaving runner ({raw}): {outcome}");
+                std::process::exit(4);
+            }
             let answer = raw_session(&address, &token, raw);
             eprintln!("misbehaving runner ({raw}): host answered: {answer}");
             std::process::exit(4);
@@ -100,6 +135,18 @@ fn raw_session(address: &str, token: &str, mode: &str) -> String {
             bytes.extend_from_slice(&[0x80; 64]);
             bytes
         }
+        "huge_prefix" => {
+            let mut bytes = u32::MAX.to_be_bytes().to_vec();
+            bytes.extend_from_slice(&[0x80; 64]);
+            bytes
+        }
+        // The rest of the frame never comes; the answer read below waits for the host to cut
+        // the connection.
+        "truncated_hello" => {
+            let mut bytes = 1000u32.to_be_bytes().to_vec();
+            bytes.extend_from_slice(&frame(&hello(token, &["1.0.0"]))[4..14]);
+            bytes
+        }
         "silent" => {
             std::thread::sleep(Duration::from_secs(3600));
             Vec::new()
@@ -110,6 +157,32 @@ fn raw_session(address: &str, token: &str, mode: &str) -> String {
         return format!("write failed: {err}");
     }
     read_answer(&mut stream)
+}
+
+/// Presents the token a previous launch left in `MISBEHAVE_TOKEN_FILE` (if any) and prints the
+/// host's answer, then records this launch's token for the next launch.
+fn stale_token(address: &str, token: &str) {
+    let Ok(path) = std::env::var("MISBEHAVE_TOKEN_FILE") else {
+        return;
+    };
+    if let Ok(stale) = std::fs::read_to_string(&path)
+        && stale != token
+    {
+        let answer = match UnixStream::connect(address) {
+            Ok(mut stream) => {
+                let _ = stream.set_read_timeout(Some(Duration::from_secs(15)));
+                match stream.write_all(&frame(&hello(&stale, &["1.0.0"]))) {
+                    Ok(()) => read_answer(&mut stream),
+                    Err(err) => format!("write failed: {err}"),
+                }
+            }
+            Err(err) => format!("cannot connect: {err}"),
+        };
+        eprintln!("misbehaving runner (stale_token): host answered: {answer}");
+    }
+    if let Err(err) = std::fs::write(&path, token) {
+        eprintln!("misbehaving runner (stale_token): cannot record the token: {err}");
+    }
 }
 
 fn read_answer(stream: &mut UnixStream) -> String {
@@ -295,6 +368,41 @@ struct EchoArgs {
     text: String,
 }
 
+/// Arguments of `big`.
+#[derive(Deserialize, JsonSchema)]
+#[serde(crate = "maitool_sdk::serde")]
+#[schemars(crate = "maitool_sdk::schemars")]
+struct BigArgs {
+    /// How many bytes of text to return.
+    bytes: usize,
+}
+
+/// Arguments of `depth`.
+#[derive(Deserialize, JsonSchema)]
+#[serde(crate = "maitool_sdk::serde")]
+#[schemars(crate = "maitool_sdk::schemars")]
+struct DepthArgs {
+    /// Any JSON value.
+    value: maitool_sdk::Value,
+}
+
+/// How many arrays and objects nest in `value` (a scalar is 0), counted without recursion.
+fn nesting(value: &maitool_sdk::Value) -> usize {
+    use maitool_sdk::Value;
+    let mut deepest = 0;
+    let mut pending = vec![(value, 0)];
+    while let Some((value, depth)) = pending.pop() {
+        let children: Box<dyn Iterator<Item = &Value>> = match value {
+            Value::Array(items) => Box::new(items.iter()),
+            Value::Object(map) => Box::new(map.values()),
+            _ => continue,
+        };
+        deepest = deepest.max(depth + 1);
+        pending.extend(children.map(|child| (child, depth + 1)));
+    }
+    deepest
+}
+
 /// No arguments.
 #[derive(Deserialize, JsonSchema)]
 #[serde(crate = "maitool_sdk::serde")]
@@ -343,6 +451,18 @@ fn serve() {
             "echo",
             "Return the text.",
             |a: EchoArgs, _ctx: ToolContext| async move { Ok(ToolOutput::text(a.text)) },
+        ))
+        .tool(Tool::new(
+            "big",
+            "Return `bytes` bytes of text.",
+            |a: BigArgs, _ctx: ToolContext| async move { Ok(ToolOutput::text("x".repeat(a.bytes))) },
+        ))
+        .tool(Tool::new(
+            "depth",
+            "Report how deeply the value argument nests.",
+            |a: DepthArgs, _ctx: ToolContext| async move {
+                Ok(ToolOutput::text(nesting(&a.value).to_string()))
+            },
         ))
         .tool(
             Tool::new(

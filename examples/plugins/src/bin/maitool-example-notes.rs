@@ -1,4 +1,8 @@
-//! A plugin that uses host capabilities: `send.text` to a stream and its key-value store.
+//! A plugin that uses host capabilities: `send.text` to a stream and its key-value store;
+//! and its private data directory, where `export_note` writes notes as text files.
+//!
+//! `visible_env` (deferred: models find it only by searching) lists the names of the environment variables plugin
+//! code can see, so an operator can check that the runner's launch secrets are gone.
 
 use maitool_sdk::JsonObject;
 use maitool_sdk::prelude::*;
@@ -30,6 +34,54 @@ struct RecallArgs {
 struct AnnounceArgs {
     /// Text to send to the current stream.
     text: String,
+}
+
+/// Arguments of `export_note`.
+#[derive(Deserialize, JsonSchema)]
+#[serde(crate = "maitool_sdk::serde")]
+#[schemars(crate = "maitool_sdk::schemars")]
+struct ExportArgs {
+    /// File name without extension: letters, digits, `-` and `_`, at most 64.
+    name: String,
+    /// Note text.
+    text: String,
+}
+
+/// Arguments of `visible_env`.
+#[derive(Deserialize, JsonSchema)]
+#[serde(crate = "maitool_sdk::serde")]
+#[schemars(crate = "maitool_sdk::schemars")]
+struct VisibleEnvArgs {
+    /// Only names starting with this prefix.
+    #[serde(default)]
+    prefix: String,
+}
+
+/// Writes `<data_dir>/<name>.txt`. The name is checked so a model cannot pick a path outside
+/// the plugin's directory.
+fn export_note(ctx: &ToolContext, a: &ExportArgs) -> Result<ToolOutput, ToolError> {
+    let dir = ctx.data_dir().ok_or_else(|| {
+        ToolError::new("the host gave this plugin no data directory (is it in the configuration?)")
+    })?;
+    let valid = !a.name.is_empty()
+        && a.name.len() <= 64
+        && a.name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+    if !valid {
+        return Err(ToolError::new(format!(
+            "invalid note name {:?}: use letters, digits, - and _ (at most 64)",
+            a.name
+        )));
+    }
+    let path = dir.join(format!("{}.txt", a.name));
+    // A short note: writing it in place is cheaper than handing it to a blocking thread.
+    std::fs::write(&path, &a.text)
+        .map_err(|err| ToolError::new(format!("cannot write {}: {err}", path.display())))?;
+    Ok(
+        ToolOutput::text(format!("exported {} to {}", a.name, path.display()))
+            .with_structured(json!({ "path": path.display().to_string() })),
+    )
 }
 
 fn args(pairs: &[(&str, Value)]) -> JsonObject {
@@ -104,6 +156,23 @@ fn main() {
                 },
             )
             .core_tool(),
-        );
+        )
+        .tool(Tool::new(
+            "export_note",
+            "Write a note to a text file in the plugin's data directory.",
+            |a: ExportArgs, ctx: ToolContext| async move { export_note(&ctx, &a) },
+        ))
+        .tool(Tool::new(
+            "visible_env",
+            "Names (never values) of the environment variables plugin code can see.",
+            |a: VisibleEnvArgs, _ctx: ToolContext| async move {
+                let mut names: Vec<String> = std::env::vars_os()
+                    .filter_map(|(name, _)| name.into_string().ok())
+                    .filter(|name| name.starts_with(&a.prefix))
+                    .collect();
+                names.sort();
+                Ok(ToolOutput::structured(json!({ "names": names })))
+            },
+        ));
     maitool_sdk::run([notes]);
 }

@@ -179,7 +179,10 @@ fn classification_splits_builtins_by_stage_and_others_by_visibility() {
         plugin("pd", None),
         plugin("pu", Some("odd")),
         plugin("ph", Some("hidden")),
-    ];
+    ]
+    .into_iter()
+    .map(std::sync::Arc::new)
+    .collect::<Vec<_>>();
     let action = classify(specs.clone(), Stage::Action);
     assert_eq!(names(&action.visible), vec!["a", "b", "pv"]);
     assert_eq!(names(&action.deferred), vec!["d", "pd", "pu"]);

@@ -32,7 +32,7 @@ fn reply_properties(world: &World) -> Vec<String> {
         .into_iter()
         .find(|s| s.name == "reply")
         .unwrap();
-    let schema = spec.parameters_schema.unwrap();
+    let schema = spec.parameters_schema.clone().unwrap();
     let mut properties: Vec<String> = schema["properties"]
         .as_object()
         .unwrap()

@@ -52,13 +52,16 @@ impl ToolProvider for PluginTools {
     async fn list_tools(
         &self,
         _: &ToolAvailabilityContext,
-    ) -> Result<Vec<ToolSpec>, ProviderError> {
-        Ok(vec![
+    ) -> Result<Vec<std::sync::Arc<ToolSpec>>, ProviderError> {
+        Ok([
             spec("weather", "Current weather for a city.", Some("visible")),
             spec("translate", "Translate text between languages.", None),
             spec("secret_admin", "Administrative tool.", Some("hidden")),
             spec("chart", "Draw a chart image.", Some("visible")),
-        ])
+        ]
+        .into_iter()
+        .map(std::sync::Arc::new)
+        .collect())
     }
 
     async fn invoke(
@@ -171,6 +174,9 @@ pub(super) fn args(value: Value) -> JsonObject {
     }
 }
 
-pub(super) fn names(specs: &[ToolSpec]) -> Vec<&str> {
-    specs.iter().map(|spec| spec.name.as_str()).collect()
+pub(super) fn names<S: std::borrow::Borrow<ToolSpec>>(specs: &[S]) -> Vec<&str> {
+    specs
+        .iter()
+        .map(|spec| spec.borrow().name.as_str())
+        .collect()
 }

@@ -54,7 +54,7 @@ impl ToolProvider for TestProvider {
     async fn list_tools(
         &self,
         _ctx: &ToolAvailabilityContext,
-    ) -> Result<Vec<ToolSpec>, ProviderError> {
+    ) -> Result<Vec<std::sync::Arc<ToolSpec>>, ProviderError> {
         let mut specs: Vec<ToolSpec> = (0..self.count)
             .map(|i| {
                 ToolSpec::new(format!("{}_t{i}", self.name), "a tool")
@@ -67,7 +67,7 @@ impl ToolProvider for TestProvider {
                     .with_provider(self.name, ProviderType::Other("test".into())),
             );
         }
-        Ok(specs)
+        Ok(specs.into_iter().map(std::sync::Arc::new).collect())
     }
 
     async fn invoke(

@@ -2,7 +2,7 @@
 
 use std::sync::atomic::Ordering;
 
-use maitool_protocol::{ToolAvailabilityContext, ToolSpec};
+use maitool_protocol::ToolAvailabilityContext;
 
 use super::providers::*;
 use super::*;
@@ -28,22 +28,6 @@ async fn tools_are_listed_in_registration_order_and_defined_for_models() {
     let found = registry.get_tool_spec("b1", &ctx).await.expect("b1 listed");
     assert_eq!(found.provider_name, "b");
     assert!(registry.get_tool_spec("zz", &ctx).await.is_none());
-}
-
-#[test]
-fn moved_definitions_equal_the_specs_own_definitions() {
-    let padded = ToolSpec {
-        description: "  padded on the wire \n".to_owned(),
-        parameters_schema: None,
-        ..spec("padded", "p")
-    };
-    for tool in [spec("plain", "p"), padded] {
-        let expected = tool.to_llm_definition();
-        assert_eq!(
-            crate::registry::listing::into_llm_definition(tool),
-            expected
-        );
-    }
 }
 
 #[tokio::test]

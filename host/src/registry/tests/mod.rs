@@ -1,6 +1,7 @@
 //! Tests of the registry through small but real providers, each keeping its own state
 //! (see [`providers`]).
 
+mod arguments;
 mod lifecycle;
 mod listing;
 mod metrics;
@@ -45,6 +46,9 @@ fn group_chat() -> ToolExecutionContext {
     }
 }
 
-fn names(specs: &[ToolSpec]) -> Vec<&str> {
-    specs.iter().map(|spec| spec.name.as_str()).collect()
+fn names<S: std::borrow::Borrow<ToolSpec>>(specs: &[S]) -> Vec<&str> {
+    specs
+        .iter()
+        .map(|spec| spec.borrow().name.as_str())
+        .collect()
 }

@@ -59,9 +59,9 @@ impl ToolProvider for StoreProvider {
     async fn list_tools(
         &self,
         _ctx: &ToolAvailabilityContext,
-    ) -> Result<Vec<ToolSpec>, ProviderError> {
+    ) -> Result<Vec<std::sync::Arc<ToolSpec>>, ProviderError> {
         self.list_calls.fetch_add(1, Ordering::Relaxed);
-        Ok(self.tools.read().clone())
+        Ok(shared(self.tools.read().clone()))
     }
 
     async fn invoke(
@@ -83,7 +83,12 @@ impl ToolProvider for StoreProvider {
             success: true,
             content: format!(
                 "{} by {} n={}",
-                invocation.tool_name, self.name, invocation.arguments["n"]
+                invocation.tool_name,
+                self.name,
+                invocation
+                    .arguments
+                    .get("n")
+                    .map_or_else(|| "-".to_owned(), ToString::to_string)
             ),
             ..ToolExecutionResult::default()
         })
@@ -99,16 +104,17 @@ impl ToolProvider for StoreProvider {
         Ok(self.tools.read().iter().map(|t| t.name.clone()).collect())
     }
 
-    async fn is_available(
+    async fn available_tool(
         &self,
         name: &str,
         _ctx: &ToolAvailabilityContext,
-    ) -> Result<bool, ProviderError> {
+    ) -> Result<Option<std::sync::Arc<ToolSpec>>, ProviderError> {
         Ok(self
             .tools
             .read()
             .iter()
-            .any(|tool| tool.name == name && tool.enabled))
+            .find(|tool| tool.name == name && tool.enabled)
+            .map(|tool| std::sync::Arc::new(tool.clone())))
     }
 
     fn tool_set_version(&self) -> Option<ToolSetVersion> {
@@ -132,11 +138,11 @@ impl ToolProvider for GroupOnlyProvider {
     async fn list_tools(
         &self,
         ctx: &ToolAvailabilityContext,
-    ) -> Result<Vec<ToolSpec>, ProviderError> {
-        Ok(match ctx.is_group_chat {
+    ) -> Result<Vec<std::sync::Arc<ToolSpec>>, ProviderError> {
+        Ok(shared(match ctx.is_group_chat {
             Some(true) => vec![spec("group_poll", "groups")],
             _ => Vec::new(),
-        })
+        }))
     }
 
     async fn invoke(
@@ -173,7 +179,7 @@ impl ToolProvider for FailingProvider {
     async fn list_tools(
         &self,
         _ctx: &ToolAvailabilityContext,
-    ) -> Result<Vec<ToolSpec>, ProviderError> {
+    ) -> Result<Vec<std::sync::Arc<ToolSpec>>, ProviderError> {
         Err(ProviderError::Unavailable("backend down".to_owned()))
     }
 
@@ -193,17 +199,17 @@ impl ToolProvider for FailingProvider {
         Ok(vec!["flaky".to_owned()])
     }
 
-    async fn is_available(
+    async fn available_tool(
         &self,
-        _name: &str,
+        name: &str,
         _ctx: &ToolAvailabilityContext,
-    ) -> Result<bool, ProviderError> {
+    ) -> Result<Option<std::sync::Arc<ToolSpec>>, ProviderError> {
         if self.fail_availability {
             Err(ProviderError::Unavailable(
                 "health check refused".to_owned(),
             ))
         } else {
-            Ok(true)
+            Ok(Some(std::sync::Arc::new(spec(name, "flaky"))))
         }
     }
 }
@@ -227,11 +233,11 @@ impl ToolProvider for PanickingProvider {
     async fn list_tools(
         &self,
         _ctx: &ToolAvailabilityContext,
-    ) -> Result<Vec<ToolSpec>, ProviderError> {
+    ) -> Result<Vec<std::sync::Arc<ToolSpec>>, ProviderError> {
         if self.panic_on_list {
             panic!("listing exploded");
         }
-        Ok(vec![spec("boom", self.name)])
+        Ok(shared(vec![spec("boom", self.name)]))
     }
 
     async fn invoke(
@@ -263,7 +269,7 @@ impl ToolProvider for HangingProvider {
     async fn list_tools(
         &self,
         _ctx: &ToolAvailabilityContext,
-    ) -> Result<Vec<ToolSpec>, ProviderError> {
+    ) -> Result<Vec<std::sync::Arc<ToolSpec>>, ProviderError> {
         std::future::pending().await
     }
 
@@ -295,8 +301,8 @@ impl ToolProvider for SlowStartProvider {
     async fn list_tools(
         &self,
         _ctx: &ToolAvailabilityContext,
-    ) -> Result<Vec<ToolSpec>, ProviderError> {
-        Ok(vec![spec("late_tool", "slow_start")])
+    ) -> Result<Vec<std::sync::Arc<ToolSpec>>, ProviderError> {
+        Ok(shared(vec![spec("late_tool", "slow_start")]))
     }
 
     async fn invoke(
@@ -339,4 +345,9 @@ impl Captured {
     pub(super) fn text(&self) -> String {
         String::from_utf8_lossy(&self.0.lock()).into_owned()
     }
+}
+
+/// Specs as a provider hands them out: shared.
+fn shared(specs: Vec<ToolSpec>) -> Vec<std::sync::Arc<ToolSpec>> {
+    specs.into_iter().map(std::sync::Arc::new).collect()
 }
