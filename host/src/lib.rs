@@ -22,6 +22,7 @@ pub mod metrics;
 pub mod plugin;
 pub mod provider;
 pub mod registry;
+mod sqlite;
 
 pub use app::{Host, HostError, HostStatus};
 pub use config::{ConfigError, HostConfig, LoadedConfig};

@@ -46,6 +46,7 @@ impl Drop for Serve {
 }
 
 fn serve(control: &std::path::Path) -> Serve {
+    let log = control.with_extension("serve.log");
     let child = Command::new(workspace_bin("maitool"))
         .arg("--config")
         .arg(repo_config())
@@ -53,18 +54,29 @@ fn serve(control: &std::path::Path) -> Serve {
         .arg(control)
         .arg("serve")
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .stderr(Stdio::from(
+            std::fs::File::create(&log).expect("serve log file"),
+        ))
         .spawn()
         .expect("serve starts");
+    let mut serve = Serve { child };
     let deadline = Instant::now() + Duration::from_secs(30);
     while !control.exists() {
+        let log = || std::fs::read_to_string(&log).unwrap_or_default();
+        if let Some(status) = serve.child.try_wait().expect("serve is waitable") {
+            panic!(
+                "serve exited ({status}) before opening its control socket:\n{}",
+                log()
+            );
+        }
         assert!(
             Instant::now() < deadline,
-            "serve did not open its control socket"
+            "serve did not open its control socket within 30 s:\n{}",
+            log()
         );
         std::thread::sleep(Duration::from_millis(20));
     }
-    Serve { child }
+    serve
 }
 
 fn check_verbs(control: &std::path::Path) {

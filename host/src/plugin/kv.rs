@@ -27,6 +27,10 @@ impl KvStore {
                 .map_err(|err| format!("cannot create {}: {err}", parent.display()))?;
         }
         let connection = Connection::open(path)
+            .and_then(|connection| {
+                crate::sqlite::share_between_processes(&connection)?;
+                Ok(connection)
+            })
             .map_err(|err| format!("cannot open {}: {err}", path.display()))?;
         Self::init(connection)
     }
@@ -39,8 +43,7 @@ impl KvStore {
     fn init(connection: Connection) -> Result<KvStore, String> {
         connection
             .execute_batch(
-                "PRAGMA journal_mode=WAL;
-                 CREATE TABLE IF NOT EXISTS plugin_kv (
+                "CREATE TABLE IF NOT EXISTS plugin_kv (
                      plugin_id TEXT NOT NULL,
                      key TEXT NOT NULL,
                      value TEXT NOT NULL,

@@ -153,11 +153,7 @@ fn open_file(path: &Path) -> Result<Connection, StoreError> {
         source,
     };
     let mut conn = Connection::open(path).map_err(open_error)?;
-    // WAL lets readers of the file (an operator's sqlite3 shell) work during writes.
-    conn.pragma_update_and_check(None, "journal_mode", "WAL", |_| Ok(()))
-        .map_err(open_error)?;
-    conn.busy_timeout(std::time::Duration::from_secs(5))
-        .map_err(open_error)?;
+    crate::sqlite::share_between_processes(&conn).map_err(open_error)?;
     schema::migrate(&mut conn)?;
     Ok(conn)
 }

@@ -3,7 +3,7 @@
 //! The full-text tables hold *segmented* text (see [`super::fts`]), written by the store in the
 //! same transaction as the row they index; their rowid is the row's id.
 
-use rusqlite::Connection;
+use rusqlite::{Connection, TransactionBehavior};
 
 use super::StoreError;
 
@@ -147,7 +147,11 @@ CREATE INDEX tool_calls_session ON tool_calls (session_id, id);
 /// rather than misread.
 pub(super) fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
     conn.pragma_update(None, "foreign_keys", true)?;
-    let applied: usize = conn.pragma_query_value(None, "user_version", |row| row.get(0))?;
+    // The version is read under the write lock: two processes opening a new file at once
+    // would otherwise both see version 0 and the second would fail with "table already
+    // exists".
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let applied: usize = tx.pragma_query_value(None, "user_version", |row| row.get(0))?;
     if applied > MIGRATIONS.len() {
         return Err(StoreError::Invalid(format!(
             "the store's schema version {applied} is newer than this maitool supports ({})",
@@ -155,10 +159,9 @@ pub(super) fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
         )));
     }
     for (position, migration) in MIGRATIONS.iter().enumerate().skip(applied) {
-        let tx = conn.transaction()?;
         tx.execute_batch(migration)?;
         tx.pragma_update(None, "user_version", position + 1)?;
-        tx.commit()?;
     }
+    tx.commit()?;
     Ok(())
 }

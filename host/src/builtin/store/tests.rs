@@ -55,6 +55,33 @@ async fn a_file_store_creates_its_directory_and_keeps_data_across_reopens() {
     assert_eq!(reopened.location(), path.display().to_string());
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn many_opens_of_a_new_file_at_once_all_succeed() {
+    // Two `maitool` processes on one config create the store together; each open has its own
+    // connection, as a second process would.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("shared.sqlite3");
+    let opens: Vec<_> = (0..8)
+        .map(|n| {
+            let path = path.clone();
+            tokio::spawn(async move {
+                let store = Store::open(&path).await?;
+                store
+                    .append_message(message("s1", &format!("m{n}"), "hi"))
+                    .await?;
+                Ok::<_, StoreError>(())
+            })
+        })
+        .collect();
+    for open in opens {
+        open.await.unwrap().unwrap();
+    }
+    let store = Store::open(&path).await.unwrap();
+    for n in 0..8 {
+        assert!(store.message(&format!("m{n}")).await.unwrap().is_some());
+    }
+}
+
 #[tokio::test]
 async fn a_store_from_a_newer_maitool_is_refused() {
     let dir = tempfile::tempdir().unwrap();
