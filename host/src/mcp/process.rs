@@ -101,16 +101,21 @@ impl StdioProcess {
         if self.done {
             return;
         }
-        if !self.wait_for_exit(EXIT_GRACE).await {
+        let ended = if self.wait_for_exit(EXIT_GRACE).await {
+            "exited on its own after its stdin closed"
+        } else {
             self.signal_group(Signal::SIGTERM);
-            if !self.wait_for_exit(EXIT_GRACE).await {
+            if self.wait_for_exit(EXIT_GRACE).await {
+                "stopped by SIGTERM"
+            } else {
                 tracing::warn!(server = %self.server, pid = self.pid, "MCP server ignored SIGTERM; killing it");
+                "killed by SIGKILL"
             }
-        }
+        };
         self.signal_group(Signal::SIGKILL);
         let _ = self.child.wait().await;
         self.done = true;
-        tracing::debug!(server = %self.server, pid = self.pid, "MCP stdio server stopped");
+        tracing::debug!(server = %self.server, pid = self.pid, ended, "MCP stdio server stopped");
     }
 
     /// Kills the group at once, for a server already known to be dead or hung.

@@ -12,6 +12,7 @@ use rmcp::model::{
 use rmcp::service::{PeerRequestOptions, QuitReason, RoleClient, RunningServiceCancellationToken};
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
 
 use super::connect::{Established, connect};
 use super::handler::McpClientHandler;
@@ -234,7 +235,7 @@ async fn run_connected(shared: &Shared, slot: &ServerSlot, mut session: Session)
         }
     };
     if let Some(listener) = listener {
-        listener.abort();
+        listener.stop(ended.is_none()).await;
     }
     match ended {
         None => Ended::Shutdown(session),
@@ -289,14 +290,16 @@ impl Session {
 
     /// On 2026-07-28 connections list_changed arrives only on a `subscriptions/listen`
     /// stream; open one when the server announces `tools.listChanged`.
-    fn listen_for_tool_changes(&self, slot: &ServerSlot) -> Option<JoinHandle<()>> {
+    fn listen_for_tool_changes(&self, slot: &ServerSlot) -> Option<ToolChangeListener> {
         if !(self.modern && self.tools_list_changed) {
             return None;
         }
         let peer = self.peer.clone();
         let notify = slot.tools_changed.clone();
         let server = slot.name.clone();
-        Some(tokio::spawn(async move {
+        let stop = CancellationToken::new();
+        let stopped = stop.clone();
+        let task = tokio::spawn(async move {
             let filter = SubscriptionFilter::builder().tools_list_changed().build();
             let mut subscription = match peer.listen(filter).await {
                 Ok(subscription) => subscription,
@@ -306,7 +309,19 @@ impl Session {
                 }
             };
             loop {
-                match subscription.next().await {
+                let next = tokio::select! {
+                    biased;
+                    _ = stopped.cancelled() => {
+                        // Ended politely: rmcp servers wait up to 5 s for open handlers
+                        // (this subscription's among them) after their stdin closes.
+                        if let Err(err) = subscription.cancel().await {
+                            tracing::debug!(server = %server, "cancelling the tool-change subscription failed: {err}");
+                        }
+                        break;
+                    }
+                    next = subscription.next() => next,
+                };
+                match next {
                     Ok(Some(ServerNotification::ToolListChangedNotification(_))) => {
                         notify.notify_one();
                     }
@@ -318,7 +333,8 @@ impl Session {
                     }
                 }
             }
-        }))
+        });
+        Some(ToolChangeListener { stop, task })
     }
 
     /// `ping` on legacy connections; 2026-07-28 removed ping, so a first `tools/list`
@@ -360,6 +376,32 @@ impl Session {
                 Closing::Dead => process.kill().await,
             }
         }
+    }
+}
+
+/// The task that follows a 2026-07-28 server's `subscriptions/listen` stream.
+struct ToolChangeListener {
+    stop: CancellationToken,
+    task: JoinHandle<()>,
+}
+
+impl ToolChangeListener {
+    /// How long a polite cancel may take before the task is dropped.
+    const CANCEL_GRACE: Duration = Duration::from_millis(500);
+
+    /// On shutdown the subscription is cancelled on the wire, so the server can exit as soon
+    /// as its stdin closes; a dead or hung connection just drops it.
+    async fn stop(mut self, politely: bool) {
+        if politely {
+            self.stop.cancel();
+            if tokio::time::timeout(Self::CANCEL_GRACE, &mut self.task)
+                .await
+                .is_ok()
+            {
+                return;
+            }
+        }
+        self.task.abort();
     }
 }
 
