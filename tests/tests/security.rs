@@ -63,9 +63,28 @@ async fn session_token_never_in_argv_logs_or_plugin_environment() {
         .call("visible_env", json!({"prefix": "MAITOOL_"}), &ctx)
         .await;
     assert!(env.success, "{env:?}");
+    // The runner inherits the operator's environment, which may hold MAITOOL_* variables of its
+    // own (CI sets some); the launch variables are the ones that must be gone.
+    let mut expected: Vec<String> = std::env::vars()
+        .map(|(name, _)| name)
+        .filter(|name| name.starts_with("MAITOOL_"))
+        .chain(["MAITOOL_EXAMPLE_MARKER".to_owned()])
+        .collect();
+    expected.sort();
+    expected.dedup();
+    for launch in [
+        "MAITOOL_IPC_ADDRESS",
+        "MAITOOL_SESSION_TOKEN",
+        "MAITOOL_RUNNER_NAME",
+    ] {
+        assert!(
+            !expected.iter().any(|name| name == launch),
+            "{launch} is set in the test"
+        );
+    }
     assert_eq!(
         env.structured_content.expect("names")["names"],
-        json!(["MAITOOL_EXAMPLE_MARKER"]),
+        json!(expected),
     );
 
     // A rejected handshake that presents a live token: a second connection of the same launch.
