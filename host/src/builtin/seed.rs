@@ -300,7 +300,7 @@ async fn seed_messages(
         for image in message.images {
             images.push(seed_image(base, image, path, record).await?);
         }
-        store
+        let appended = store
             .append_message(NewMessage {
                 message_id: message.message_id,
                 stream_id: message.stream_id,
@@ -314,9 +314,13 @@ async fn seed_messages(
                 forward: message.forward,
                 time,
             })
-            .await
-            .map_err(store_error)?;
-        report.messages_added += 1;
+            .await;
+        match appended {
+            Ok(_) => report.messages_added += 1,
+            // Another process seeding the same file got there between our check and insert.
+            Err(StoreError::MessageExists(_)) => report.messages_skipped += 1,
+            Err(error) => return Err(store_error(error)),
+        }
     }
     Ok(())
 }

@@ -50,6 +50,7 @@ impl From<StoreError> for EngineError {
     fn from(error: StoreError) -> Self {
         match error {
             StoreError::Invalid(message) => EngineError::Invalid(message),
+            exists @ StoreError::MessageExists(_) => EngineError::Invalid(exists.to_string()),
             other => EngineError::Failed(other.to_string()),
         }
     }

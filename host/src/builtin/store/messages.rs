@@ -124,9 +124,7 @@ pub(super) fn insert_message(
         ],
     )?;
     if inserted == 0 {
-        return Err(StoreError::Invalid(format!(
-            "message id {message_id} already exists"
-        )));
+        return Err(StoreError::MessageExists(message_id));
     }
     for (index, image) in message.images.iter().enumerate() {
         tx.execute(

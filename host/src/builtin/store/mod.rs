@@ -64,6 +64,9 @@ pub enum StoreError {
     /// The request itself is invalid; the text says why.
     #[error("{0}")]
     Invalid(String),
+    /// A message with this id is already stored (ids are unique).
+    #[error("message id {0} already exists")]
+    MessageExists(String),
     /// The blocking task running the statement panicked or was cancelled.
     #[error("store task failed: {0}")]
     Task(String),

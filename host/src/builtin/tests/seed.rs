@@ -302,3 +302,36 @@ async fn the_default_provider_opens_seeds_and_serves_a_file_store() {
             .contains("max_consecutive_wait_count")
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn processes_seeding_one_file_at_once_all_succeed_and_add_each_record_once() {
+    // `maitool serve` and an in-process `maitool call` on a fresh data dir seed together; each
+    // open has its own connection, as the second process would. Many records widen the window
+    // between a seeder's "is it stored?" and its insert, where another one may get in first.
+    let dir = tempfile::tempdir().unwrap();
+    let records: Vec<_> = (0..300)
+        .map(|n| json!({"message_id": format!("m{n}"), "stream_id": "g1", "text": "hi"}))
+        .collect();
+    let messages = write(dir.path(), "messages.json", &json!(records).to_string());
+    let seed = SeedConfig {
+        messages: Some(messages),
+        ..SeedConfig::default()
+    };
+    let path = dir.path().join("shared.sqlite3");
+    let seeders: Vec<_> = (0..6)
+        .map(|_| {
+            let (path, seed) = (path.clone(), seed.clone());
+            tokio::spawn(async move {
+                let store = Store::open(&path).await.unwrap();
+                seed_store(&store, &seed).await
+            })
+        })
+        .collect();
+    let mut added = 0;
+    for seeder in seeders {
+        let report = seeder.await.unwrap().expect("every seeder succeeds");
+        assert_eq!(report.messages_added + report.messages_skipped, 300);
+        added += report.messages_added;
+    }
+    assert_eq!(added, 300, "each record is added by exactly one seeder");
+}
