@@ -354,3 +354,36 @@ fn a_bad_config_is_a_clear_error_with_exit_2() {
     let err = String::from_utf8_lossy(&output.stderr);
     assert!(err.contains("unknown field `max_restart`"), "{err}");
 }
+
+#[test]
+fn both_runtime_flavours_serve_calls_and_an_unknown_one_is_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let control = dir.path().join("none.sock");
+    for flavour in ["current", "multi"] {
+        let (code, out, err) = maitool(
+            &control,
+            &[
+                "--runtime",
+                flavour,
+                "call",
+                "calculate",
+                "--args",
+                r#"{"a": 20, "b": 22, "op": "add"}"#,
+                "--json",
+            ],
+        );
+        assert_eq!(code, 0, "--runtime {flavour}: {err}");
+        let result = json(&out);
+        assert_eq!(result["success"], true, "--runtime {flavour}: {out}");
+        assert!(
+            result["content"].as_str().unwrap().contains("42"),
+            "--runtime {flavour}: {out}"
+        );
+    }
+    let (code, _, err) = maitool(&control, &["--runtime", "threads", "tools"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("invalid value 'threads' for '--runtime"),
+        "{err}"
+    );
+}

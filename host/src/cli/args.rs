@@ -23,6 +23,12 @@ pub struct Cli {
     #[arg(long, global = true, value_enum, default_value_t = LogFormat::Text)]
     pub log_format: LogFormat,
 
+    /// The async runtime: `current` drives every connection from one thread (the lowest
+    /// latency per call: no cross-thread wake-ups), `multi` runs a worker thread per CPU.
+    /// SQLite work runs on a separate blocking pool either way.
+    #[arg(long, global = true, value_enum, default_value_t = RuntimeFlavor::Current)]
+    pub runtime: RuntimeFlavor,
+
     #[command(subcommand)]
     pub command: Command,
 }
@@ -34,6 +40,15 @@ pub enum LogFormat {
     Text,
     /// One JSON object per line.
     Json,
+}
+
+/// Which Tokio runtime drives the host.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RuntimeFlavor {
+    /// One thread for all I/O and host logic.
+    Current,
+    /// A work-stealing pool with a worker per CPU.
+    Multi,
 }
 
 #[derive(Debug, Subcommand)]

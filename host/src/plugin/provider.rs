@@ -46,12 +46,16 @@ struct InvokeRequest<'a> {
 /// The invocation arguments: the model's arguments plus the context keys a MaiBot plugin
 /// expects, each filled only where missing or empty; a legacy Action also gets `reasoning`
 /// and the model's arguments as `action_data`.
+///
+/// Takes the arguments out of `invocation` (the provider owns it): only a legacy Action, which
+/// sends them twice, pays for a copy.
 fn invocation_args(
-    invocation: &ToolInvocation,
+    invocation: &mut ToolInvocation,
     ctx: &ToolExecutionContext,
     legacy_action: bool,
 ) -> JsonObject {
-    let mut args = invocation.arguments.clone();
+    let action_data = legacy_action.then(|| invocation.arguments.clone());
+    let mut args = std::mem::take(&mut invocation.arguments);
     let anchor = ctx
         .metadata
         .get("anchor_message")
@@ -85,17 +89,14 @@ fn invocation_args(
             args.insert(key.to_owned(), value.into());
         }
     }
-    if legacy_action {
+    if let Some(action_data) = action_data {
         let reasoning = if invocation.reasoning.is_empty() {
             &ctx.reasoning
         } else {
             &invocation.reasoning
         };
         args.insert("reasoning".into(), reasoning.clone().into());
-        args.insert(
-            "action_data".into(),
-            Value::Object(invocation.arguments.clone()),
-        );
+        args.insert("action_data".into(), Value::Object(action_data));
     }
     args
 }
@@ -178,7 +179,7 @@ impl ToolProvider for PluginToolProvider {
             .with_metadata("plugin_id", entry.plugin_id.clone())
             .with_metadata("error_code", "E_BAD_PAYLOAD"));
         }
-        let args = invocation_args(&invocation, ctx, entry.legacy_action);
+        let args = invocation_args(&mut invocation, ctx, entry.legacy_action);
         let payload = InvokeRequest {
             component_name: &entry.name,
             args: &args,
@@ -234,7 +235,7 @@ mod tests {
             platform: "qq".into(),
             ..ToolExecutionContext::default()
         };
-        let args = invocation_args(&invocation, &ctx, false);
+        let args = invocation_args(&mut invocation.clone(), &ctx, false);
         assert_eq!(args["stream_id"], "st1");
         assert_eq!(args["chat_id"], "st1");
         assert_eq!(args["user_id"], "explicit");
@@ -242,7 +243,7 @@ mod tests {
         assert_eq!(args["platform"], "qq");
         assert!(!args.contains_key("action_data"));
 
-        let action = invocation_args(&invocation, &ctx, true);
+        let action = invocation_args(&mut invocation, &ctx, true);
         assert_eq!(action["reasoning"], "because");
         assert_eq!(
             action["action_data"],
@@ -252,7 +253,7 @@ mod tests {
 
     #[test]
     fn anchor_message_overrides_group_and_user() {
-        let invocation = ToolInvocation::new("t", Default::default());
+        let mut invocation = ToolInvocation::new("t", Default::default());
         let mut ctx = ToolExecutionContext {
             session_id: "s1".into(),
             group_id: "g1".into(),
@@ -262,7 +263,7 @@ mod tests {
             "anchor_message".into(),
             json!({"group_id": "g2", "user_id": "u2"}),
         );
-        let args = invocation_args(&invocation, &ctx, false);
+        let args = invocation_args(&mut invocation, &ctx, false);
         assert_eq!(args["group_id"], "g2");
         assert_eq!(args["user_id"], "u2");
         assert_eq!(args["stream_id"], "s1");
@@ -279,14 +280,14 @@ mod wire_shape_tests {
 
     #[test]
     fn the_borrowed_request_decodes_as_an_invoke_payload() {
-        let invocation = ToolInvocation::new("t", json!({"x": 1}).as_object().unwrap().clone())
+        let mut invocation = ToolInvocation::new("t", json!({"x": 1}).as_object().unwrap().clone())
             .with_call_id("c1");
         let ctx = ToolExecutionContext {
             session_id: "s".into(),
             is_group_chat: Some(true),
             ..Default::default()
         };
-        let args = invocation_args(&invocation, &ctx, false);
+        let args = invocation_args(&mut invocation, &ctx, false);
         let request = InvokeRequest {
             component_name: "t",
             args: &args,

@@ -45,9 +45,9 @@ struct Args {
     /// Kill everything and exit with status 3 after this many seconds.
     #[arg(long, default_value_t = 280)]
     timeout_secs: u64,
-    /// The host's Tokio runtime: `multi` (what `maitool serve` uses) or `current` (one
-    /// thread), to compare flavours.
-    #[arg(long, default_value = "multi")]
+    /// The host's Tokio runtime: `current` (one thread, what `maitool serve` uses by default)
+    /// or `multi` (what `maitool --runtime multi serve` uses), to compare flavours.
+    #[arg(long, default_value = "current")]
     host_runtime: String,
     /// Do not build the sibling executables first (they must exist next to this one).
     #[arg(long)]
