@@ -79,6 +79,23 @@ fn serve(control: &std::path::Path) -> Serve {
     serve
 }
 
+/// `maitool [global...] call calculate 20 + 22` answers 42.
+fn assert_twenty_plus_twenty_two(control: &std::path::Path, global: &[&str]) {
+    let call = [
+        "call",
+        "calculate",
+        "--args",
+        r#"{"a": 20, "b": 22, "op": "add"}"#,
+        "--json",
+    ];
+    let args: Vec<&str> = global.iter().chain(&call).copied().collect();
+    let (code, out, err) = maitool(control, &args);
+    assert_eq!(code, 0, "{global:?}: {err}");
+    let result = json(&out);
+    assert_eq!(result["success"], true, "{global:?}: {out}");
+    assert_eq!(result["content"], "42", "{global:?}: {out}");
+}
+
 fn check_verbs(control: &std::path::Path) {
     let (code, out, err) = maitool(control, &["tools", "--json"]);
     assert_eq!(code, 0, "{err}");
@@ -112,20 +129,7 @@ fn check_verbs(control: &std::path::Path) {
     assert_eq!(dice["provider_type"], "plugin");
     assert!(dice["parameters_schema"]["properties"]["sides"].is_object());
 
-    let (code, out, _) = maitool(
-        control,
-        &[
-            "call",
-            "calculate",
-            "--args",
-            r#"{"a": 20, "b": 22, "op": "add"}"#,
-            "--json",
-        ],
-    );
-    assert_eq!(code, 0);
-    let result = json(&out);
-    assert_eq!(result["success"], true);
-    assert_eq!(result["content"], "42");
+    assert_twenty_plus_twenty_two(control, &[]);
 
     let (code, out, _) = maitool(
         control,
@@ -360,25 +364,7 @@ fn both_runtime_flavours_serve_calls_and_an_unknown_one_is_exit_2() {
     let dir = tempfile::tempdir().unwrap();
     let control = dir.path().join("none.sock");
     for flavour in ["current", "multi"] {
-        let (code, out, err) = maitool(
-            &control,
-            &[
-                "--runtime",
-                flavour,
-                "call",
-                "calculate",
-                "--args",
-                r#"{"a": 20, "b": 22, "op": "add"}"#,
-                "--json",
-            ],
-        );
-        assert_eq!(code, 0, "--runtime {flavour}: {err}");
-        let result = json(&out);
-        assert_eq!(result["success"], true, "--runtime {flavour}: {out}");
-        assert!(
-            result["content"].as_str().unwrap().contains("42"),
-            "--runtime {flavour}: {out}"
-        );
+        assert_twenty_plus_twenty_two(&control, &["--runtime", flavour]);
     }
     let (code, _, err) = maitool(&control, &["--runtime", "threads", "tools"]);
     assert_eq!(code, 2);
