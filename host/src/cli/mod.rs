@@ -30,8 +30,8 @@ pub fn main() -> ExitCode {
     output::init_logging(&cli);
     // The host is I/O-bound: each call is a few microseconds of work between socket reads and
     // writes, so on one thread it saves the cross-thread wake-ups that dominate a call's latency
-    // on a multi-thread runtime (docs/BENCHMARKS.md: p50 1.0-1.15x the socket floor instead
-    // of 1.7-2.2x, same throughput on 2 vCPUs).
+    // on a multi-thread runtime (docs/BENCHMARKS.md: invoke p50 35-60 us instead of 130-144 us,
+    // same throughput on 2 vCPUs).
     let mut builder = match cli.runtime {
         args::RuntimeFlavor::Current => tokio::runtime::Builder::new_current_thread(),
         args::RuntimeFlavor::Multi => tokio::runtime::Builder::new_multi_thread(),
