@@ -146,6 +146,7 @@ impl Host {
     ) -> Result<Host, HostError> {
         let settings = &config.config;
         let kv = KvStore::open(&settings.host.data_dir.join("plugin_kv.sqlite3"))
+            .await
             .map_err(HostError::KvStore)?;
         let (store, sink): (Option<Store>, Arc<dyn MessageSink>) = if settings.host.enable_builtin {
             let store = Store::open(&settings.builtin.database)

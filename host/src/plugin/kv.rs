@@ -20,8 +20,16 @@ impl std::fmt::Debug for KvStore {
 }
 
 impl KvStore {
-    /// Opens (creating) a store file.
-    pub fn open(path: &Path) -> Result<KvStore, String> {
+    /// Opens (creating) a store file. Runs on the blocking pool, like every statement: waiting
+    /// for another process's lock may take seconds, and the host's runtime may have one thread.
+    pub async fn open(path: &Path) -> Result<KvStore, String> {
+        let path = path.to_path_buf();
+        tokio::task::spawn_blocking(move || Self::open_file(&path))
+            .await
+            .map_err(|err| format!("store task failed: {err}"))?
+    }
+
+    fn open_file(path: &Path) -> Result<KvStore, String> {
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent)
                 .map_err(|err| format!("cannot create {}: {err}", parent.display()))?;
@@ -137,3 +145,7 @@ impl KvStore {
         .await
     }
 }
+
+#[cfg(test)]
+#[path = "kv_tests.rs"]
+mod tests;

@@ -326,17 +326,17 @@ pub fn decode_envelope<P: DeserializeOwned>(frame: &[u8]) -> Result<Envelope<P>,
 /// The MessagePack encoding of an empty map (fixmap of length 0).
 pub(crate) const EMPTY_MAP: u8 = 0x80;
 
+/// The first allocation of [`encode_envelope`]'s buffer: a tool invocation with its execution
+/// context is 300-400 bytes, so it encodes without growing the buffer (128 grew it twice per
+/// call on the benchmark's profile).
+const ENCODE_CAPACITY: usize = 512;
+
 /// Encodes an envelope as a frame body (without the length prefix), with named fields.
 pub fn encode_envelope<P: Serialize>(envelope: &Envelope<P>) -> Result<Bytes, WireError> {
-    // A tool invocation with its execution context is 300-400 bytes: starting at 512 encodes
-    // it without growing the buffer (128 grew it twice per call on the benchmark's profile).
     let mut buf = Vec::with_capacity(ENCODE_CAPACITY);
     rmp_serde::encode::write_named(&mut buf, envelope)?;
     check_len(Bytes::from(buf))
 }
-
-/// The first allocation of [`encode_envelope`]'s buffer.
-const ENCODE_CAPACITY: usize = 512;
 
 /// Encodes a response to `request` around a payload that is already MessagePack, without
 /// decoding it again. The result is byte-for-byte what [`encode_envelope`] would produce for
