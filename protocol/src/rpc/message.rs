@@ -5,7 +5,10 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use super::RpcError;
-use crate::wire::{self, EnvelopeHeader};
+use crate::wire::{self, EnvelopeHeader, PayloadAt};
+
+/// The first allocation of [`Payload::encode`]'s buffer.
+const ENCODE_CAPACITY: usize = 256;
 
 /// A payload already encoded as MessagePack (named fields), returned by request handlers.
 ///
@@ -17,8 +20,10 @@ pub struct Payload(Bytes);
 impl Payload {
     /// Encodes `value` as a MessagePack map with named fields.
     pub fn encode<T: Serialize + ?Sized>(value: &T) -> Result<Payload, RpcError> {
-        rmp_serde::to_vec_named(value)
-            .map(|bytes| Payload(Bytes::from(bytes)))
+        // A tool result is a few hundred bytes: starting empty grew the buffer six times.
+        let mut bytes = Vec::with_capacity(ENCODE_CAPACITY);
+        rmp_serde::encode::write_named(&mut bytes, value)
+            .map(|()| Payload(Bytes::from(bytes)))
             .map_err(|err| RpcError::bad_payload(format!("cannot encode payload: {err}")))
     }
 
@@ -48,12 +53,23 @@ pub struct IncomingMessage {
     pub header: EnvelopeHeader,
     /// The whole frame body (the envelope, payload included).
     pub frame: Bytes,
+    /// Where the payload is in `frame`, if decoding the header found out.
+    payload_at: PayloadAt,
 }
 
 impl IncomingMessage {
+    /// A received frame whose header was decoded, with where its payload is if known.
+    pub(crate) fn new(header: EnvelopeHeader, frame: Bytes, payload_at: PayloadAt) -> Self {
+        IncomingMessage {
+            header,
+            frame,
+            payload_at,
+        }
+    }
+
     /// Decodes the payload as `T`; `E_BAD_PAYLOAD` naming the method and the decode error.
     pub fn payload<T: DeserializeOwned>(&self) -> Result<T, RpcError> {
-        wire::decode_payload(&self.frame).map_err(|err| {
+        wire::decode_payload_at(&self.frame, &self.payload_at).map_err(|err| {
             RpcError::bad_payload(format!("bad payload for {}: {err}", self.header.method))
         })
     }

@@ -12,7 +12,7 @@ use super::shared::{Admission, Shared};
 use super::{DisconnectReason, IncomingMessage, RequestHandler, RpcError};
 use crate::wire::{
     CANCEL_METHOD, CancelPayload, Envelope, EnvelopeHeader, MessageType, PROTOCOL_VERSION,
-    WireError, decode_header, encode_envelope, encode_response_raw, recover_request_id,
+    WireError, decode_header_located, encode_envelope, encode_response_raw, recover_request_id,
 };
 
 pub(super) async fn run<F>(mut frames: F, shared: Arc<Shared>, handler: Arc<dyn RequestHandler>)
@@ -49,11 +49,11 @@ fn first_poll_inline() -> bool {
 }
 
 fn dispatch(shared: &Arc<Shared>, handler: &Arc<dyn RequestHandler>, frame: Bytes, inline: bool) {
-    let header = match decode_header(&frame) {
-        Ok(header) => header,
+    let (header, payload_at) = match decode_header_located(&frame) {
+        Ok(decoded) => decoded,
         Err(err) => return reject(shared, &frame, err),
     };
-    let message = IncomingMessage { header, frame };
+    let message = IncomingMessage::new(header, frame, payload_at);
     match message.header.message_type {
         MessageType::Response => shared.resolve(message),
         MessageType::Request => serve(shared, handler, message, inline),
@@ -161,7 +161,7 @@ fn serve(
         let _permit = permit;
         let header = request.header.clone();
         let answer = async {
-            let outcome = run_handler(handler.as_ref(), request).await;
+            let outcome = run_handler(handler.as_ref(), request, &header.method).await;
             encode_reply(&shared, &header, outcome)
         };
         // Only the handler is cancellable. Its answer is owed and waits for room in the send
@@ -208,8 +208,8 @@ fn refuse_busy(shared: &Shared, header: &EnvelopeHeader) {
 async fn run_handler(
     handler: &dyn RequestHandler,
     request: IncomingMessage,
+    method: &str,
 ) -> Result<super::Payload, RpcError> {
-    let method = request.header.method.clone();
     let deadline = request.timeout();
     let timeout_ms = request.header.timeout_ms;
     // `handle` itself runs inside the guarded future, so a panic before it returns is caught too.
@@ -217,7 +217,7 @@ async fn run_handler(
     let outcome = match deadline {
         Some(deadline) => match tokio::time::timeout(deadline, guarded).await {
             Ok(outcome) => outcome,
-            Err(_) => return Err(RpcError::timeout(&method, timeout_ms)),
+            Err(_) => return Err(RpcError::timeout(method, timeout_ms)),
         },
         None => guarded.await,
     };

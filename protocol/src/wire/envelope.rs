@@ -6,6 +6,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 use super::depth::{from_slice, from_slice_within};
+use super::header_walk::{self, PayloadAt};
 use super::{ErrorBody, MAX_FRAME_LEN, MAX_NESTING_DEPTH, PROTOCOL_VERSION, WireError, skip};
 
 /// The kind of a frame.
@@ -30,7 +31,7 @@ impl MessageType {
         }
     }
 
-    fn from_wire(text: &str) -> Option<MessageType> {
+    pub(super) fn from_wire(text: &str) -> Option<MessageType> {
         match text {
             "request" => Some(MessageType::Request),
             "response" => Some(MessageType::Response),
@@ -200,18 +201,29 @@ fn default_protocol_version() -> String {
 }
 
 /// MaiBot's `Envelope.timeout_ms` default.
-fn default_timeout_ms() -> u64 {
+pub(super) fn default_timeout_ms() -> u64 {
     30_000
 }
 
 /// Decodes the envelope of a frame without its payload.
 pub fn decode_header(frame: &[u8]) -> Result<EnvelopeHeader, WireError> {
+    decode_header_located(frame).map(|(header, _)| header)
+}
+
+/// Decodes the header and notes where the payload is, when that came for free.
+pub(crate) fn decode_header_located(
+    frame: &[u8],
+) -> Result<(EnvelopeHeader, PayloadAt), WireError> {
+    if let Some(decoded) = header_walk::walk(frame) {
+        return Ok(decoded);
+    }
     // Decoding without the payload entry spares serde a walk through every payload string;
     // a frame the walk cannot handle is decoded whole, with the usual errors.
-    match skip::without_key(frame, "payload") {
+    let header = match skip::without_key(frame, "payload") {
         Some(header_only) => decode_header_from(&header_only),
         None => decode_header_from(frame),
-    }
+    }?;
+    Ok((header, PayloadAt::Unknown))
 }
 
 fn decode_header_from(frame: &[u8]) -> Result<EnvelopeHeader, WireError> {
@@ -283,8 +295,21 @@ pub fn recover_request_id(frame: &[u8]) -> Option<RecoveredId> {
 /// Decodes only the `payload` of a whole frame; every other key is skipped. A missing or nil
 /// payload decodes as `T` from an empty map, which works for types whose fields all default.
 pub fn decode_payload<T: DeserializeOwned>(frame: &[u8]) -> Result<T, WireError> {
-    // Decode only the payload's own bytes when the frame can be walked (see `skip`).
-    if let Some(range) = skip::value_of(frame, "payload") {
+    decode_payload_at(frame, &PayloadAt::Unknown)
+}
+
+/// [`decode_payload`] with the payload's place already known (from [`decode_header_located`]).
+pub(crate) fn decode_payload_at<T: DeserializeOwned>(
+    frame: &[u8],
+    at: &PayloadAt,
+) -> Result<T, WireError> {
+    let known = match at {
+        PayloadAt::Range(range) => Some(Some(range.clone())),
+        PayloadAt::Absent => Some(None),
+        // Decode only the payload's own bytes when the frame can be walked (see `skip`).
+        PayloadAt::Unknown => skip::value_of(frame, "payload"),
+    };
+    if let Some(range) = known {
         let payload = match range {
             Some(range) => from_slice_within::<Option<T>>(&frame[range], MAX_NESTING_DEPTH - 1)?,
             None => None,
@@ -308,8 +333,8 @@ pub fn decode_payload<T: DeserializeOwned>(frame: &[u8]) -> Result<T, WireError>
 
 /// Decodes a whole frame: its header, then its payload as `P`.
 pub fn decode_envelope<P: DeserializeOwned>(frame: &[u8]) -> Result<Envelope<P>, WireError> {
-    let header = decode_header(frame)?;
-    let payload = decode_payload(frame)?;
+    let (header, at) = decode_header_located(frame)?;
+    let payload = decode_payload_at(frame, &at)?;
     Ok(Envelope {
         protocol_version: header.protocol_version,
         request_id: header.request_id,

@@ -12,6 +12,7 @@ mod depth;
 mod envelope;
 mod error;
 mod error_code;
+mod header_walk;
 pub mod methods;
 mod skip;
 
@@ -27,8 +28,10 @@ pub use envelope::{
     decode_header, decode_payload, encode_envelope, encode_response_raw, now_ms,
     recover_request_id,
 };
+pub(crate) use envelope::{decode_header_located, decode_payload_at};
 pub use error::WireError;
 pub use error_code::{ErrorBody, ErrorCode};
+pub(crate) use header_walk::PayloadAt;
 
 /// The wire protocol version, independent of the crate version.
 pub const PROTOCOL_VERSION: &str = "1.0.0";

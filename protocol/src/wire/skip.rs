@@ -83,7 +83,7 @@ fn write_map_header(out: &mut Vec<u8>, len: usize) {
     }
 }
 
-fn map_header(buf: &[u8]) -> Option<(usize, usize)> {
+pub(crate) fn map_header(buf: &[u8]) -> Option<(usize, usize)> {
     match *buf.first()? {
         marker @ 0x80..=0x8f => Some(((marker & 0x0f) as usize, 1)),
         0xde => Some((be(buf, 1, 2)?, 3)),
@@ -93,7 +93,7 @@ fn map_header(buf: &[u8]) -> Option<(usize, usize)> {
 }
 
 /// The string at `pos` and the position after it.
-fn str_at(buf: &[u8], pos: usize) -> Option<(&[u8], usize)> {
+pub(crate) fn str_at(buf: &[u8], pos: usize) -> Option<(&[u8], usize)> {
     let (len, head) = match *buf.get(pos)? {
         marker @ 0xa0..=0xbf => ((marker & 0x1f) as usize, 1),
         0xd9 => (be(buf, pos + 1, 1)?, 2),

@@ -1,0 +1,139 @@
+//! Decoding the envelope header in one walk over the frame, noting where the payload is.
+//!
+//! The header is what every frame is dispatched on, so it is decoded for every message in
+//! both directions. The serde path (`decode_header_from`) needs the frame without its payload
+//! (a copy) and builds a field map; this walk reads the few scalar fields straight from their
+//! MessagePack markers and remembers the payload's byte range, so that decoding the payload
+//! later does not walk the frame again.
+//!
+//! It only handles the frames every conforming sender produces: a map with string keys, the
+//! envelope's own keys at most once each, strings as `str`, integers as unsigned integers.
+//! Anything else (an unknown key, a `bin` string, a negative or float number, a duplicate,
+//! trailing bytes, an unknown message type) returns `None` and the caller decodes the frame
+//! with serde, which then accepts or rejects it with exactly the usual result. The fuzz target
+//! `envelope` checks that both paths agree.
+
+use std::ops::Range;
+
+use super::depth::from_slice_within;
+use super::envelope::{EnvelopeHeader, MessageType, default_timeout_ms};
+use super::{ErrorBody, MAX_NESTING_DEPTH, PROTOCOL_VERSION, skip};
+
+/// Where the payload of a decoded frame is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum PayloadAt {
+    /// The byte range of the payload value.
+    Range(Range<usize>),
+    /// The frame has no `payload` key.
+    Absent,
+    /// Not known: the header was decoded by serde; walk the frame to find it.
+    Unknown,
+}
+
+/// The header and the payload's place, or `None` when the frame needs the serde decode.
+pub(crate) fn walk(frame: &[u8]) -> Option<(EnvelopeHeader, PayloadAt)> {
+    let (count, mut pos) = skip::map_header(frame)?;
+    let mut fields = Fields::default();
+    for _ in 0..count {
+        let (key, after_key) = skip::str_at(frame, pos)?;
+        let end = skip::skip(frame, after_key)?;
+        let value = &frame[after_key..end];
+        match key {
+            b"protocol_version" => set(&mut fields.protocol_version, string(value)?)?,
+            b"request_id" => set(&mut fields.request_id, uint(value)?)?,
+            b"message_type" => set(&mut fields.message_type, message_type(value)?)?,
+            b"method" => set(&mut fields.method, string(value)?)?,
+            b"plugin_id" => set(&mut fields.plugin_id, string(value)?)?,
+            b"timestamp_ms" => set(&mut fields.timestamp_ms, uint(value)?)?,
+            b"timeout_ms" => set(&mut fields.timeout_ms, uint(value)?)?,
+            b"error" => set(&mut fields.error, error(value)?)?,
+            b"payload" => set(&mut fields.payload, after_key..end)?,
+            _ => return None,
+        }
+        pos = end;
+    }
+    if pos != frame.len() {
+        return None;
+    }
+    let header = EnvelopeHeader {
+        protocol_version: fields
+            .protocol_version
+            .unwrap_or_else(|| PROTOCOL_VERSION.to_owned()),
+        request_id: fields.request_id?,
+        message_type: fields.message_type?,
+        method: fields.method.unwrap_or_default(),
+        plugin_id: fields.plugin_id.unwrap_or_default(),
+        timestamp_ms: fields.timestamp_ms.unwrap_or(0),
+        timeout_ms: fields.timeout_ms.unwrap_or_else(default_timeout_ms),
+        error: fields.error.flatten(),
+    };
+    let payload = fields.payload.map_or(PayloadAt::Absent, PayloadAt::Range);
+    Some((header, payload))
+}
+
+#[derive(Default)]
+struct Fields {
+    protocol_version: Option<String>,
+    request_id: Option<u64>,
+    message_type: Option<MessageType>,
+    method: Option<String>,
+    plugin_id: Option<String>,
+    timestamp_ms: Option<u64>,
+    timeout_ms: Option<u64>,
+    error: Option<Option<ErrorBody>>,
+    payload: Option<Range<usize>>,
+}
+
+/// Fills a field seen for the first time; a second occurrence is serde's to report.
+fn set<T>(slot: &mut Option<T>, value: T) -> Option<()> {
+    if slot.is_some() {
+        return None;
+    }
+    *slot = Some(value);
+    Some(())
+}
+
+fn str_value(value: &[u8]) -> Option<&str> {
+    let (bytes, end) = skip::str_at(value, 0)?;
+    if end != value.len() {
+        return None;
+    }
+    std::str::from_utf8(bytes).ok()
+}
+
+fn string(value: &[u8]) -> Option<String> {
+    str_value(value).map(str::to_owned)
+}
+
+fn message_type(value: &[u8]) -> Option<MessageType> {
+    MessageType::from_wire(str_value(value)?)
+}
+
+/// An unsigned integer in any width (a positive fixint or `uint 8/16/32/64`).
+fn uint(value: &[u8]) -> Option<u64> {
+    let (&marker, rest) = value.split_first()?;
+    let width = match marker {
+        0x00..=0x7f => return (rest.is_empty()).then_some(u64::from(marker)),
+        0xcc => 1,
+        0xcd => 2,
+        0xce => 4,
+        0xcf => 8,
+        _ => return None,
+    };
+    if rest.len() != width {
+        return None;
+    }
+    Some(rest.iter().fold(0u64, |acc, &b| (acc << 8) | u64::from(b)))
+}
+
+/// `nil` or an error body. The body is decoded by serde, one level below the envelope.
+fn error(value: &[u8]) -> Option<Option<ErrorBody>> {
+    if value == [0xc0] {
+        return Some(None);
+    }
+    from_slice_within::<Option<ErrorBody>>(value, MAX_NESTING_DEPTH - 1).ok()
+}
+
+#[cfg(test)]
+#[path = "header_walk_tests.rs"]
+mod tests;
