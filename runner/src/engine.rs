@@ -291,6 +291,8 @@ pub(crate) fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
 
 struct LoadedPlugin {
     spec: PluginSpec,
+    /// The plugin id its log records are tagged with, shared by every call.
+    tag: Arc<str>,
     handlers: HashMap<String, Arc<dyn ComponentHandler>>,
     loaded: AtomicBool,
     /// Set once from the bootstrap, before the plugin loads.
@@ -320,6 +322,7 @@ impl RunnerState {
                     .map(|c| (c.declaration.name.clone(), c.handler.clone()))
                     .collect();
                 LoadedPlugin {
+                    tag: Arc::from(spec.id.as_str()),
                     spec,
                     handlers,
                     loaded: AtomicBool::new(false),
@@ -389,9 +392,7 @@ impl RunnerState {
             let tool_name = payload.component_name.clone();
             state.in_flight.fetch_add(1, Ordering::Relaxed);
             let _guard = InFlightGuard(&state.in_flight);
-            // `&str` fields are recorded as is; `%` would format them on every call.
-            let span = tracing::info_span!("maitool_plugin", plugin_id = plugin_id.as_str(), tool = tool_name.as_str());
-            let call = tracing::Instrument::instrument(handler.call(payload.args, ctx), span);
+            let call = crate::log_forward::in_plugin(plugin.tag.clone(), handler.call(payload.args, ctx));
             let mut result = match std::panic::AssertUnwindSafe(call).catch_unwind().await {
                 Ok(result) => result,
                 Err(panic) => {
