@@ -6,6 +6,11 @@
 //! ```
 
 mod bins;
+
+/// The allocator `maitool serve` runs with, since this process hosts the benchmark's host. The
+/// floor (this executable too) gets it as well, so it stays the floor.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 mod floor;
 mod host;
 mod invoke;
