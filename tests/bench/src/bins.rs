@@ -14,15 +14,18 @@ use anyhow::{Context, Result, bail};
 pub struct Bins {
     /// The echo runner (`maitool-bench-echo`).
     pub echo: PathBuf,
+    /// The floor's server (`maitool-bench-floor`).
+    pub floor: PathBuf,
     /// The `maitool` binary.
     pub maitool: PathBuf,
     /// The example MCP server.
     pub mcp_server: PathBuf,
 }
 
-/// The executables: echo runner, `maitool`, example MCP server.
-const NAMES: [&str; 3] = [
+/// The executables: echo runner, floor server, `maitool`, example MCP server.
+const NAMES: [&str; 4] = [
     "maitool-bench-echo",
+    "maitool-bench-floor",
     "maitool",
     "maitool-example-mcp-server",
 ];
@@ -38,6 +41,8 @@ const BUILDS: &[&[&str]] = &[
         "maitool-host",
         "--bin",
         "maitool-bench-echo",
+        "--bin",
+        "maitool-bench-floor",
         "--bin",
         "maitool",
     ],
@@ -77,8 +82,9 @@ pub fn locate(build: bool) -> Result<Bins> {
     };
     Ok(Bins {
         echo: find(NAMES[0])?,
-        maitool: find(NAMES[1])?,
-        mcp_server: find(NAMES[2])?,
+        floor: find(NAMES[1])?,
+        maitool: find(NAMES[2])?,
+        mcp_server: find(NAMES[3])?,
     })
 }
 

@@ -3,10 +3,11 @@
 //! and its response have. Everything maitool adds (envelope, registry, provider, RPC
 //! multiplexing, the runner's dispatch and the SDK) is measured against this.
 //!
-//! The server is this executable re-run with `--floor-server`; it connects back to a socket
-//! the benchmark listens on, as a runner does, and runs on a current-thread runtime, as a
-//! runner does. Both sides batch writes the way the RPC peer does: every frame already
-//! available is fed, and the buffer is flushed once when nothing more is ready.
+//! The server is `maitool-bench-floor`: it connects back to a socket the benchmark listens on,
+//! runs on a current-thread runtime and the system allocator, as a runner does. The client is
+//! this process, on the host's runtime and allocator, as the host is. Both sides batch writes
+//! the way the RPC peer does: every frame already available is fed, and the buffer is flushed
+//! once when nothing more is ready.
 
 use std::path::Path;
 use std::process::Command;
@@ -22,42 +23,11 @@ use maitool_protocol::wire::{
     frame_codec,
 };
 use maitool_protocol::{JsonObject, ToolExecutionContext, ToolExecutionResult};
-use serde::{Deserialize, Serialize};
 use tokio::net::{UnixListener, UnixStream};
 use tokio_util::codec::{Framed, LengthDelimitedCodec};
 
+use crate::floor_wire::{FloorParams, FloorRequest, FloorResponse, pad_for};
 use crate::procs::ChildGuard;
-
-/// The floor's request: a named-field map with a dynamic `arguments` object, as a host
-/// would carry it; `pad` brings it to the real request's size.
-#[derive(Debug, Serialize, Deserialize)]
-struct FloorRequest {
-    id: u64,
-    method: String,
-    params: FloorParams,
-}
-
-#[derive(Debug, Serialize, Deserialize)]
-struct FloorParams {
-    tool_name: String,
-    arguments: JsonObject,
-    session_id: String,
-    stream_id: String,
-    pad: String,
-}
-
-#[derive(Debug, Serialize, Deserialize)]
-struct FloorResponse {
-    id: u64,
-    result: FloorResult,
-}
-
-#[derive(Debug, Serialize, Deserialize)]
-struct FloorResult {
-    success: bool,
-    content: String,
-    pad: String,
-}
 
 /// The execution context every benchmark call carries.
 pub fn bench_context() -> ToolExecutionContext {
@@ -117,23 +87,6 @@ pub fn invocation_frame_sizes() -> Result<(usize, usize)> {
     Ok((request.len(), response.len()))
 }
 
-/// The longest pad that keeps `encode(pad)` at most `target` bytes (MessagePack string
-/// headers grow at 32 and 256 bytes, so the size is searched, not computed).
-fn pad_for(target: usize, encode: impl Fn(&str) -> Result<Vec<u8>>) -> Result<String> {
-    let base = encode("")?.len();
-    if base >= target {
-        return Ok(String::new());
-    }
-    let mut len = target - base;
-    loop {
-        let pad = "x".repeat(len);
-        if encode(&pad)?.len() <= target || len == 0 {
-            return Ok(pad);
-        }
-        len -= 1;
-    }
-}
-
 fn request_bytes(id: u64, pad: &str) -> Result<Vec<u8>> {
     let request = FloorRequest {
         id,
@@ -147,18 +100,6 @@ fn request_bytes(id: u64, pad: &str) -> Result<Vec<u8>> {
         },
     };
     Ok(rmp_serde::to_vec_named(&request)?)
-}
-
-fn response_bytes(id: u64, content: String, pad: &str) -> Result<Vec<u8>> {
-    let response = FloorResponse {
-        id,
-        result: FloorResult {
-            success: true,
-            content,
-            pad: pad.to_owned(),
-        },
-    };
-    Ok(rmp_serde::to_vec_named(&response)?)
 }
 
 /// A connected floor client and its server process.
@@ -182,18 +123,14 @@ impl std::fmt::Debug for Floor {
 
 impl Floor {
     /// Starts the server process and connects to it; frames are sized like `sizes`.
-    pub async fn start(sizes: (usize, usize)) -> Result<Floor> {
+    pub async fn start(server: &Path, sizes: (usize, usize)) -> Result<Floor> {
         let dir = tempfile::Builder::new()
             .prefix("maitool-bench-floor")
             .tempdir()?;
         let path = dir.path().join("floor.sock");
         let listener = UnixListener::bind(&path).context("cannot bind the floor socket")?;
-        let mut command = Command::new(std::env::current_exe()?);
-        command
-            .arg("--floor-server")
-            .arg(&path)
-            .arg("--response-bytes")
-            .arg(sizes.1.to_string());
+        let mut command = Command::new(server);
+        command.arg(&path).arg(sizes.1.to_string());
         let server = ChildGuard::spawn(command, "the floor server")?;
         let (stream, _) = tokio::time::timeout(Duration::from_secs(10), listener.accept())
             .await
@@ -272,45 +209,4 @@ impl Floor {
         }
         Ok(total as f64 / started.elapsed().as_secs_f64())
     }
-}
-
-/// The `--floor-server` mode: answers every request until the client goes away.
-pub fn serve(socket: &Path, response_bytes: usize) -> Result<()> {
-    crate::procs::die_with_parent();
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?;
-    runtime.block_on(async {
-        let stream = UnixStream::connect(socket)
-            .await
-            .with_context(|| format!("cannot connect to {}", socket.display()))?;
-        let mut framed = Framed::new(stream, frame_codec());
-        let pad = pad_for(response_bytes, response_bytes_for)?;
-        loop {
-            let Some(frame) = framed.next().await else {
-                return Ok(());
-            };
-            framed.feed(answer(&frame?, &pad)?).await?;
-            while let Some(Some(frame)) = framed.next().now_or_never() {
-                framed.feed(answer(&frame?, &pad)?).await?;
-            }
-            SinkExt::<Bytes>::flush(&mut framed).await?;
-        }
-    })
-}
-
-fn response_bytes_for(pad: &str) -> Result<Vec<u8>> {
-    response_bytes(1_000_000, "hello".into(), pad)
-}
-
-fn answer(frame: &[u8], pad: &str) -> Result<Bytes> {
-    let request: FloorRequest = rmp_serde::from_slice(frame)?;
-    let text = request
-        .params
-        .arguments
-        .get("text")
-        .and_then(|v| v.as_str())
-        .unwrap_or_default()
-        .to_owned();
-    Ok(Bytes::from(response_bytes(request.id, text, pad)?))
 }

@@ -21,7 +21,7 @@ const INVOKE: &str = "2 invoke";
 /// Runs both sections into `report`.
 pub async fn run(bins: &Bins, plan: &Plan, report: &mut Report) -> Result<()> {
     let sizes = invocation_frame_sizes()?;
-    let mut floor = Floor::start(sizes).await?;
+    let mut floor = Floor::start(&bins.floor, sizes).await?;
     report.note(
         "frame_bytes",
         json!({"request": floor.sizes.0, "response": floor.sizes.1, "invocation": sizes}),

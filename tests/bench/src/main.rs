@@ -12,6 +12,7 @@ mod bins;
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 mod floor;
+mod floor_wire;
 mod host;
 mod invoke;
 mod mcp;
@@ -57,12 +58,6 @@ struct Args {
     /// Do not build the sibling executables first (they must exist next to this one).
     #[arg(long)]
     no_build: bool,
-    /// Internal: run as the floor's server, connecting to this socket.
-    #[arg(long, hide = true)]
-    floor_server: Option<PathBuf>,
-    /// Internal: the floor server's response size.
-    #[arg(long, hide = true, default_value_t = 0)]
-    response_bytes: usize,
 }
 
 /// Every key the issue tracks; always present in the JSON (null when its section failed).
@@ -82,15 +77,6 @@ const TRACKED: &[&str] = &[
 fn main() -> ExitCode {
     let args = Args::parse();
     init_logging();
-    if let Some(socket) = &args.floor_server {
-        return match floor::serve(socket, args.response_bytes) {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(err) => {
-                eprintln!("maitool-bench floor server: {err:#}");
-                ExitCode::FAILURE
-            }
-        };
-    }
     procs::become_subreaper();
     let _reaper = procs::ReapGuard;
     match run(&args) {

@@ -210,14 +210,6 @@ pub fn wait_for_path(path: &Path, limit: Duration) -> anyhow::Result<()> {
     )
 }
 
-/// Asks the kernel to SIGKILL this process when its parent dies (for the helper processes
-/// the benchmark re-executes itself as).
-pub fn die_with_parent() {
-    if let Err(err) = nix::sys::prctl::set_pdeathsig(Signal::SIGKILL) {
-        tracing::warn!("cannot set the parent-death signal: {err}");
-    }
-}
-
 /// CPU time a process has used so far, summed over its threads (`/proc/PID/task/*/schedstat`,
 /// nanosecond resolution; a thread that already exited is not counted).
 pub fn cpu_time(pid: u32) -> Duration {
