@@ -388,11 +388,21 @@ impl RunnerState {
                     format!("plugin {plugin_id} has no component {}", payload.component_name),
                 ));
             };
-            let ctx = invocation_context(&state, &plugin_id, plugin.data_dir.get().cloned(), &payload);
             let tool_name = payload.component_name.clone();
+            let InvokePayload { args, context, component_name, call_id } = payload;
+            let (execution, chat_id) = execution_context(&args, context);
+            let ctx = InvocationContext {
+                host: HostClient::new(state.peer().clone(), plugin_id.clone()),
+                plugin_id: plugin_id.clone(),
+                component_name,
+                call_id,
+                execution,
+                chat_id,
+                data_dir: plugin.data_dir.get().cloned(),
+            };
             state.in_flight.fetch_add(1, Ordering::Relaxed);
             let _guard = InFlightGuard(&state.in_flight);
-            let call = crate::log_forward::in_plugin(plugin.tag.clone(), handler.call(payload.args, ctx));
+            let call = crate::log_forward::in_plugin(plugin.tag.clone(), handler.call(args, ctx));
             let mut result = match std::panic::AssertUnwindSafe(call).catch_unwind().await {
                 Ok(result) => result,
                 Err(panic) => {
@@ -410,45 +420,33 @@ impl RunnerState {
     }
 }
 
-fn invocation_context(
-    state: &Arc<RunnerState>,
-    plugin_id: &str,
-    data_dir: Option<Arc<Path>>,
-    payload: &InvokePayload,
-) -> InvocationContext {
+/// The conversation context and chat id of a call. The host's own context is taken as is
+/// (moved, not copied: this runs for every call); a MaiBot-style host sends the values as
+/// arguments only.
+fn execution_context(
+    args: &JsonObject,
+    context: Option<ToolExecutionContext>,
+) -> (ToolExecutionContext, String) {
     let arg = |key: &str| {
-        payload
-            .args
-            .get(key)
+        args.get(key)
             .and_then(|v| v.as_str())
             .unwrap_or_default()
             .to_owned()
     };
-    let execution = payload
-        .context
-        .clone()
-        .unwrap_or_else(|| ToolExecutionContext {
-            stream_id: arg("stream_id"),
-            group_id: arg("group_id"),
-            user_id: arg("user_id"),
-            platform: arg("platform"),
-            reasoning: arg("reasoning"),
-            ..ToolExecutionContext::default()
-        });
-    let chat_id = match arg("chat_id") {
-        id if !id.is_empty() => id,
+    let execution = context.unwrap_or_else(|| ToolExecutionContext {
+        stream_id: arg("stream_id"),
+        group_id: arg("group_id"),
+        user_id: arg("user_id"),
+        platform: arg("platform"),
+        reasoning: arg("reasoning"),
+        ..ToolExecutionContext::default()
+    });
+    let chat_id = match args.get("chat_id").and_then(|v| v.as_str()) {
+        Some(id) if !id.is_empty() => id.to_owned(),
         _ if !execution.stream_id.is_empty() => execution.stream_id.clone(),
         _ => execution.session_id.clone(),
     };
-    InvocationContext {
-        plugin_id: plugin_id.to_owned(),
-        component_name: payload.component_name.clone(),
-        call_id: payload.call_id.clone(),
-        execution,
-        chat_id,
-        host: HostClient::new(state.peer().clone(), plugin_id.to_owned()),
-        data_dir,
-    }
+    (execution, chat_id)
 }
 
 struct InFlightGuard<'a>(&'a AtomicU64);

@@ -11,8 +11,9 @@ use futures::{FutureExt, Stream, StreamExt};
 use super::shared::{Admission, Shared};
 use super::{DisconnectReason, IncomingMessage, RequestHandler, RpcError};
 use crate::wire::{
-    CANCEL_METHOD, CancelPayload, Envelope, EnvelopeHeader, MessageType, PROTOCOL_VERSION,
-    WireError, decode_header_located, encode_envelope, encode_response_raw, recover_request_id,
+    CANCEL_METHOD, CancelPayload, EMPTY_MAP, Envelope, EnvelopeHeader, MessageType,
+    PROTOCOL_VERSION, ResponseHead, WireError, decode_header_located, encode_envelope,
+    recover_request_id,
 };
 
 pub(super) async fn run<F>(mut frames: F, shared: Arc<Shared>, handler: Arc<dyn RequestHandler>)
@@ -135,6 +136,13 @@ fn serve(
     inline: bool,
 ) {
     let id = request.header.request_id;
+    let head = match ResponseHead::for_request(&request.header) {
+        Ok(head) => head,
+        Err(err) => {
+            tracing::error!(peer = %shared.name, request_id = id, %err, "cannot answer a request");
+            return;
+        }
+    };
     let Some(permit) = shared.incoming_permit() else {
         return refuse_busy(shared, &request.header);
     };
@@ -159,10 +167,9 @@ fn serve(
         // Held until the response is queued: a peer that floods and never reads holds at
         // most `max_incoming` tasks, not one per request it sends.
         let _permit = permit;
-        let header = request.header.clone();
         let answer = async {
-            let outcome = run_handler(handler.as_ref(), request, &header.method).await;
-            encode_reply(&shared, &header, outcome)
+            let outcome = run_handler(handler.as_ref(), request, head.method()).await;
+            encode_reply(&shared, &head, outcome)
         };
         // Only the handler is cancellable. Its answer is owed and waits for room in the send
         // queue outside this select: `finish_incoming` drops the cancel sender, which used to
@@ -231,12 +238,12 @@ async fn run_handler(
 
 fn encode_reply(
     shared: &Shared,
-    header: &EnvelopeHeader,
+    head: &ResponseHead,
     outcome: Result<super::Payload, RpcError>,
 ) -> Option<Bytes> {
     let encoded = match &outcome {
-        Ok(payload) => encode_response_raw(header, payload.as_bytes()),
-        Err(error) => encode_envelope(&Envelope::error_response_to(header, error.to_body())),
+        Ok(payload) => head.finish(payload.as_bytes(), None),
+        Err(error) => head.finish(&[EMPTY_MAP], Some(&error.to_body())),
     };
     let err = match encoded {
         Ok(reply) => return Some(reply),
@@ -244,10 +251,10 @@ fn encode_reply(
     };
     // Too large, most likely: the caller still gets an answer, saying why.
     let error = RpcError::bad_payload(format!("cannot encode the response: {err}"));
-    match encode_envelope(&Envelope::error_response_to(header, error.to_body())) {
+    match head.finish(&[EMPTY_MAP], Some(&error.to_body())) {
         Ok(reply) => Some(reply),
         Err(err) => {
-            tracing::error!(peer = %shared.name, request_id = header.request_id, %err, "cannot answer a request");
+            tracing::error!(peer = %shared.name, request_id = head.request_id(), %err, "cannot answer a request");
             None
         }
     }

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use super::depth::{from_slice, from_slice_within};
 use super::header_walk::{self, PayloadAt};
+use super::response_head::ResponseHead;
 use super::{ErrorBody, MAX_FRAME_LEN, MAX_NESTING_DEPTH, PROTOCOL_VERSION, WireError, skip};
 
 /// The kind of a frame.
@@ -365,52 +366,15 @@ pub fn encode_envelope<P: Serialize>(envelope: &Envelope<P>) -> Result<Bytes, Wi
 
 /// Encodes a response to `request` around a payload that is already MessagePack, without
 /// decoding it again. The result is byte-for-byte what [`encode_envelope`] would produce for
-/// the same values.
+/// the same values (for any clock past 1970-02-19, when Unix milliseconds outgrew 32 bits).
 pub fn encode_response_raw(
     request: &EnvelopeHeader,
     payload_msgpack: &[u8],
 ) -> Result<Bytes, WireError> {
-    let mut buf = Vec::with_capacity(112 + request.method.len() + payload_msgpack.len());
-    write_response_head(&mut buf, request)
-        .map_err(|err| WireError::Encode(rmp_serde::encode::Error::from(err)))?;
-    buf.extend_from_slice(payload_msgpack);
-    rmp::encode::write_str(&mut buf, "error")
-        .map_err(|err| WireError::Encode(rmp_serde::encode::Error::from(err)))?;
-    buf.push(NIL);
-    check_len(Bytes::from(buf))
+    ResponseHead::for_request(request)?.finish(payload_msgpack, None)
 }
 
-/// Every field of a success response up to and including the `payload` key, in the order of
-/// [`Envelope`]'s serde encoding.
-fn write_response_head(
-    buf: &mut Vec<u8>,
-    request: &EnvelopeHeader,
-) -> Result<(), rmp::encode::ValueWriteError> {
-    use rmp::encode::{write_map_len, write_str, write_uint};
-
-    write_map_len(buf, 9)?;
-    write_str(buf, "protocol_version")?;
-    write_str(buf, &request.protocol_version)?;
-    write_str(buf, "request_id")?;
-    write_uint(buf, request.request_id)?;
-    write_str(buf, "message_type")?;
-    write_str(buf, MessageType::Response.as_str())?;
-    write_str(buf, "method")?;
-    write_str(buf, &request.method)?;
-    write_str(buf, "plugin_id")?;
-    write_str(buf, &request.plugin_id)?;
-    write_str(buf, "timestamp_ms")?;
-    write_uint(buf, now_ms())?;
-    write_str(buf, "timeout_ms")?;
-    write_uint(buf, request.timeout_ms)?;
-    write_str(buf, "payload")?;
-    Ok(())
-}
-
-/// The MessagePack encoding of nil.
-const NIL: u8 = 0xc0;
-
-fn check_len(frame: Bytes) -> Result<Bytes, WireError> {
+pub(super) fn check_len(frame: Bytes) -> Result<Bytes, WireError> {
     if frame.len() > MAX_FRAME_LEN {
         return Err(WireError::FrameTooLarge {
             len: frame.len(),

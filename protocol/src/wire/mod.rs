@@ -14,6 +14,7 @@ mod error;
 mod error_code;
 mod header_walk;
 pub mod methods;
+mod response_head;
 mod skip;
 
 #[cfg(test)]
@@ -23,15 +24,16 @@ use serde::{Deserialize, Serialize};
 
 pub use codec::{FrameDecoder, frame_codec};
 pub(crate) use depth::from_slice_within;
+pub(crate) use envelope::{EMPTY_MAP, decode_header_located, decode_payload_at};
 pub use envelope::{
     EmptyPayload, Envelope, EnvelopeHeader, MessageType, RecoveredId, decode_envelope,
     decode_header, decode_payload, encode_envelope, encode_response_raw, now_ms,
     recover_request_id,
 };
-pub(crate) use envelope::{decode_header_located, decode_payload_at};
 pub use error::WireError;
 pub use error_code::{ErrorBody, ErrorCode};
 pub(crate) use header_walk::PayloadAt;
+pub(crate) use response_head::ResponseHead;
 
 /// The wire protocol version, independent of the crate version.
 pub const PROTOCOL_VERSION: &str = "1.0.0";

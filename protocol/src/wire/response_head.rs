@@ -1,0 +1,120 @@
+//! A response encoded up to its payload as soon as the request arrives.
+//!
+//! A request's answer repeats the request's protocol version, id, method, plugin id and
+//! timeout. Encoding them when the request arrives, instead of keeping a copy of its header
+//! until the handler is done, spares three string copies per request; the timestamp, which
+//! must be the time of the answer, is written as a `uint 64` and set when the answer is.
+//!
+//! ```text
+//! map(9) "protocol_version" str  "request_id" uint  "message_type" "response"
+//!        "method" str  "plugin_id" str  "timestamp_ms" cf xx xx xx xx xx xx xx xx
+//!        "timeout_ms" uint  "payload"      | payload bytes | "error" nil or error body
+//!        `------------------- head: encoded once -----------'
+//! ```
+//!
+//! Unix milliseconds need 64 bits since 1970-02-19, so the fixed-width timestamp is also the
+//! shortest encoding, and the result is byte-for-byte what `encode_envelope` would produce.
+
+use bytes::Bytes;
+use rmp::encode::{ValueWriteError, write_map_len, write_str, write_uint};
+
+use super::envelope::{EnvelopeHeader, MessageType, check_len, now_ms};
+use super::{ErrorBody, WireError};
+
+/// The MessagePack marker of a `uint 64`.
+const UINT64: u8 = 0xcf;
+/// The MessagePack encoding of nil.
+const NIL: u8 = 0xc0;
+/// `"error"` as a MessagePack string.
+const ERROR_KEY: &[u8] = b"\xa5error";
+
+/// The encoded head of the response to one request.
+#[derive(Debug)]
+pub(crate) struct ResponseHead {
+    buf: Vec<u8>,
+    /// Where the 8 bytes of the timestamp start.
+    timestamp_at: usize,
+    method: std::ops::Range<usize>,
+    request_id: u64,
+}
+
+impl ResponseHead {
+    /// Encodes everything of the response to `request` up to and including the `payload` key.
+    pub(crate) fn for_request(request: &EnvelopeHeader) -> Result<ResponseHead, WireError> {
+        let mut buf = Vec::with_capacity(
+            128 + request.method.len() + request.plugin_id.len() + request.protocol_version.len(),
+        );
+        let (timestamp_at, method) = write_head(&mut buf, request).map_err(encode_error)?;
+        Ok(ResponseHead {
+            buf,
+            timestamp_at,
+            method,
+            request_id: request.request_id,
+        })
+    }
+
+    /// The request's method.
+    pub(crate) fn method(&self) -> &str {
+        std::str::from_utf8(&self.buf[self.method.clone()]).unwrap_or_default()
+    }
+
+    /// The request's id.
+    pub(crate) fn request_id(&self) -> u64 {
+        self.request_id
+    }
+
+    /// The whole response: this head, stamped with the current time, then `payload` (already
+    /// MessagePack) and `error` (nil, or the error body).
+    pub(crate) fn finish(
+        &self,
+        payload: &[u8],
+        error: Option<&ErrorBody>,
+    ) -> Result<Bytes, WireError> {
+        let mut frame = Vec::with_capacity(self.buf.len() + payload.len() + ERROR_KEY.len() + 1);
+        frame.extend_from_slice(&self.buf);
+        frame[self.timestamp_at..self.timestamp_at + 8].copy_from_slice(&now_ms().to_be_bytes());
+        frame.extend_from_slice(payload);
+        frame.extend_from_slice(ERROR_KEY);
+        match error {
+            None => frame.push(NIL),
+            Some(body) => rmp_serde::encode::write_named(&mut frame, body)?,
+        }
+        check_len(Bytes::from(frame))
+    }
+}
+
+/// Writes the head in the order of `Envelope`'s serde encoding; returns where the timestamp's
+/// bytes and the method's text are.
+fn write_head(
+    buf: &mut Vec<u8>,
+    request: &EnvelopeHeader,
+) -> Result<(usize, std::ops::Range<usize>), ValueWriteError> {
+    write_map_len(buf, 9)?;
+    write_str(buf, "protocol_version")?;
+    write_str(buf, &request.protocol_version)?;
+    write_str(buf, "request_id")?;
+    write_uint(buf, request.request_id)?;
+    write_str(buf, "message_type")?;
+    write_str(buf, MessageType::Response.as_str())?;
+    write_str(buf, "method")?;
+    write_str(buf, &request.method)?;
+    let method = buf.len() - request.method.len()..buf.len();
+    write_str(buf, "plugin_id")?;
+    write_str(buf, &request.plugin_id)?;
+    write_str(buf, "timestamp_ms")?;
+    buf.push(UINT64);
+    let timestamp_at = buf.len();
+    buf.extend_from_slice(&[0; 8]);
+    write_str(buf, "timeout_ms")?;
+    write_uint(buf, request.timeout_ms)?;
+    write_str(buf, "payload")?;
+    Ok((timestamp_at, method))
+}
+
+fn encode_error(err: ValueWriteError) -> WireError {
+    WireError::Encode(rmp_serde::encode::Error::from(err))
+}
+
+#[cfg(test)]
+#[path = "response_head_tests.rs"]
+mod tests;
