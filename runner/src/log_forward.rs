@@ -12,7 +12,6 @@ use parking_lot::Mutex;
 use tracing::field::{Field, Visit};
 use tracing::{Event, Level, Subscriber};
 use tracing_subscriber::layer::{Context, SubscriberExt};
-use tracing_subscriber::registry::LookupSpan;
 use tracing_subscriber::util::SubscriberInitExt;
 use tracing_subscriber::{EnvFilter, Layer};
 
@@ -154,10 +153,7 @@ pub(crate) fn in_plugin<F: Future>(
     CURRENT_PLUGIN.scope(plugin_id, work)
 }
 
-impl<S> Layer<S> for ForwardLayer
-where
-    S: Subscriber + for<'a> LookupSpan<'a>,
-{
+impl<S: Subscriber> Layer<S> for ForwardLayer {
     fn on_event(&self, event: &Event<'_>, _ctx: Context<'_, S>) {
         let mut visitor = FieldCollector::default();
         event.record(&mut visitor);

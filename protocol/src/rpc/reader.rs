@@ -136,13 +136,6 @@ fn serve(
     inline: bool,
 ) {
     let id = request.header.request_id;
-    let head = match ResponseHead::for_request(&request.header) {
-        Ok(head) => head,
-        Err(err) => {
-            tracing::error!(peer = %shared.name, request_id = id, %err, "cannot answer a request");
-            return;
-        }
-    };
     let Some(permit) = shared.incoming_permit() else {
         return refuse_busy(shared, &request.header);
     };
@@ -161,6 +154,7 @@ fn serve(
             return;
         }
     };
+    let head = ResponseHead::for_request(&request.header);
     let shared = Arc::clone(shared);
     let handler = Arc::clone(handler);
     let task = async move {

@@ -371,7 +371,7 @@ pub fn encode_response_raw(
     request: &EnvelopeHeader,
     payload_msgpack: &[u8],
 ) -> Result<Bytes, WireError> {
-    ResponseHead::for_request(request)?.finish(payload_msgpack, None)
+    ResponseHead::for_request(request).finish(payload_msgpack, None)
 }
 
 pub(super) fn check_len(frame: Bytes) -> Result<Bytes, WireError> {

@@ -16,6 +16,9 @@
 //! shortest encoding, and the result is byte-for-byte what `encode_envelope` would produce.
 
 use bytes::Bytes;
+use std::convert::Infallible;
+
+use rmp::encode::buffer::ByteBuf;
 use rmp::encode::{ValueWriteError, write_map_len, write_str, write_uint};
 
 use super::envelope::{EnvelopeHeader, MessageType, check_len, now_ms};
@@ -40,17 +43,24 @@ pub(crate) struct ResponseHead {
 
 impl ResponseHead {
     /// Encodes everything of the response to `request` up to and including the `payload` key.
-    pub(crate) fn for_request(request: &EnvelopeHeader) -> Result<ResponseHead, WireError> {
-        let mut buf = Vec::with_capacity(
+    pub(crate) fn for_request(request: &EnvelopeHeader) -> ResponseHead {
+        let mut buf = ByteBuf::with_capacity(
             128 + request.method.len() + request.plugin_id.len() + request.protocol_version.len(),
         );
-        let (timestamp_at, method) = write_head(&mut buf, request).map_err(encode_error)?;
-        Ok(ResponseHead {
-            buf,
+        let (timestamp_at, method) = match write_head(&mut buf, request) {
+            Ok(places) => places,
+            // `ByteBuf` cannot fail to grow: its error type has no values.
+            Err(
+                ValueWriteError::InvalidMarkerWrite(never)
+                | ValueWriteError::InvalidDataWrite(never),
+            ) => match never {},
+        };
+        ResponseHead {
+            buf: buf.into_vec(),
             timestamp_at,
             method,
             request_id: request.request_id,
-        })
+        }
     }
 
     /// The request's method.
@@ -86,9 +96,9 @@ impl ResponseHead {
 /// Writes the head in the order of `Envelope`'s serde encoding; returns where the timestamp's
 /// bytes and the method's text are.
 fn write_head(
-    buf: &mut Vec<u8>,
+    buf: &mut ByteBuf,
     request: &EnvelopeHeader,
-) -> Result<(usize, std::ops::Range<usize>), ValueWriteError> {
+) -> Result<(usize, std::ops::Range<usize>), ValueWriteError<Infallible>> {
     write_map_len(buf, 9)?;
     write_str(buf, "protocol_version")?;
     write_str(buf, &request.protocol_version)?;
@@ -98,21 +108,17 @@ fn write_head(
     write_str(buf, MessageType::Response.as_str())?;
     write_str(buf, "method")?;
     write_str(buf, &request.method)?;
-    let method = buf.len() - request.method.len()..buf.len();
+    let method = buf.as_slice().len() - request.method.len()..buf.as_slice().len();
     write_str(buf, "plugin_id")?;
     write_str(buf, &request.plugin_id)?;
     write_str(buf, "timestamp_ms")?;
-    buf.push(UINT64);
-    let timestamp_at = buf.len();
-    buf.extend_from_slice(&[0; 8]);
+    buf.as_mut_vec().push(UINT64);
+    let timestamp_at = buf.as_slice().len();
+    buf.as_mut_vec().extend_from_slice(&[0; 8]);
     write_str(buf, "timeout_ms")?;
     write_uint(buf, request.timeout_ms)?;
     write_str(buf, "payload")?;
     Ok((timestamp_at, method))
-}
-
-fn encode_error(err: ValueWriteError) -> WireError {
-    WireError::Encode(rmp_serde::encode::Error::from(err))
 }
 
 #[cfg(test)]

@@ -29,7 +29,7 @@ fn payload() -> JsonObject {
 
 #[test]
 fn a_success_is_what_the_serde_encoding_of_the_envelope_is() {
-    let head = ResponseHead::for_request(&request()).unwrap();
+    let head = ResponseHead::for_request(&request());
     let before = now_ms();
     let frame = head
         .finish(&rmp_serde::to_vec_named(&payload()).unwrap(), None)
@@ -44,7 +44,7 @@ fn a_success_is_what_the_serde_encoding_of_the_envelope_is() {
 #[test]
 fn an_error_is_what_the_serde_encoding_of_the_error_response_is() {
     let body = ErrorBody::new(ErrorCode::Timeout, "request plugin.invoke_tool timed out");
-    let head = ResponseHead::for_request(&request()).unwrap();
+    let head = ResponseHead::for_request(&request());
     let frame = head.finish(&[0x80], Some(&body)).unwrap();
     let header = decode_header(&frame).unwrap();
     assert_eq!(header.error.as_ref(), Some(&body));
@@ -55,7 +55,7 @@ fn an_error_is_what_the_serde_encoding_of_the_error_response_is() {
 
 #[test]
 fn one_head_answers_twice_and_keeps_the_request_identity() {
-    let head = ResponseHead::for_request(&request()).unwrap();
+    let head = ResponseHead::for_request(&request());
     assert_eq!(head.method(), "plugin.invoke_tool");
     assert_eq!(head.request_id(), 1_000_042);
     // A reply that could not be sent as built is replaced by an error from the same head.
