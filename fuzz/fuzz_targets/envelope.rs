@@ -3,7 +3,9 @@
 //! `decode_header` and `decode_payload` walk the frame with their own MessagePack skipper
 //! (`wire/skip.rs`) to avoid decoding it twice; whatever the bytes, they must agree with a
 //! plain serde decode of the whole frame. A frame that decodes must survive being encoded
-//! again (`encode_envelope`, and `encode_response_raw` for its response).
+//! again (`encode_envelope`, and `encode_response_raw` for its response). A runner reads an
+//! invocation with `InvokeView`, which leaves the arguments encoded: every frame serde
+//! decodes as an `InvokePayload` must read the same through it.
 #![no_main]
 
 use std::borrow::Cow;
@@ -11,8 +13,11 @@ use std::collections::BTreeMap;
 
 use libfuzzer_sys::fuzz_target;
 use maitool_protocol::wire::methods::InvokePayload;
+use bytes::Bytes;
+use maitool_protocol::JsonObject;
 use maitool_protocol::wire::{
-    EmptyPayload, Envelope, EnvelopeHeader, ErrorBody, MessageType, WireError, decode_envelope,
+    EmptyPayload, Envelope, EnvelopeHeader, ErrorBody, InvokeView, MessageType, WireError,
+    decode_envelope,
     decode_header, decode_payload, encode_envelope, encode_response_raw, recover_request_id,
 };
 use serde::Deserialize;
@@ -24,7 +29,7 @@ fuzz_target!(|frame: &[u8]| {
     let payload = decode_payload::<Value>(frame);
     header_agrees_with_serde(frame, &header);
     payload_agrees_with_serde(frame, &payload);
-    let _ = decode_envelope::<InvokePayload>(frame);
+    invoke_view_agrees_with_serde(frame);
     let _ = decode_envelope::<EmptyPayload>(frame);
 
     if let (Ok(header), Ok(payload)) = (header, payload) {
@@ -151,6 +156,28 @@ fn payload_agrees_with_serde(frame: &[u8], payload: &Result<Value, WireError>) {
         Ok(payload) => assert_eq!(*payload, reference, "payloads differ"),
         Err(err) if is_depth_error(err) => {}
         Err(err) => panic!("serde decodes the payload, decode_payload fails: {err}"),
+    }
+}
+
+/// Where serde decodes the frame as an invocation, the invocation view reads the same names,
+/// context and arguments. (The view may accept more: what is inside `args` is only checked
+/// when a tool decodes its arguments.)
+fn invoke_view_agrees_with_serde(frame: &[u8]) {
+    let Ok(reference) = decode_envelope::<InvokePayload>(frame) else {
+        return;
+    };
+    let reference = reference.payload;
+    let view = match InvokeView::from_frame(&Bytes::copy_from_slice(frame)) {
+        Ok(view) => view,
+        Err(err) => panic!("serde decodes the invocation, InvokeView fails: {err}"),
+    };
+    assert_eq!(view.component_name, reference.component_name);
+    assert_eq!(view.call_id, reference.call_id);
+    assert_eq!(view.context, reference.context);
+    match view.args.decode::<JsonObject>() {
+        Ok(args) => assert_eq!(args, reference.args, "arguments differ"),
+        Err(err) if is_depth_error(&err) => {}
+        Err(err) => panic!("serde decodes the arguments, the view's fail: {err}"),
     }
 }
 

@@ -89,6 +89,22 @@ pub trait ToolProvider: Send + Sync + 'static {
         ctx: &ToolExecutionContext,
     ) -> Result<ToolExecutionResult, ProviderError>;
 
+    /// Runs a tool the registry has just found here with [`available_tool`]: `spec` is what
+    /// that returned for this call's context. The default calls [`invoke`]; a provider whose
+    /// `invoke` would look the tool up and check its availability again can skip that.
+    ///
+    /// [`available_tool`]: Self::available_tool
+    /// [`invoke`]: Self::invoke
+    async fn invoke_available(
+        &self,
+        spec: Arc<ToolSpec>,
+        invocation: ToolInvocation,
+        ctx: &ToolExecutionContext,
+    ) -> Result<ToolExecutionResult, ProviderError> {
+        let _ = spec;
+        self.invoke(invocation, ctx).await
+    }
+
     /// Releases connections, processes and other resources.
     async fn close(&self) -> Result<(), ProviderError> {
         Ok(())

@@ -17,7 +17,7 @@ const DEFAULT_CAPABILITY_TIMEOUT: Duration = Duration::from_secs(30);
 #[derive(Clone)]
 pub struct HostClient {
     peer: RpcPeer,
-    plugin_id: String,
+    plugin_id: Arc<str>,
 }
 
 impl std::fmt::Debug for HostClient {
@@ -29,7 +29,7 @@ impl std::fmt::Debug for HostClient {
 }
 
 impl HostClient {
-    pub(crate) fn new(peer: RpcPeer, plugin_id: String) -> Self {
+    pub(crate) fn new(peer: RpcPeer, plugin_id: Arc<str>) -> Self {
         Self { peer, plugin_id }
     }
 
@@ -65,9 +65,9 @@ impl HostClient {
 #[derive(Debug, Clone)]
 pub struct InvocationContext {
     /// The plugin being invoked.
-    pub plugin_id: String,
+    pub plugin_id: Arc<str>,
     /// The component being invoked.
-    pub component_name: String,
+    pub component_name: Arc<str>,
     /// The model's tool-call id.
     pub call_id: String,
     /// The conversation context (session, stream, chat type, group, user, platform,

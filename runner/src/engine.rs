@@ -16,10 +16,10 @@ use maitool_protocol::rpc::{
 };
 use maitool_protocol::wire::methods::{
     AckPayload, ConfigUpdatedPayload, ConfigUpdatedResponse, HealthPayload, HelloPayload,
-    HelloResponsePayload, InvokePayload, InvokeResultPayload, RegisterComponentsPayload,
+    HelloResponsePayload, InvokeResultPayload, RegisterComponentsPayload,
     RegisterComponentsResponse, RunnerReadyPayload, ShutdownPayload, names,
 };
-use maitool_protocol::wire::{ErrorCode, SUPPORTED_PROTOCOL_VERSIONS};
+use maitool_protocol::wire::{EncodedValue, ErrorCode, InvokeView, SUPPORTED_PROTOCOL_VERSIONS};
 use maitool_protocol::{JsonObject, ToolExecutionContext, ToolExecutionResult};
 use tokio::sync::Notify;
 
@@ -227,7 +227,7 @@ async fn load_one(
         .configure(config)
         .map_err(|err| format!("invalid configuration: {err}"))?;
     register(spec, peer, true).await?;
-    let host = HostClient::new(peer.clone(), spec.id.clone());
+    let host = HostClient::new(peer.clone(), Arc::from(spec.id.as_str()));
     let load = std::panic::AssertUnwindSafe(spec.hooks.on_load(host, data_dir))
         .catch_unwind()
         .await;
@@ -293,7 +293,7 @@ struct LoadedPlugin {
     spec: PluginSpec,
     /// The plugin id its log records are tagged with, shared by every call.
     tag: Arc<str>,
-    handlers: HashMap<String, Arc<dyn ComponentHandler>>,
+    handlers: HashMap<Arc<str>, Arc<dyn ComponentHandler>>,
     loaded: AtomicBool,
     /// Set once from the bootstrap, before the plugin loads.
     data_dir: OnceLock<Arc<Path>>,
@@ -319,7 +319,7 @@ impl RunnerState {
                 let handlers = spec
                     .components
                     .iter()
-                    .map(|c| (c.declaration.name.clone(), c.handler.clone()))
+                    .map(|c| (Arc::from(c.declaration.name.as_str()), c.handler.clone()))
                     .collect();
                 LoadedPlugin {
                     tag: Arc::from(spec.id.as_str()),
@@ -376,25 +376,25 @@ impl RunnerState {
             if state.draining.load(Ordering::Acquire) {
                 return Err(RpcError::shutting_down("runner is shutting down"));
             }
-            let plugin_id = request.plugin_id().to_owned();
-            let plugin = state.plugin(&plugin_id).filter(|p| p.loaded.load(Ordering::Acquire));
+            let plugin = state.plugin(request.plugin_id()).filter(|p| p.loaded.load(Ordering::Acquire));
             let Some(plugin) = plugin else {
-                return Err(RpcError::new(ErrorCode::PluginNotFound, format!("plugin {plugin_id} is not loaded")));
+                return Err(RpcError::new(ErrorCode::PluginNotFound, format!("plugin {} is not loaded", request.plugin_id())));
             };
-            let payload: InvokePayload = request.payload()?;
-            let Some(handler) = plugin.handlers.get(&payload.component_name).cloned() else {
+            // Names are shared, not copied, for every call.
+            let plugin_id = Arc::clone(&plugin.tag);
+            let InvokeView { component_name, args, context, call_id } = request.invoke_view()?;
+            let Some((tool_name, handler)) = plugin.handlers.get_key_value(component_name.as_str()) else {
                 return Err(RpcError::new(
                     ErrorCode::ToolNotFound,
-                    format!("plugin {plugin_id} has no component {}", payload.component_name),
+                    format!("plugin {plugin_id} has no component {component_name}"),
                 ));
             };
-            let tool_name = payload.component_name.clone();
-            let InvokePayload { args, context, component_name, call_id } = payload;
+            let (tool_name, handler) = (Arc::clone(tool_name), Arc::clone(handler));
             let (execution, chat_id) = execution_context(&args, context);
             let ctx = InvocationContext {
-                host: HostClient::new(state.peer().clone(), plugin_id.clone()),
-                plugin_id: plugin_id.clone(),
-                component_name,
+                host: HostClient::new(state.peer().clone(), Arc::clone(&plugin_id)),
+                plugin_id: Arc::clone(&plugin_id),
+                component_name: Arc::clone(&tool_name),
                 call_id,
                 execution,
                 chat_id,
@@ -408,11 +408,11 @@ impl RunnerState {
                 Err(panic) => {
                     let message = panic_message(panic.as_ref());
                     tracing::error!(plugin_id = %plugin_id, tool = %tool_name, "handler panicked: {message}");
-                    ToolExecutionResult::failure(&tool_name, format!("tool {tool_name} panicked: {message}"))
+                    ToolExecutionResult::failure(&*tool_name, format!("tool {tool_name} panicked: {message}"))
                 }
             };
             if result.tool_name.is_empty() {
-                result.tool_name = tool_name;
+                result.tool_name = tool_name.to_string();
             }
             Payload::encode(&InvokeResultPayload { success: result.success, result: None, tool_result: Some(result) })
         }
@@ -424,15 +424,10 @@ impl RunnerState {
 /// (moved, not copied: this runs for every call); a MaiBot-style host sends the values as
 /// arguments only.
 fn execution_context(
-    args: &JsonObject,
+    args: &EncodedValue,
     context: Option<ToolExecutionContext>,
 ) -> (ToolExecutionContext, String) {
-    let arg = |key: &str| {
-        args.get(key)
-            .and_then(|v| v.as_str())
-            .unwrap_or_default()
-            .to_owned()
-    };
+    let arg = |key: &str| args.str_entry(key).unwrap_or_default().to_owned();
     let execution = context.unwrap_or_else(|| ToolExecutionContext {
         stream_id: arg("stream_id"),
         group_id: arg("group_id"),
@@ -441,7 +436,7 @@ fn execution_context(
         reasoning: arg("reasoning"),
         ..ToolExecutionContext::default()
     });
-    let chat_id = match args.get("chat_id").and_then(|v| v.as_str()) {
+    let chat_id = match args.str_entry("chat_id") {
         Some(id) if !id.is_empty() => id.to_owned(),
         _ if !execution.stream_id.is_empty() => execution.stream_id.clone(),
         _ => execution.session_id.clone(),

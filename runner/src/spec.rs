@@ -5,6 +5,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use futures::future::BoxFuture;
+use maitool_protocol::wire::EncodedValue;
 use maitool_protocol::wire::methods::ComponentDeclaration;
 use maitool_protocol::{JsonObject, ToolExecutionResult};
 
@@ -12,11 +13,12 @@ use crate::{HostClient, InvocationContext};
 
 /// Runs one component (a tool or a converted legacy Action).
 pub trait ComponentHandler: Send + Sync + 'static {
-    /// Runs the component with the invocation's arguments. Failures are results with
+    /// Runs the component with the invocation's arguments, a map still encoded as it arrived
+    /// (decode it straight into the argument type). Failures are results with
     /// `success = false`; a panic is caught by the runner and reported the same way.
     fn call(
         &self,
-        args: JsonObject,
+        args: EncodedValue,
         ctx: InvocationContext,
     ) -> BoxFuture<'static, ToolExecutionResult>;
 }

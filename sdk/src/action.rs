@@ -11,14 +11,15 @@ use std::sync::Arc;
 
 use futures::FutureExt;
 use futures::future::BoxFuture;
+use maitool_protocol::wire::EncodedValue;
 use maitool_protocol::wire::methods::{ComponentDeclaration, names};
 use maitool_protocol::{JsonObject, ToolExecutionResult};
 use maitool_runner::{ComponentHandler, HostClient, InvocationContext};
 use serde_json::{Value, json};
 
 use crate::PluginConfig;
+use crate::arguments::CONTEXT_KEYS;
 use crate::config::ConfigSlot;
-use crate::tool::CONTEXT_KEYS;
 
 /// When the old planner considered an Action (kept as metadata for compatibility).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -300,9 +301,18 @@ struct ActionHandler {
 impl ComponentHandler for ActionHandler {
     fn call(
         &self,
-        mut args: JsonObject,
+        args: EncodedValue,
         ctx: InvocationContext,
     ) -> BoxFuture<'static, ToolExecutionResult> {
+        // An Action reads its arguments as a dynamic map.
+        let mut args: JsonObject = match args.decode() {
+            Ok(args) => args,
+            Err(err) => {
+                let message = format!("invalid arguments for action {}: {err}", self.name);
+                return std::future::ready(ToolExecutionResult::failure(&self.name, message))
+                    .boxed();
+            }
+        };
         let text = |args: &JsonObject, key: &str| {
             args.get(key)
                 .and_then(Value::as_str)

@@ -29,6 +29,7 @@
 #![warn(missing_docs)]
 
 mod action;
+mod arguments;
 mod config;
 mod context;
 mod output;

@@ -6,20 +6,17 @@ use std::time::Duration;
 
 use futures::FutureExt;
 use futures::future::BoxFuture;
+use maitool_protocol::wire::EncodedValue;
 use maitool_protocol::wire::methods::{ComponentDeclaration, names};
 use maitool_protocol::{JsonObject, ToolAnnotation, ToolExecutionResult, ToolIcon};
 use maitool_runner::{ComponentHandler, InvocationContext};
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 
+use crate::arguments::ArgumentDecoder;
 use crate::config::ConfigSlot;
-use crate::schema::{property_names, schema_for};
+use crate::schema::schema_for;
 use crate::{ToolContext, ToolError, ToolOutput};
-
-/// Context keys the host adds to arguments (MaiBot convention). They are removed before
-/// the arguments are deserialized unless the tool declares a parameter of that name.
-pub(crate) const CONTEXT_KEYS: &[&str] =
-    &["stream_id", "chat_id", "group_id", "user_id", "platform"];
 
 /// How a tool is shown to the model.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -65,7 +62,7 @@ impl ChatScope {
     }
 }
 
-type ErasedHandler = dyn Fn(JsonObject, ToolContext) -> BoxFuture<'static, Result<ToolOutput, ToolError>>
+type ErasedHandler = dyn Fn(EncodedValue, ToolContext) -> BoxFuture<'static, Result<ToolOutput, ToolError>>
     + Send
     + Sync;
 
@@ -111,22 +108,13 @@ impl Tool {
     {
         let name = name.into();
         let schema = schema_for::<A>();
-        let declared = property_names(&schema);
-        let tool_name = name.clone();
-        let erased = move |mut args: JsonObject,
+        let arguments = ArgumentDecoder::new(&name, &schema);
+        let erased = move |args: EncodedValue,
                            ctx: ToolContext|
               -> BoxFuture<'static, Result<ToolOutput, ToolError>> {
-            for key in CONTEXT_KEYS {
-                if !declared.iter().any(|d| d == key) {
-                    args.remove(*key);
-                }
-            }
-            match serde_json::from_value::<A>(serde_json::Value::Object(args)) {
+            match arguments.decode::<A>(&args) {
                 Ok(parsed) => handler(parsed, ctx).boxed(),
-                Err(err) => {
-                    let message = format!("invalid arguments for tool {tool_name}: {err}");
-                    std::future::ready(Err(ToolError::new(message))).boxed()
-                }
+                Err(err) => std::future::ready(Err(err)).boxed(),
             }
         };
         Tool {
@@ -248,7 +236,6 @@ impl Tool {
 
     pub(crate) fn into_handler(self, config: Arc<ConfigSlot>) -> Arc<dyn ComponentHandler> {
         Arc::new(ToolHandler {
-            name: self.name,
             handler: self.handler,
             config,
         })
@@ -256,7 +243,6 @@ impl Tool {
 }
 
 struct ToolHandler {
-    name: String,
     handler: Arc<ErasedHandler>,
     config: Arc<ConfigSlot>,
 }
@@ -264,15 +250,16 @@ struct ToolHandler {
 impl ComponentHandler for ToolHandler {
     fn call(
         &self,
-        args: JsonObject,
+        args: EncodedValue,
         ctx: InvocationContext,
     ) -> BoxFuture<'static, ToolExecutionResult> {
-        let name = self.name.clone();
+        // The runner names the component in the context; sharing it spares a copy per call.
+        let name = Arc::clone(&ctx.component_name);
         let future = (self.handler)(args, ToolContext::new(ctx, self.config.clone()));
         async move {
             match future.await {
                 Ok(output) => output.into_result(&name),
-                Err(err) => ToolExecutionResult::failure(&name, err.message()),
+                Err(err) => ToolExecutionResult::failure(&*name, err.message()),
             }
         }
         .boxed()

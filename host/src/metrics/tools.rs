@@ -1,7 +1,7 @@
 //! Per-tool call statistics, recorded by the [`ToolRegistry`](crate::registry::ToolRegistry)
 //! for every routed invocation.
 
-use std::collections::HashMap;
+use foldhash::{HashMap, HashMapExt};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};

@@ -1,7 +1,9 @@
 //! The ComponentRegistry: every component every plugin registered, keyed by
 //! `plugin_id.name`, with enable/disable state and chat filtering.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
+
+use foldhash::{HashMap, HashMapExt};
 use std::sync::Arc;
 
 use maitool_protocol::wire::methods::{ComponentDeclaration, names};
@@ -424,6 +426,18 @@ impl ComponentRegistry {
             .get(name)?
             .iter()
             .find(|entry| is_live(&entry.plugin_id) && inner.check_enabled(entry, ctx))
+            .cloned()
+    }
+
+    /// The tool entry that owns `spec` (the same `Arc`, as [`find_tool`](Self::find_tool)
+    /// handed it out), if it is still registered.
+    pub fn tool_with_spec(&self, spec: &Arc<ToolSpec>) -> Option<Arc<ComponentEntry>> {
+        let inner = self.inner.read();
+        inner
+            .by_tool_name
+            .get(spec.name.as_str())?
+            .iter()
+            .find(|entry| Arc::ptr_eq(&entry.spec, spec))
             .cloned()
     }
 

@@ -12,6 +12,7 @@ use maitool_protocol::{
 use serde_json::Value;
 
 use super::PLUGIN_PROVIDER_NAME;
+use super::components::ComponentEntry;
 use super::result::normalize;
 use super::runtime::RuntimeShared;
 use crate::provider::{ProviderError, ToolProvider, ToolSetVersion};
@@ -39,7 +40,9 @@ impl PluginToolProvider {
 struct InvokeRequest<'a> {
     component_name: &'a str,
     args: &'a JsonObject,
+    #[serde(skip_serializing_if = "Option::is_none")]
     context: Option<&'a ToolExecutionContext>,
+    #[serde(skip_serializing_if = "str::is_empty")]
     call_id: &'a str,
 }
 
@@ -151,14 +154,43 @@ impl ToolProvider for PluginToolProvider {
         ctx: &ToolExecutionContext,
     ) -> Result<ToolExecutionResult, ProviderError> {
         let availability = ctx.availability();
-        let name = invocation.tool_name.clone();
-        let Some(entry) = self
-            .runtime
-            .components
-            .find_tool(&name, &availability, |plugin| self.runtime.is_live(plugin))
+        let Some(entry) =
+            self.runtime
+                .components
+                .find_tool(&invocation.tool_name, &availability, |plugin| {
+                    self.runtime.is_live(plugin)
+                })
         else {
-            return Err(ProviderError::ToolNotFound(name));
+            return Err(ProviderError::ToolNotFound(invocation.tool_name));
         };
+        self.run(entry, invocation, ctx).await
+    }
+
+    async fn invoke_available(
+        &self,
+        spec: Arc<ToolSpec>,
+        invocation: ToolInvocation,
+        ctx: &ToolExecutionContext,
+    ) -> Result<ToolExecutionResult, ProviderError> {
+        // The registry has just checked availability in this context and got `spec`: the
+        // entry that owns it is the one to run, without a second check.
+        match self.runtime.components.tool_with_spec(&spec) {
+            Some(entry) => self.run(entry, invocation, ctx).await,
+            // Unloaded in between: look again, as a plain call would.
+            None => self.invoke(invocation, ctx).await,
+        }
+    }
+}
+
+impl PluginToolProvider {
+    /// Runs `entry` (the tool being invoked) on its plugin's runner.
+    async fn run(
+        &self,
+        entry: Arc<ComponentEntry>,
+        invocation: ToolInvocation,
+        ctx: &ToolExecutionContext,
+    ) -> Result<ToolExecutionResult, ProviderError> {
+        let name = invocation.tool_name.clone();
         let Some(peer) = self.runtime.live_peer(&entry.plugin_id) else {
             return Ok(ToolExecutionResult::failure(
                 &name,

@@ -1,7 +1,9 @@
 //! The plugin runtime: the socket, every runner's supervisor, the component registry and
 //! the state the provider reads on the invoke path.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
+
+use foldhash::{HashMap, HashMapExt};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;

@@ -10,7 +10,7 @@
 //! were compiled from: a provider that hands out the same `Arc<ToolSpec>` (or an equal schema)
 //! reuses the validator; a changed schema is compiled again.
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 use std::sync::Arc;
 
 use maitool_protocol::{JsonObject, ToolSpec};

@@ -10,12 +10,12 @@
 //! number of tools. A rebuild asks again only the providers whose version moved (or that are
 //! new); the others' declared names are reused.
 
-use std::collections::HashMap;
+use foldhash::{HashMap, HashMapExt};
 use std::sync::Arc;
 use std::time::Instant;
 
 use futures::future::join_all;
-use maitool_protocol::{ToolExecutionContext, ToolExecutionResult, ToolInvocation};
+use maitool_protocol::{ToolExecutionContext, ToolExecutionResult, ToolInvocation, ToolSpec};
 
 use super::ToolRegistry;
 use super::guard::{Failure, guarded};
@@ -112,7 +112,7 @@ impl ToolRegistry {
             match available {
                 Ok(Some(spec)) => {
                     let result = match slot.arguments.check(&spec, &mut invocation.arguments) {
-                        Ok(()) => invoke_on(slot, invocation, ctx, &name).await,
+                        Ok(()) => invoke_on(slot, spec, invocation, ctx, &name).await,
                         Err(violations) => {
                             tracing::debug!(tool = %name, provider = %slot.name, %violations, "refused a call whose arguments break the tool's schema");
                             ToolExecutionResult::failure(
@@ -197,12 +197,14 @@ impl ToolRegistry {
 /// Runs the invocation on the chosen provider and normalises its outcome.
 async fn invoke_on(
     slot: &ProviderSlot,
+    spec: Arc<ToolSpec>,
     invocation: ToolInvocation,
     ctx: &ToolExecutionContext,
     name: &str,
 ) -> ToolExecutionResult {
     // No time limit: a tool may legitimately run long; providers bound their own calls.
-    match guarded(async { slot.provider.invoke(invocation, ctx).await }, None).await {
+    let call = async { slot.provider.invoke_available(spec, invocation, ctx).await };
+    match guarded(call, None).await {
         Ok(mut result) => {
             if result.tool_name.is_empty() {
                 result.tool_name = name.to_owned();

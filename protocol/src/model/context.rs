@@ -1,9 +1,12 @@
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Serialize, Serializer};
 
 use super::JsonObject;
+use super::compact::serialize_compact;
 
 /// The conversation state passed to a provider when a tool runs.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+///
+/// In MessagePack, empty fields are left out (a missing key is its default); JSON keeps them all.
+#[derive(Debug, Clone, PartialEq, Deserialize, Default)]
 #[serde(default)]
 pub struct ToolExecutionContext {
     /// Conversation session id.
@@ -22,6 +25,21 @@ pub struct ToolExecutionContext {
     pub platform: String,
     /// Extension data, e.g. `anchor_message`.
     pub metadata: JsonObject,
+}
+
+impl Serialize for ToolExecutionContext {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serialize_compact!(serializer, "ToolExecutionContext", self, {
+            session_id: !self.session_id.is_empty(),
+            stream_id: !self.stream_id.is_empty(),
+            reasoning: !self.reasoning.is_empty(),
+            is_group_chat: self.is_group_chat.is_some(),
+            group_id: !self.group_id.is_empty(),
+            user_id: !self.user_id.is_empty(),
+            platform: !self.platform.is_empty(),
+            metadata: !self.metadata.is_empty(),
+        })
+    }
 }
 
 /// The part of the conversation state that decides which tools are exposed.

@@ -3,6 +3,7 @@
 
 mod annotation;
 mod binary;
+mod compact;
 mod content;
 mod context;
 mod invocation;

@@ -1,9 +1,13 @@
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Serialize, Serializer};
 
+use super::compact::serialize_compact;
 use super::{JsonObject, ToolContentItem};
 
 /// The unified outcome of a tool call.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+///
+/// In MessagePack, empty fields other than `tool_name` and `success` are left out (a missing
+/// key is its default); JSON keeps them all.
+#[derive(Debug, Clone, PartialEq, Deserialize, Default)]
 #[serde(default)]
 pub struct ToolExecutionResult {
     /// The tool that ran.
@@ -22,6 +26,21 @@ pub struct ToolExecutionResult {
     pub post_history_messages: Vec<serde_json::Value>,
     /// Extension data, e.g. `pause_execution`, `plugin_id`, `server_name`.
     pub metadata: JsonObject,
+}
+
+impl Serialize for ToolExecutionResult {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serialize_compact!(serializer, "ToolExecutionResult", self, {
+            tool_name: true,
+            success: true,
+            content: !self.content.is_empty(),
+            error_message: !self.error_message.is_empty(),
+            structured_content: self.structured_content.is_some(),
+            content_items: !self.content_items.is_empty(),
+            post_history_messages: !self.post_history_messages.is_empty(),
+            metadata: !self.metadata.is_empty(),
+        })
+    }
 }
 
 impl ToolExecutionResult {

@@ -628,3 +628,69 @@ fn binary_data_does_not_preallocate_an_announced_array_length() {
         "{err}"
     );
 }
+
+/// The top-level keys of a MessagePack map, sorted.
+fn msgpack_keys(bytes: &[u8]) -> Vec<String> {
+    let value: Value = rmp_serde::from_slice(bytes).expect("decode msgpack");
+    object(value).keys().cloned().collect()
+}
+
+#[test]
+fn msgpack_leaves_out_empty_context_fields_and_json_keeps_them() {
+    let ctx = ToolExecutionContext {
+        session_id: "s1".into(),
+        is_group_chat: Some(false),
+        ..Default::default()
+    };
+    assert_eq!(
+        msgpack_keys(&to_msgpack(&ctx)),
+        ["is_group_chat", "session_id"]
+    );
+    let json = serde_json::to_value(&ctx).unwrap();
+    assert_eq!(object(json).len(), 8, "JSON spells out every field");
+    assert_round_trips(&ctx);
+    assert_round_trips(&ToolExecutionContext::default());
+    let full = ToolExecutionContext {
+        session_id: "s".into(),
+        stream_id: "st".into(),
+        reasoning: "r".into(),
+        is_group_chat: Some(true),
+        group_id: "g".into(),
+        user_id: "u".into(),
+        platform: "qq".into(),
+        metadata: object(json!({"anchor_message": {"id": 1}})),
+    };
+    assert_eq!(msgpack_keys(&to_msgpack(&full)).len(), 8);
+    assert_round_trips(&full);
+}
+
+#[test]
+fn msgpack_results_always_carry_name_and_success_and_nothing_empty() {
+    let ok = ToolExecutionResult::success("echo", "hi");
+    assert_eq!(
+        msgpack_keys(&to_msgpack(&ok)),
+        ["content", "success", "tool_name"]
+    );
+    let failed = ToolExecutionResult::failure("echo", "");
+    assert_eq!(msgpack_keys(&to_msgpack(&failed)), ["success", "tool_name"]);
+    let decoded: ToolExecutionResult = rmp_serde::from_slice(&to_msgpack(&failed)).unwrap();
+    assert!(!decoded.success);
+    let json = serde_json::to_value(&ok).unwrap();
+    assert_eq!(object(json).len(), 8, "JSON spells out every field");
+    let rich = ToolExecutionResult::success("t", "")
+        .with_structured(json!({"n": 1}))
+        .with_item(ToolContentItem::text("x"))
+        .with_metadata("pause_execution", true);
+    assert_eq!(
+        msgpack_keys(&to_msgpack(&rich)),
+        [
+            "content_items",
+            "metadata",
+            "structured_content",
+            "success",
+            "tool_name"
+        ]
+    );
+    assert_round_trips(&ok);
+    assert_round_trips(&rich);
+}

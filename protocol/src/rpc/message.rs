@@ -5,7 +5,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use super::RpcError;
-use crate::wire::{self, EnvelopeHeader, PayloadAt};
+use crate::wire::{self, EnvelopeHeader, InvokeView, PayloadAt};
 
 /// The first allocation of [`Payload::encode`]'s buffer.
 const ENCODE_CAPACITY: usize = 256;
@@ -54,7 +54,7 @@ pub struct IncomingMessage {
     /// The whole frame body (the envelope, payload included).
     pub frame: Bytes,
     /// Where the payload is in `frame`, if decoding the header found out.
-    payload_at: PayloadAt,
+    pub(super) payload_at: PayloadAt,
 }
 
 impl IncomingMessage {
@@ -70,6 +70,16 @@ impl IncomingMessage {
     /// Decodes the payload as `T`; `E_BAD_PAYLOAD` naming the method and the decode error.
     pub fn payload<T: DeserializeOwned>(&self) -> Result<T, RpcError> {
         wire::decode_payload_at(&self.frame, &self.payload_at).map_err(|err| {
+            RpcError::bad_payload(format!("bad payload for {}: {err}", self.header.method))
+        })
+    }
+
+    /// Reads the payload as an invocation request ([`InvokeView`]), its arguments left
+    /// encoded; `E_BAD_PAYLOAD` when it is not one. Unusual encodings go through the full
+    /// decode of [`InvokePayload`](crate::wire::methods::InvokePayload), so they are accepted or refused exactly as by
+    /// [`payload`](Self::payload).
+    pub fn invoke_view(&self) -> Result<InvokeView, RpcError> {
+        InvokeView::at(&self.frame, &self.payload_at).map_err(|err| {
             RpcError::bad_payload(format!("bad payload for {}: {err}", self.header.method))
         })
     }

@@ -116,7 +116,9 @@ impl RpcPeer {
         if let Some(error) = response.header.error {
             return Err(RpcError::from_body(error));
         }
-        crate::wire::decode_payload(&response.frame).map_err(|err| {
+        // The header walk already found the payload: decode it in place, not by walking the
+        // frame again.
+        crate::wire::decode_payload_at(&response.frame, &response.payload_at).map_err(|err| {
             RpcError::bad_payload(format!("bad response payload for {method}: {err}"))
         })
     }

@@ -1,6 +1,6 @@
 //! The state one connection's handles, reader and writer share.
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 use std::collections::hash_map::Entry;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};

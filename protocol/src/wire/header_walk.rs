@@ -93,7 +93,7 @@ fn set<T>(slot: &mut Option<T>, value: T) -> Option<()> {
     Some(())
 }
 
-fn str_value(value: &[u8]) -> Option<&str> {
+pub(crate) fn str_value(value: &[u8]) -> Option<&str> {
     let (bytes, end) = skip::str_at(value, 0)?;
     if end != value.len() {
         return None;

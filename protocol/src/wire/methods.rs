@@ -188,8 +188,10 @@ pub struct InvokePayload {
     pub args: JsonObject,
     /// The full execution context (session, chat type, reasoning, ...). A maitool addition:
     /// MaiBot runners ignore it and read the context keys from `args`.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub context: Option<ToolExecutionContext>,
     /// The model's tool-call id, for logs.
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub call_id: String,
 }
 
@@ -204,8 +206,10 @@ pub struct InvokeResultPayload {
     /// Whether the handler ran without raising.
     pub success: bool,
     /// MaiBot-style result value.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub result: Option<serde_json::Value>,
     /// A complete result, preferred over `result` when present.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub tool_result: Option<ToolExecutionResult>,
 }
 

@@ -9,10 +9,12 @@
 
 mod codec;
 mod depth;
+mod encoded;
 mod envelope;
 mod error;
 mod error_code;
 mod header_walk;
+mod invoke_view;
 pub mod methods;
 mod response_head;
 mod skip;
@@ -24,6 +26,7 @@ use serde::{Deserialize, Serialize};
 
 pub use codec::{FrameDecoder, frame_codec};
 pub(crate) use depth::from_slice_within;
+pub use encoded::EncodedValue;
 pub(crate) use envelope::{EMPTY_MAP, decode_header_located, decode_payload_at};
 pub use envelope::{
     EmptyPayload, Envelope, EnvelopeHeader, MessageType, RecoveredId, decode_envelope,
@@ -33,6 +36,7 @@ pub use envelope::{
 pub use error::WireError;
 pub use error_code::{ErrorBody, ErrorCode};
 pub(crate) use header_walk::PayloadAt;
+pub use invoke_view::InvokeView;
 pub(crate) use response_head::ResponseHead;
 
 /// The wire protocol version, independent of the crate version.

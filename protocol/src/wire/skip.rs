@@ -69,7 +69,7 @@ pub(crate) fn without_key(frame: &[u8], key: &str) -> Option<Vec<u8>> {
     Some(out)
 }
 
-fn write_map_header(out: &mut Vec<u8>, len: usize) {
+pub(crate) fn write_map_header(out: &mut Vec<u8>, len: usize) {
     match len {
         0..=15 => out.push(0x80 | len as u8),
         16..=0xffff => {

@@ -1,0 +1,129 @@
+//! Reading an invocation request without decoding its arguments.
+
+use std::ops::Range;
+
+use bytes::Bytes;
+
+use super::header_walk::str_value;
+use super::methods::InvokePayload;
+use super::{
+    EncodedValue, MAX_NESTING_DEPTH, PayloadAt, WireError, decode_header_located,
+    decode_payload_at, from_slice_within, skip,
+};
+use crate::model::ToolExecutionContext;
+
+/// A `plugin.invoke_tool` or `plugin.invoke_action` payload ([`InvokePayload`]) as a runner
+/// reads it: the names and the context decoded, the arguments left encoded so that the tool
+/// decodes them once, straight into its own argument type.
+#[derive(Debug, Clone, Default)]
+pub struct InvokeView {
+    /// Component (tool) name within the plugin.
+    pub component_name: String,
+    /// The arguments map, still encoded (an empty map when the payload has none).
+    pub args: EncodedValue,
+    /// The host's execution context, if it sent one.
+    pub context: Option<ToolExecutionContext>,
+    /// The model's tool-call id.
+    pub call_id: String,
+}
+
+impl InvokeView {
+    /// Reads the invocation request in a whole frame (an envelope whose payload is an
+    /// [`InvokePayload`]).
+    ///
+    /// It accepts every frame that decodes as `Envelope<InvokePayload>`, with the same values.
+    /// What is inside `args` is only checked when the arguments are decoded.
+    pub fn from_frame(frame: &Bytes) -> Result<InvokeView, WireError> {
+        let (_, at) = decode_header_located(frame)?;
+        InvokeView::at(frame, &at)
+    }
+
+    /// Reads the payload at `at` of `frame`. Unusual encodings go through the full decode of
+    /// [`InvokePayload`], so they are accepted or refused exactly as serde would.
+    pub(crate) fn at(frame: &Bytes, at: &PayloadAt) -> Result<InvokeView, WireError> {
+        let walked = match at {
+            PayloadAt::Range(range) => walk(frame, range.clone()),
+            PayloadAt::Absent => Some(InvokeView::default()),
+            PayloadAt::Unknown => None,
+        };
+        match walked {
+            Some(view) => Ok(view),
+            None => InvokeView::from_payload(decode_payload_at::<InvokePayload>(frame, at)?),
+        }
+    }
+
+    /// The view of a payload that was decoded in full, its arguments encoded again.
+    pub fn from_payload(payload: InvokePayload) -> Result<InvokeView, WireError> {
+        Ok(InvokeView {
+            args: EncodedValue::encode(&payload.args)?,
+            component_name: payload.component_name,
+            context: payload.context,
+            call_id: payload.call_id,
+        })
+    }
+}
+
+/// Reads the payload at `range` of `frame` (one level below the envelope), or `None` when it
+/// holds anything the serde decode of [`InvokePayload`] should judge: a key twice, a field of
+/// the wrong type, a context that does not decode, trailing bytes. Unknown keys are skipped,
+/// as serde skips them.
+pub(crate) fn walk(frame: &Bytes, range: Range<usize>) -> Option<InvokeView> {
+    let payload = &frame[range.clone()];
+    if payload == [0xc0] {
+        return Some(InvokeView::default());
+    }
+    let (count, mut pos) = skip::map_header(payload)?;
+    let mut seen = Seen::default();
+    let mut view = InvokeView::default();
+    for _ in 0..count {
+        let (key, value_at) = skip::str_at(payload, pos)?;
+        let end = skip::skip(payload, value_at)?;
+        let value = &payload[value_at..end];
+        match key {
+            b"component_name" => {
+                first(&mut seen.component_name)?;
+                view.component_name = str_value(value)?.to_owned();
+            }
+            b"call_id" => {
+                first(&mut seen.call_id)?;
+                view.call_id = str_value(value)?.to_owned();
+            }
+            b"args" => {
+                first(&mut seen.args)?;
+                if value != [0xc0] {
+                    skip::map_header(value)?;
+                    let at = range.start + value_at..range.start + end;
+                    view.args = EncodedValue::in_frame(frame, at, MAX_NESTING_DEPTH - 2);
+                }
+            }
+            b"context" => {
+                first(&mut seen.context)?;
+                view.context = from_slice_within(value, MAX_NESTING_DEPTH - 2).ok()?;
+            }
+            _ => {}
+        }
+        pos = end;
+    }
+    (pos == payload.len()).then_some(view)
+}
+
+#[derive(Default)]
+struct Seen {
+    component_name: bool,
+    args: bool,
+    context: bool,
+    call_id: bool,
+}
+
+/// Marks a field as seen; `None` the second time.
+fn first(seen: &mut bool) -> Option<()> {
+    if std::mem::replace(seen, true) {
+        None
+    } else {
+        Some(())
+    }
+}
+
+#[cfg(test)]
+#[path = "invoke_view_tests.rs"]
+mod tests;

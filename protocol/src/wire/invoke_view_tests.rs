@@ -1,0 +1,103 @@
+use bytes::Bytes;
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use super::{InvokeView, walk};
+use crate::model::{JsonObject, ToolExecutionContext};
+use crate::wire::methods::InvokePayload;
+
+fn object(value: Value) -> JsonObject {
+    match value {
+        Value::Object(map) => map,
+        other => panic!("not an object: {other}"),
+    }
+}
+
+fn bytes<T: Serialize>(value: &T) -> Bytes {
+    Bytes::from(rmp_serde::to_vec_named(value).unwrap())
+}
+
+fn walked(payload: &Bytes) -> Option<InvokeView> {
+    walk(payload, 0..payload.len())
+}
+
+#[test]
+fn reads_what_serde_reads_and_leaves_the_arguments_encoded() {
+    let payload = InvokePayload {
+        component_name: "echo".into(),
+        args: object(json!({"text": "hi", "stream_id": "st1"})),
+        context: Some(ToolExecutionContext {
+            session_id: "s1".into(),
+            is_group_chat: Some(true),
+            ..Default::default()
+        }),
+        call_id: "c1".into(),
+    };
+    let view = walked(&bytes(&payload)).expect("a plain payload walks");
+    assert_eq!(view.component_name, "echo");
+    assert_eq!(view.call_id, "c1");
+    assert_eq!(view.context, payload.context);
+    assert_eq!(view.args.decode::<JsonObject>().unwrap(), payload.args);
+    // The arguments are the frame's own bytes, not a copy.
+    let reencoded = rmp_serde::to_vec_named(&payload.args).unwrap();
+    assert_eq!(view.args.as_bytes(), &reencoded[..]);
+}
+
+#[test]
+fn missing_and_nil_fields_take_their_defaults() {
+    for payload in [
+        json!({}),
+        json!({"args": null, "context": null}),
+        json!(null),
+    ] {
+        let view = walked(&bytes(&payload)).expect("walks");
+        assert_eq!(view.component_name, "");
+        assert!(view.context.is_none());
+        assert!(view.args.decode::<JsonObject>().unwrap().is_empty());
+    }
+    let extra = walked(&bytes(
+        &json!({"component_name": "t", "future_key": [1, 2]}),
+    ))
+    .unwrap();
+    assert_eq!(
+        extra.component_name, "t",
+        "unknown keys are skipped, as serde skips them"
+    );
+}
+
+#[test]
+fn anything_unusual_is_left_to_serde() {
+    let cases = [
+        json!({"component_name": 5}),
+        json!({"args": [1, 2]}),
+        json!({"args": "x"}),
+        json!({"context": {"is_group_chat": "yes"}}),
+        json!([1]),
+    ];
+    for case in cases {
+        assert!(walked(&bytes(&case)).is_none(), "{case} should fall back");
+    }
+    let mut twice = Vec::new();
+    rmp::encode::write_map_len(&mut twice, 2).unwrap();
+    for name in ["a", "b"] {
+        rmp::encode::write_str(&mut twice, "component_name").unwrap();
+        rmp::encode::write_str(&mut twice, name).unwrap();
+    }
+    assert!(walked(&Bytes::from(twice)).is_none(), "a key twice");
+    let mut trailing = rmp_serde::to_vec_named(&json!({"component_name": "t"})).unwrap();
+    trailing.push(0xc0);
+    assert!(walked(&Bytes::from(trailing)).is_none());
+}
+
+#[test]
+fn a_fully_decoded_payload_gives_the_same_view() {
+    let payload = InvokePayload {
+        component_name: "echo".into(),
+        args: object(json!({"text": "hi"})),
+        context: None,
+        call_id: String::new(),
+    };
+    let view = InvokeView::from_payload(payload.clone()).unwrap();
+    assert_eq!(view.component_name, "echo");
+    assert_eq!(view.args.decode::<JsonObject>().unwrap(), payload.args);
+}
