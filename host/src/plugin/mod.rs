@@ -7,6 +7,7 @@ mod components;
 mod config;
 mod connection;
 mod data_dir;
+mod invoke_args;
 mod kv;
 mod listener;
 mod nesting;
