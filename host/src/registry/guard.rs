@@ -5,6 +5,7 @@ use std::any::Any;
 use std::fmt;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
+use std::task::Poll;
 use std::time::Duration;
 
 use futures::FutureExt as _;
@@ -45,11 +46,17 @@ pub(super) async fn guarded<T>(
     call: impl Future<Output = Result<T, ProviderError>>,
     limit: Option<Duration>,
 ) -> Result<T, Failure> {
-    let caught = AssertUnwindSafe(call).catch_unwind();
+    let mut caught = std::pin::pin!(AssertUnwindSafe(call).catch_unwind());
     let outcome = match limit {
-        Some(limit) => tokio::time::timeout(limit, caught)
-            .await
-            .map_err(|_| Failure::TimedOut(limit))?,
+        // Most answers (an availability check against an index) are ready on the first poll:
+        // those need no deadline, and a timer costs a clock read and a runtime lookup per call.
+        // A synchronous hang in that poll could not be interrupted by a timer anyway.
+        Some(limit) => match futures::poll!(caught.as_mut()) {
+            Poll::Ready(outcome) => outcome,
+            Poll::Pending => tokio::time::timeout(limit, caught)
+                .await
+                .map_err(|_| Failure::TimedOut(limit))?,
+        },
         None => caught.await,
     };
     match outcome {

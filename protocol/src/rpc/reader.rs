@@ -3,7 +3,7 @@
 use std::any::Any;
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
-use std::task::Context;
+use std::task::{Context, Poll};
 
 use bytes::{Bytes, BytesMut};
 use futures::{FutureExt, Stream, StreamExt};
@@ -148,7 +148,14 @@ fn reject(shared: &Shared, frame: &[u8], err: WireError) {
     }
 }
 
-/// Runs one request in its own task, answering it unless it is cancelled first.
+/// Serves one request: polled once right here on a current-thread runtime, and answered at
+/// once if that finishes it; otherwise run in its own task, answered unless it is cancelled
+/// first.
+///
+/// A request that finishes on its first poll (most do) is never registered for cancellation:
+/// no cancel message can arrive for it before it is answered, since this reader is the only
+/// one to read them. Only a request still running after that poll pays for the cancel channel
+/// and the table entry.
 fn serve(
     shared: &Arc<Shared>,
     handler: &Arc<dyn RequestHandler>,
@@ -159,32 +166,41 @@ fn serve(
     let Some(permit) = shared.incoming_permit() else {
         return refuse_busy(shared, &request.header);
     };
-    let cancelled = match shared.admit_incoming(id) {
-        Admission::Admitted(cancelled) => cancelled,
-        Admission::Closed => return,
-        Admission::Duplicate => {
-            tracing::warn!(peer = %shared.name, request_id = id, "duplicate request id");
-            let error = RpcError::bad_payload(format!("request id {id} is already in flight"));
-            if let Ok(reply) = encode_envelope(&Envelope::error_response_to(
-                &request.header,
-                error.to_body(),
-            )) {
-                let _ = shared.enqueue(reply);
+    match shared.may_serve(id) {
+        Ok(()) => {}
+        Err(Admission::Duplicate) => return refuse_duplicate(shared, &request.header),
+        Err(_) => return,
+    }
+    let head = ResponseHead::for_request(&request.header);
+    let answer = {
+        let shared = Arc::clone(shared);
+        let handler = Arc::clone(handler);
+        async move {
+            let outcome = run_handler(handler.as_ref(), request, head.method()).await;
+            encode_reply(&shared, &head, outcome)
+        }
+    };
+    let mut answer = Box::pin(answer);
+    if inline {
+        // A future left pending registers the real waker when its task polls it again, which
+        // `spawn` does at once; the no-op waker of this first poll is then replaced.
+        let mut first = Context::from_waker(futures::task::noop_waker_ref());
+        if let Poll::Ready(reply) = answer.as_mut().poll(&mut first) {
+            if let Some(reply) = reply {
+                shared.respond(reply, permit);
             }
             return;
         }
+    }
+    // Nothing ran on this reader since `may_serve`, so the id is still free.
+    let Admission::Admitted(cancelled) = shared.admit_incoming(id) else {
+        return;
     };
-    let head = ResponseHead::for_request(&request.header);
     let shared = Arc::clone(shared);
-    let handler = Arc::clone(handler);
-    let task = async move {
+    tokio::spawn(async move {
         // Held until the response is queued: a peer that floods and never reads holds at
         // most `max_incoming` tasks, not one per request it sends.
         let _permit = permit;
-        let answer = async {
-            let outcome = run_handler(handler.as_ref(), request, head.method()).await;
-            encode_reply(&shared, &head, outcome)
-        };
         // Only the handler is cancellable. Its answer is owed and waits for room in the send
         // queue outside this select: `finish_incoming` drops the cancel sender, which used to
         // end the select and silently drop a response that found the queue full.
@@ -197,17 +213,16 @@ fn serve(
         if let Some(reply) = reply {
             shared.enqueue_response(reply).await;
         }
-    };
-    if !inline {
-        tokio::spawn(task);
-        return;
-    }
-    let mut task = Box::pin(task);
-    // A future left pending registers the real waker when its task polls it again, which
-    // `spawn` does at once; the no-op waker of this first poll is then replaced.
-    let mut first = Context::from_waker(futures::task::noop_waker_ref());
-    if task.as_mut().poll(&mut first).is_pending() {
-        tokio::spawn(task);
+    });
+}
+
+/// A request whose id is already in flight: refused with `E_BAD_PAYLOAD`.
+fn refuse_duplicate(shared: &Shared, header: &EnvelopeHeader) {
+    let id = header.request_id;
+    tracing::warn!(peer = %shared.name, request_id = id, "duplicate request id");
+    let error = RpcError::bad_payload(format!("request id {id} is already in flight"));
+    if let Ok(reply) = encode_envelope(&Envelope::error_response_to(header, error.to_body())) {
+        let _ = shared.enqueue(reply);
     }
 }
 
@@ -235,10 +250,16 @@ async fn run_handler(
     let timeout_ms = request.header.timeout_ms;
     // `handle` itself runs inside the guarded future, so a panic before it returns is caught too.
     let guarded = AssertUnwindSafe(async move { handler.handle(request).await }).catch_unwind();
+    let mut guarded = std::pin::pin!(guarded);
     let outcome = match deadline {
-        Some(deadline) => match tokio::time::timeout(deadline, guarded).await {
-            Ok(outcome) => outcome,
-            Err(_) => return Err(RpcError::timeout(method, timeout_ms)),
+        // A handler that finishes on its first poll needs no timer (a clock read and a runtime
+        // lookup per request); a synchronous hang in that poll could not be interrupted anyway.
+        Some(deadline) => match futures::poll!(guarded.as_mut()) {
+            Poll::Ready(outcome) => outcome,
+            Poll::Pending => match tokio::time::timeout(deadline, guarded).await {
+                Ok(outcome) => outcome,
+                Err(_) => return Err(RpcError::timeout(method, timeout_ms)),
+            },
         },
         None => guarded.await,
     };

@@ -228,6 +228,38 @@ impl Shared {
         }
     }
 
+    /// Whether a request `id` may be served now: the connection is open and no request with
+    /// that id is running. Unlike [`admit_incoming`](Self::admit_incoming) it registers nothing,
+    /// so a request that finishes on its first poll never enters the table.
+    pub(super) fn may_serve(&self, id: u64) -> Result<(), Admission> {
+        let incoming = self.incoming.lock();
+        if incoming.closed {
+            Err(Admission::Closed)
+        } else if incoming.tasks.contains_key(&id) {
+            Err(Admission::Duplicate)
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Queues the answer of a request that finished at once, releasing its admission slot when
+    /// the answer is queued; with the queue full it waits for room in a task of its own.
+    pub(super) fn respond(self: &Arc<Self>, reply: Bytes, permit: OwnedSemaphorePermit) {
+        match self.queue.try_send(reply) {
+            Ok(()) => {}
+            Err(mpsc::error::TrySendError::Full(reply)) => {
+                let shared = Arc::clone(self);
+                tokio::spawn(async move {
+                    let _permit = permit;
+                    shared.enqueue_response(reply).await;
+                });
+            }
+            Err(mpsc::error::TrySendError::Closed(_)) => {
+                tracing::debug!(peer = %self.name, "connection closed before a response was sent");
+            }
+        }
+    }
+
     pub(super) fn admit_incoming(&self, id: u64) -> Admission {
         let mut incoming = self.incoming.lock();
         if incoming.closed {

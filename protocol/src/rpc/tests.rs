@@ -342,6 +342,56 @@ async fn cancelled_request_gets_no_response() {
     assert_eq!(service.probe.dropped.load(Ordering::SeqCst), 1);
 }
 
+/// Request ids: one still running is refused, one already answered may be used again.
+async fn request_ids_in_flight_are_refused_and_finished_ones_reused() {
+    let (_peer, service, mut raw) = raw_pair();
+    // Answered on its first poll: the id is free again at once.
+    for text in ["first", "second"] {
+        let echo = Echo {
+            n: 7,
+            text: text.into(),
+        };
+        raw.send(&Envelope::request(7, "echo", "", 0, echo)).await;
+        let (response, frame) = raw.recv().await;
+        assert_eq!(response.request_id, 7);
+        assert!(response.error.is_none(), "{response:?}");
+        let answered: Echo = wire::decode_payload(&frame).unwrap();
+        assert_eq!(answered.text, text);
+    }
+    // Still running: a second request with its id is refused, and the first one still answers.
+    raw.send(&Envelope::request(8, "sleep", "", 0, Sleep { ms: 100 }))
+        .await;
+    service
+        .probe
+        .wait_until(|p| p.started.load(Ordering::SeqCst) == 1)
+        .await;
+    let again = Echo {
+        n: 8,
+        text: "again".into(),
+    };
+    raw.send(&Envelope::request(8, "echo", "", 0, again)).await;
+    let (refused, _) = raw.recv().await;
+    assert_eq!(refused.request_id, 8);
+    let error = refused.error.expect("an error response");
+    assert_eq!(error.code, ErrorCode::BadPayload);
+    assert_eq!(error.message, "request id 8 is already in flight");
+    let (answered, frame) = raw.recv().await;
+    assert_eq!(answered.request_id, 8);
+    assert!(answered.error.is_none(), "{answered:?}");
+    let slept: Sleep = wire::decode_payload(&frame).unwrap();
+    assert_eq!(slept.ms, 100);
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn request_ids_in_flight_are_refused_current_thread() {
+    request_ids_in_flight_are_refused_and_finished_ones_reused().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn request_ids_in_flight_are_refused_multi_thread() {
+    request_ids_in_flight_are_refused_and_finished_ones_reused().await;
+}
+
 #[tokio::test]
 async fn receiver_enforces_the_request_timeout() {
     let (peer, service, mut raw) = raw_pair();
