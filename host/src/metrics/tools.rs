@@ -1,11 +1,11 @@
 //! Per-tool call statistics, recorded by the [`ToolRegistry`](crate::registry::ToolRegistry)
 //! for every routed invocation.
 
-use foldhash::{HashMap, HashMapExt};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
+use foldhash::{HashMap, HashMapExt};
 use maitool_protocol::ToolExecutionResult;
 use parking_lot::RwLock;
 use serde::{Deserialize, Serialize};

@@ -2,10 +2,9 @@
 //! `plugin_id.name`, with enable/disable state and chat filtering.
 
 use std::collections::HashSet;
-
-use foldhash::{HashMap, HashMapExt};
 use std::sync::Arc;
 
+use foldhash::{HashMap, HashMapExt};
 use maitool_protocol::wire::methods::{ComponentDeclaration, names};
 use maitool_protocol::{
     JsonObject, ProviderType, ToolAnnotation, ToolAvailabilityContext, ToolIcon, ToolSpec,

@@ -2,12 +2,11 @@
 //! the state the provider reads on the invoke path.
 
 use std::collections::BTreeMap;
-
-use foldhash::{HashMap, HashMapExt};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
+use foldhash::{HashMap, HashMapExt};
 use maitool_protocol::rpc::RpcPeer;
 use maitool_protocol::wire::methods::{
     ConfigUpdatedPayload, ConfigUpdatedResponse, RegisterComponentsPayload, RunnerReadyPayload,

@@ -10,9 +10,9 @@
 //! were compiled from: a provider that hands out the same `Arc<ToolSpec>` (or an equal schema)
 //! reuses the validator; a changed schema is compiled again.
 
-use foldhash::HashMap;
 use std::sync::Arc;
 
+use foldhash::HashMap;
 use maitool_protocol::{JsonObject, ToolSpec};
 use parking_lot::RwLock;
 use serde_json::Value;

@@ -10,10 +10,10 @@
 //! number of tools. A rebuild asks again only the providers whose version moved (or that are
 //! new); the others' declared names are reused.
 
-use foldhash::{HashMap, HashMapExt};
 use std::sync::Arc;
 use std::time::Instant;
 
+use foldhash::{HashMap, HashMapExt};
 use futures::future::join_all;
 use maitool_protocol::{ToolExecutionContext, ToolExecutionResult, ToolInvocation, ToolSpec};
 

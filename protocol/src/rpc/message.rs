@@ -76,8 +76,8 @@ impl IncomingMessage {
 
     /// Reads the payload as an invocation request ([`InvokeView`]), its arguments left
     /// encoded; `E_BAD_PAYLOAD` when it is not one. Unusual encodings go through the full
-    /// decode of [`InvokePayload`](crate::wire::methods::InvokePayload), so they are accepted or refused exactly as by
-    /// [`payload`](Self::payload).
+    /// decode of [`InvokePayload`](crate::wire::methods::InvokePayload), so they are accepted
+    /// or refused exactly as by [`payload`](Self::payload).
     pub fn invoke_view(&self) -> Result<InvokeView, RpcError> {
         InvokeView::at(&self.frame, &self.payload_at).map_err(|err| {
             RpcError::bad_payload(format!("bad payload for {}: {err}", self.header.method))

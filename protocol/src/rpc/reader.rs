@@ -8,7 +8,7 @@ use std::task::{Context, Poll};
 use bytes::{Bytes, BytesMut};
 use futures::{FutureExt, Stream, StreamExt};
 
-use super::shared::{Admission, Shared};
+use super::shared::{Refusal, Shared};
 use super::{DisconnectReason, IncomingMessage, RequestHandler, RpcError};
 use crate::wire::{
     CANCEL_METHOD, CancelPayload, EMPTY_MAP, Envelope, EnvelopeHeader, MessageType,
@@ -168,8 +168,8 @@ fn serve(
     };
     match shared.may_serve(id) {
         Ok(()) => {}
-        Err(Admission::Duplicate) => return refuse_duplicate(shared, &request.header),
-        Err(_) => return,
+        Err(Refusal::Duplicate) => return refuse_duplicate(shared, &request.header),
+        Err(Refusal::Closed) => return,
     }
     let head = ResponseHead::for_request(&request.header);
     let answer = {
@@ -193,7 +193,7 @@ fn serve(
         }
     }
     // Nothing ran on this reader since `may_serve`, so the id is still free.
-    let Admission::Admitted(cancelled) = shared.admit_incoming(id) else {
+    let Ok(cancelled) = shared.admit_incoming(id) else {
         return;
     };
     let shared = Arc::clone(shared);

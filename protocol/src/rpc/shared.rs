@@ -1,12 +1,12 @@
 //! The state one connection's handles, reader and writer share.
 
-use foldhash::HashMap;
 use std::collections::hash_map::Entry;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
+use foldhash::HashMap;
 use parking_lot::Mutex;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc, oneshot, watch};
 use tokio::task::AbortHandle;
@@ -65,10 +65,11 @@ struct Refused {
 /// A flood refuses thousands of requests a second: one warning per period, not per request.
 const REFUSAL_LOG_EVERY: Duration = Duration::from_secs(10);
 
-/// Why an incoming request could not be admitted.
-pub(super) enum Admission {
-    Admitted(oneshot::Receiver<()>),
+/// Why an incoming request is not served.
+pub(super) enum Refusal {
+    /// A request with the same id is running.
     Duplicate,
+    /// The connection is closing.
     Closed,
 }
 
@@ -231,12 +232,12 @@ impl Shared {
     /// Whether a request `id` may be served now: the connection is open and no request with
     /// that id is running. Unlike [`admit_incoming`](Self::admit_incoming) it registers nothing,
     /// so a request that finishes on its first poll never enters the table.
-    pub(super) fn may_serve(&self, id: u64) -> Result<(), Admission> {
+    pub(super) fn may_serve(&self, id: u64) -> Result<(), Refusal> {
         let incoming = self.incoming.lock();
         if incoming.closed {
-            Err(Admission::Closed)
+            Err(Refusal::Closed)
         } else if incoming.tasks.contains_key(&id) {
-            Err(Admission::Duplicate)
+            Err(Refusal::Duplicate)
         } else {
             Ok(())
         }
@@ -260,17 +261,19 @@ impl Shared {
         }
     }
 
-    pub(super) fn admit_incoming(&self, id: u64) -> Admission {
+    /// Registers the running request `id` as cancellable; the receiver fires when the peer
+    /// cancels it.
+    pub(super) fn admit_incoming(&self, id: u64) -> Result<oneshot::Receiver<()>, Refusal> {
         let mut incoming = self.incoming.lock();
         if incoming.closed {
-            return Admission::Closed;
+            return Err(Refusal::Closed);
         }
         match incoming.tasks.entry(id) {
-            Entry::Occupied(_) => Admission::Duplicate,
+            Entry::Occupied(_) => Err(Refusal::Duplicate),
             Entry::Vacant(slot) => {
                 let (tx, rx) = oneshot::channel();
                 slot.insert(tx);
-                Admission::Admitted(rx)
+                Ok(rx)
             }
         }
     }

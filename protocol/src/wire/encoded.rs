@@ -19,7 +19,7 @@ use super::{MAX_NESTING_DEPTH, WireError, from_slice_within, skip};
 ///
 /// Decoding keeps the frame's nesting limit ([`MAX_NESTING_DEPTH`]): a value cut out of a
 /// frame gets the levels its place in the frame leaves it.
-#[derive(Clone, PartialEq, Eq)]
+#[derive(Clone)]
 pub struct EncodedValue {
     bytes: Bytes,
     range: Range<usize>,
@@ -57,19 +57,14 @@ impl EncodedValue {
         &self.bytes[self.range.clone()]
     }
 
-    /// True when the value is `nil`.
-    pub fn is_nil(&self) -> bool {
-        self.as_bytes() == [0xc0]
-    }
-
     /// Decodes the value as `T`.
     pub fn decode<T: DeserializeOwned>(&self) -> Result<T, WireError> {
         Ok(from_slice_within(self.as_bytes(), self.levels)?)
     }
 
     /// Decodes a map as `T` without the entries whose key `drop` selects. When no key is
-    /// dropped (the usual case) the bytes are decoded in place; otherwise the kept entries are
-    /// copied into a new map first. A value that is not a map with string keys is decoded
+    /// dropped the bytes are decoded in place; otherwise the kept entries are copied into a
+    /// new map first (one buffer the size of the map). A value that is not a map with string keys is decoded
     /// whole, so serde reports what is wrong with it.
     pub fn decode_without<T: DeserializeOwned>(
         &self,

@@ -85,7 +85,7 @@ struct Fields {
 }
 
 /// Fills a field seen for the first time; a second occurrence is serde's to report.
-fn set<T>(slot: &mut Option<T>, value: T) -> Option<()> {
+pub(crate) fn set<T>(slot: &mut Option<T>, value: T) -> Option<()> {
     if slot.is_some() {
         return None;
     }

@@ -4,7 +4,7 @@ use std::ops::Range;
 
 use bytes::Bytes;
 
-use super::header_walk::str_value;
+use super::header_walk::{set, str_value};
 use super::methods::InvokePayload;
 use super::{
     EncodedValue, MAX_NESTING_DEPTH, PayloadAt, WireError, decode_header_located,
@@ -73,55 +73,38 @@ pub(crate) fn walk(frame: &Bytes, range: Range<usize>) -> Option<InvokeView> {
         return Some(InvokeView::default());
     }
     let (count, mut pos) = skip::map_header(payload)?;
-    let mut seen = Seen::default();
-    let mut view = InvokeView::default();
+    let (mut component_name, mut args, mut context, mut call_id) = (None, None, None, None);
     for _ in 0..count {
         let (key, value_at) = skip::str_at(payload, pos)?;
         let end = skip::skip(payload, value_at)?;
         let value = &payload[value_at..end];
         match key {
-            b"component_name" => {
-                first(&mut seen.component_name)?;
-                view.component_name = str_value(value)?.to_owned();
-            }
-            b"call_id" => {
-                first(&mut seen.call_id)?;
-                view.call_id = str_value(value)?.to_owned();
-            }
+            b"component_name" => set(&mut component_name, str_value(value)?.to_owned())?,
+            b"call_id" => set(&mut call_id, str_value(value)?.to_owned())?,
+            b"args" if value == [0xc0] => set(&mut args, EncodedValue::default())?,
             b"args" => {
-                first(&mut seen.args)?;
-                if value != [0xc0] {
-                    skip::map_header(value)?;
-                    let at = range.start + value_at..range.start + end;
-                    view.args = EncodedValue::in_frame(frame, at, MAX_NESTING_DEPTH - 2);
-                }
+                skip::map_header(value)?;
+                let at = range.start + value_at..range.start + end;
+                set(
+                    &mut args,
+                    EncodedValue::in_frame(frame, at, MAX_NESTING_DEPTH - 2),
+                )?
             }
-            b"context" => {
-                first(&mut seen.context)?;
-                view.context = from_slice_within(value, MAX_NESTING_DEPTH - 2).ok()?;
-            }
+            b"context" => set(
+                &mut context,
+                from_slice_within::<Option<ToolExecutionContext>>(value, MAX_NESTING_DEPTH - 2)
+                    .ok()?,
+            )?,
             _ => {}
         }
         pos = end;
     }
-    (pos == payload.len()).then_some(view)
-}
-
-#[derive(Default)]
-struct Seen {
-    component_name: bool,
-    args: bool,
-    context: bool,
-    call_id: bool,
-}
-
-/// Marks a field as seen; `None` the second time.
-fn first(seen: &mut bool) -> Option<()> {
-    if std::mem::replace(seen, true) {
-        None
-    } else {
-        Some(())
-    }
+    (pos == payload.len()).then(|| InvokeView {
+        component_name: component_name.unwrap_or_default(),
+        args: args.unwrap_or_default(),
+        context: context.flatten(),
+        call_id: call_id.unwrap_or_default(),
+    })
 }
 
 #[cfg(test)]
