@@ -5,14 +5,16 @@
 //! plain serde decode of the whole frame. A frame that decodes must survive being encoded
 //! again (`encode_envelope`, and `encode_response_raw` for its response). A runner reads an
 //! invocation with `InvokeView`, which leaves the arguments encoded: every frame serde
-//! decodes as an `InvokePayload` must read the same through it.
+//! decodes as an `InvokePayload` must read the same through it. A host reads a tool's answer
+//! with `InvokeResultPayload::from_frame`, which walks the common shape itself: it must
+//! accept exactly the frames serde accepts, with the same values.
 #![no_main]
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use libfuzzer_sys::fuzz_target;
-use maitool_protocol::wire::methods::InvokePayload;
+use maitool_protocol::wire::methods::{InvokePayload, InvokeResultPayload};
 use bytes::Bytes;
 use maitool_protocol::JsonObject;
 use maitool_protocol::wire::{
@@ -30,6 +32,7 @@ fuzz_target!(|frame: &[u8]| {
     header_agrees_with_serde(frame, &header);
     payload_agrees_with_serde(frame, &payload);
     invoke_view_agrees_with_serde(frame);
+    invoke_answer_agrees_with_serde(frame);
     let _ = decode_envelope::<EmptyPayload>(frame);
 
     if let (Ok(header), Ok(payload)) = (header, payload) {
@@ -156,6 +159,19 @@ fn payload_agrees_with_serde(frame: &[u8], payload: &Result<Value, WireError>) {
         Ok(payload) => assert_eq!(*payload, reference, "payloads differ"),
         Err(err) if is_depth_error(err) => {}
         Err(err) => panic!("serde decodes the payload, decode_payload fails: {err}"),
+    }
+}
+
+/// The answer walk and serde accept the same frames, with the same values.
+fn invoke_answer_agrees_with_serde(frame: &[u8]) {
+    let reference = decode_envelope::<InvokeResultPayload>(frame).map(|envelope| envelope.payload);
+    let walked = InvokeResultPayload::from_frame(&Bytes::copy_from_slice(frame));
+    match (reference, walked) {
+        (Ok(reference), Ok(walked)) => assert_eq!(reference, walked, "the answer walk disagrees"),
+        (Err(_), Err(_)) => {}
+        (reference, walked) => {
+            panic!("serde and the answer walk disagree: {reference:?} against {walked:?}")
+        }
     }
 }
 

@@ -62,7 +62,10 @@ impl ChatScope {
     }
 }
 
-type ErasedHandler = dyn Fn(EncodedValue, ToolContext) -> BoxFuture<'static, Result<ToolOutput, ToolError>>
+/// A tool's handler with its argument type erased: decodes the arguments, runs, and turns the
+/// outcome into the result named after the tool (the third argument). One boxed future per
+/// call, the handler's own state inside it.
+type ErasedHandler = dyn Fn(EncodedValue, ToolContext, Arc<str>) -> BoxFuture<'static, ToolExecutionResult>
     + Send
     + Sync;
 
@@ -110,11 +113,15 @@ impl Tool {
         let schema = schema_for::<A>();
         let arguments = ArgumentDecoder::new(&name, &schema);
         let erased = move |args: EncodedValue,
-                           ctx: ToolContext|
-              -> BoxFuture<'static, Result<ToolOutput, ToolError>> {
+                           ctx: ToolContext,
+                           name: Arc<str>|
+              -> BoxFuture<'static, ToolExecutionResult> {
             match arguments.decode::<A>(&args) {
-                Ok(parsed) => handler(parsed, ctx).boxed(),
-                Err(err) => std::future::ready(Err(err)).boxed(),
+                Ok(parsed) => {
+                    let running = handler(parsed, ctx);
+                    async move { outcome_result(running.await, &name) }.boxed()
+                }
+                Err(err) => std::future::ready(outcome_result(Err(err), &name)).boxed(),
             }
         };
         Tool {
@@ -255,13 +262,14 @@ impl ComponentHandler for ToolHandler {
     ) -> BoxFuture<'static, ToolExecutionResult> {
         // The runner names the component in the context; sharing it spares a copy per call.
         let name = Arc::clone(&ctx.component_name);
-        let future = (self.handler)(args, ToolContext::new(ctx, self.config.clone()));
-        async move {
-            match future.await {
-                Ok(output) => output.into_result(&name),
-                Err(err) => ToolExecutionResult::failure(&*name, err.message()),
-            }
-        }
-        .boxed()
+        (self.handler)(args, ToolContext::new(ctx, self.config.clone()), name)
+    }
+}
+
+/// The result a handler's outcome becomes.
+fn outcome_result(outcome: Result<ToolOutput, ToolError>, name: &str) -> ToolExecutionResult {
+    match outcome {
+        Ok(output) => output.into_result(name),
+        Err(err) => ToolExecutionResult::failure(name, err.message()),
     }
 }

@@ -4,7 +4,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
-use maitool_protocol::wire::methods::InvokeResultPayload;
 use maitool_protocol::{
     ProviderType, ToolAvailabilityContext, ToolExecutionContext, ToolExecutionResult,
     ToolInvocation, ToolSpec,
@@ -170,13 +169,14 @@ impl PluginToolProvider {
             self.runtime.config.default_tool_timeout_ms
         };
         let answer = peer
-            .call::<_, InvokeResultPayload>(
+            .call_raw(
                 &entry.invoke_method,
                 &entry.plugin_id,
                 &payload,
                 Duration::from_millis(timeout_ms),
             )
-            .await;
+            .await
+            .and_then(|response| response.invoke_answer());
         Ok(match answer {
             Ok(answer) => normalize(&name, &entry.plugin_id, answer),
             // An RPC error alone (`[E_TIMEOUT] request plugin.invoke_tool timed out ...`)

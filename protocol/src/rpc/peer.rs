@@ -14,7 +14,9 @@ use super::shared::Shared;
 use super::{
     DisconnectReason, IncomingMessage, PeerConfig, RequestHandler, RpcError, reader, writer,
 };
-use crate::wire::{Envelope, FrameDecoder, encode_envelope, frame_codec};
+use crate::wire::{
+    FrameDecoder, HeadFields, MessageType, PROTOCOL_VERSION, encode_outgoing, frame_codec,
+};
 
 /// One end of a multiplexed, symmetric RPC connection. Cheap to clone; every clone drives the
 /// same connection.
@@ -143,14 +145,15 @@ impl RpcPeer {
         };
         let timeout_ms = u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX);
         let id = shared.next_id();
-        let envelope = Envelope::request(
-            id,
+        let fields = HeadFields {
+            message_type: MessageType::Request,
+            protocol_version: PROTOCOL_VERSION,
+            request_id: id,
             method,
-            shared.plugin_id_or_default(plugin_id),
+            plugin_id: shared.plugin_id_or_default(plugin_id),
             timeout_ms,
-            payload,
-        );
-        let frame = encode_envelope(&envelope).map_err(|err| {
+        };
+        let frame = encode_outgoing(&fields, payload).map_err(|err| {
             RpcError::bad_payload(format!("cannot encode the request {method}: {err}"))
         })?;
         let response = shared.register_call(id)?;
@@ -183,13 +186,15 @@ impl RpcPeer {
         P: Serialize + ?Sized,
     {
         let shared = &self.handle.shared;
-        let envelope = Envelope::broadcast(
-            shared.next_id(),
+        let fields = HeadFields {
+            message_type: MessageType::Broadcast,
+            protocol_version: PROTOCOL_VERSION,
+            request_id: shared.next_id(),
             method,
-            shared.plugin_id_or_default(plugin_id),
-            payload,
-        );
-        let frame = encode_envelope(&envelope).map_err(|err| {
+            plugin_id: shared.plugin_id_or_default(plugin_id),
+            timeout_ms: 0,
+        };
+        let frame = encode_outgoing(&fields, payload).map_err(|err| {
             RpcError::bad_payload(format!("cannot encode the broadcast {method}: {err}"))
         })?;
         shared.enqueue(frame)

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use bytes::{Bytes, BytesMut};
+use futures::future::BoxFuture;
 use futures::{FutureExt, Stream, StreamExt};
 
 use super::shared::{Refusal, Shared};
@@ -172,21 +173,32 @@ fn serve(
         Err(Refusal::Closed) => return,
     }
     let head = ResponseHead::for_request(&request.header);
-    let answer = {
-        let shared = Arc::clone(shared);
-        let handler = Arc::clone(handler);
-        async move {
-            let outcome = run_handler(handler.as_ref(), request, head.method()).await;
-            encode_reply(&shared, &head, outcome)
+    let deadline = request.timeout();
+    // The handler's own boxed future is what gets polled and, if it is still pending, moved
+    // into a task: wrapping it in a second boxed future would copy both into the heap once
+    // more for every request.
+    let mut future = match std::panic::catch_unwind(AssertUnwindSafe(|| handler.handle(request))) {
+        Ok(future) => future,
+        Err(panic) => {
+            if let Some(reply) = encode_reply(shared, &head, Err(panicked(panic.as_ref()))) {
+                shared.respond(reply, permit);
+            }
+            return;
         }
     };
-    let mut answer = Box::pin(answer);
     if inline {
         // A future left pending registers the real waker when its task polls it again, which
         // `spawn` does at once; the no-op waker of this first poll is then replaced.
         let mut first = Context::from_waker(futures::task::noop_waker_ref());
-        if let Poll::Ready(reply) = answer.as_mut().poll(&mut first) {
-            if let Some(reply) = reply {
+        let polled =
+            std::panic::catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(&mut first)));
+        let outcome = match polled {
+            Ok(Poll::Ready(outcome)) => Some(outcome),
+            Ok(Poll::Pending) => None,
+            Err(panic) => Some(Err(panicked(panic.as_ref()))),
+        };
+        if let Some(outcome) = outcome {
+            if let Some(reply) = encode_reply(shared, &head, outcome) {
                 shared.respond(reply, permit);
             }
             return;
@@ -204,11 +216,12 @@ fn serve(
         // Only the handler is cancellable. Its answer is owed and waits for room in the send
         // queue outside this select: `finish_incoming` drops the cancel sender, which used to
         // end the select and silently drop a response that found the queue full.
-        let reply = tokio::select! {
+        let outcome = tokio::select! {
             biased;
             _ = cancelled => return,
-            reply = answer => reply,
+            outcome = finish_handler(future, deadline, head.method()) => outcome,
         };
+        let reply = encode_reply(&shared, &head, outcome);
         shared.finish_incoming(id);
         if let Some(reply) = reply {
             shared.enqueue_response(reply).await;
@@ -240,35 +253,33 @@ fn refuse_busy(shared: &Shared, header: &EnvelopeHeader) {
     }
 }
 
-/// The handler's outcome, with its panics caught and the request's own deadline enforced.
-async fn run_handler(
-    handler: &dyn RequestHandler,
-    request: IncomingMessage,
+/// Runs a handler's future that its first poll left pending (or that was not polled yet on a
+/// multi-thread runtime) to its end, within the caller's deadline; a panic becomes an error.
+async fn finish_handler(
+    future: BoxFuture<'static, Result<super::Payload, RpcError>>,
+    deadline: Option<std::time::Duration>,
     method: &str,
 ) -> Result<super::Payload, RpcError> {
-    let deadline = request.timeout();
-    let timeout_ms = request.header.timeout_ms;
-    // `handle` itself runs inside the guarded future, so a panic before it returns is caught too.
-    let guarded = AssertUnwindSafe(async move { handler.handle(request).await }).catch_unwind();
-    let mut guarded = std::pin::pin!(guarded);
+    let guarded = AssertUnwindSafe(future).catch_unwind();
     let outcome = match deadline {
-        // A handler that finishes on its first poll needs no timer (a clock read and a runtime
-        // lookup per request); a synchronous hang in that poll could not be interrupted anyway.
-        Some(deadline) => match futures::poll!(guarded.as_mut()) {
-            Poll::Ready(outcome) => outcome,
-            Poll::Pending => match tokio::time::timeout(deadline, guarded).await {
-                Ok(outcome) => outcome,
-                Err(_) => return Err(RpcError::timeout(method, timeout_ms)),
-            },
+        Some(deadline) => match tokio::time::timeout(deadline, guarded).await {
+            Ok(outcome) => outcome,
+            Err(_) => {
+                let timeout_ms = u64::try_from(deadline.as_millis()).unwrap_or(u64::MAX);
+                return Err(RpcError::timeout(method, timeout_ms));
+            }
         },
         None => guarded.await,
     };
-    outcome.unwrap_or_else(|panic| {
-        Err(RpcError::new(
-            crate::wire::ErrorCode::Unknown,
-            format!("handler panicked: {}", panic_message(panic.as_ref())),
-        ))
-    })
+    outcome.unwrap_or_else(|panic| Err(panicked(panic.as_ref())))
+}
+
+/// The error a panicking handler answers with.
+fn panicked(panic: &(dyn Any + Send)) -> RpcError {
+    RpcError::new(
+        crate::wire::ErrorCode::Unknown,
+        format!("handler panicked: {}", panic_message(panic)),
+    )
 }
 
 fn encode_reply(

@@ -76,7 +76,9 @@ impl Drop for DropProbe {
 }
 
 /// The test service. `echo` answers its payload, `sleep` answers after a delay, `hang` never
-/// answers, `panic` panics, `fail` answers a custom error; anything else is not allowed.
+/// answers, `panic` panics in its first poll, `panic_early` before it returns its future and
+/// `panic_late` after its first wait, `fail` answers a custom error; anything else is not
+/// allowed.
 #[derive(Default)]
 struct Service {
     probe: Arc<Probe>,
@@ -86,6 +88,9 @@ struct Service {
 impl RequestHandler for Service {
     fn handle(&self, request: IncomingMessage) -> BoxFuture<'static, Result<Payload, RpcError>> {
         let probe = Arc::clone(&self.probe);
+        if request.method() == "panic_early" {
+            panic!("boom before the future");
+        }
         async move {
             match request.method() {
                 "echo" => Payload::encode(&request.payload::<Echo>()?),
@@ -105,6 +110,10 @@ impl RequestHandler for Service {
                     Payload::encode(&Sleep { ms })
                 }
                 "panic" => panic!("boom in the handler"),
+                "panic_late" => {
+                    tokio::task::yield_now().await;
+                    panic!("boom after a wait")
+                }
                 "fail" => {
                     let mut details = JsonObject::new();
                     details.insert("hint".into(), "retry".into());
@@ -592,6 +601,31 @@ async fn handler_panic_is_e_unknown_and_the_peer_keeps_serving() {
         assert_eq!(err.message, "handler panicked: boom in the handler");
         assert_eq!(echo(&a, 7).await.unwrap().n, 7);
     }
+}
+
+async fn panics_anywhere_in_a_handler_are_e_unknown() {
+    let ((a, _), (_b, _)) = unix_pair();
+    for (method, message) in [
+        ("panic_early", "boom before the future"),
+        ("panic", "boom in the handler"),
+        ("panic_late", "boom after a wait"),
+    ] {
+        let err = a.call::<_, Echo>(method, "", &(), LONG).await.unwrap_err();
+        assert_eq!(err.code, ErrorCode::Unknown, "{method}");
+        assert_eq!(err.message, format!("handler panicked: {message}"));
+        assert_eq!(echo(&a, 7).await.unwrap().n, 7);
+    }
+    assert_eq!(a.in_flight(), 0);
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn panics_anywhere_in_a_handler_are_e_unknown_current_thread() {
+    panics_anywhere_in_a_handler_are_e_unknown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn panics_anywhere_in_a_handler_are_e_unknown_multi_thread() {
+    panics_anywhere_in_a_handler_are_e_unknown().await;
 }
 
 #[tokio::test]

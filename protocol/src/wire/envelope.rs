@@ -355,7 +355,7 @@ pub(crate) const EMPTY_MAP: u8 = 0x80;
 /// The first allocation of [`encode_envelope`]'s buffer: a tool invocation with its execution
 /// context is 300-400 bytes, so it encodes without growing the buffer (128 grew it twice per
 /// call on the benchmark's profile).
-const ENCODE_CAPACITY: usize = 512;
+pub(super) const ENCODE_CAPACITY: usize = 512;
 
 /// Encodes an envelope as a frame body (without the length prefix), with named fields.
 pub fn encode_envelope<P: Serialize>(envelope: &Envelope<P>) -> Result<Bytes, WireError> {

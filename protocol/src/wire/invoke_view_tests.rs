@@ -101,3 +101,64 @@ fn a_fully_decoded_payload_gives_the_same_view() {
     assert_eq!(view.component_name, "echo");
     assert_eq!(view.args.decode::<JsonObject>().unwrap(), payload.args);
 }
+
+#[test]
+fn contexts_are_walked_or_decoded_by_serde_to_the_same_value() {
+    let full = ToolExecutionContext {
+        session_id: "s1".into(),
+        stream_id: "st1".into(),
+        reasoning: "because".into(),
+        is_group_chat: Some(false),
+        group_id: "g".into(),
+        user_id: "u".into(),
+        platform: "qq".into(),
+        metadata: JsonObject::new(),
+    };
+    let with_metadata = ToolExecutionContext {
+        metadata: object(json!({"k": [1, 2]})),
+        ..full.clone()
+    };
+    for context in [
+        Some(full),
+        Some(with_metadata),
+        Some(Default::default()),
+        None,
+    ] {
+        let encoded = rmp_serde::to_vec_named(&context).unwrap();
+        let context_walked = super::context_walk(&encoded);
+        let decoded: Option<ToolExecutionContext> = rmp_serde::from_slice(&encoded).unwrap();
+        assert_eq!(decoded, context);
+        match &context {
+            Some(context) if !context.metadata.is_empty() => assert_eq!(context_walked, None),
+            _ => assert_eq!(context_walked, Some(context.clone())),
+        }
+        let payload = InvokePayload {
+            component_name: "echo".into(),
+            args: JsonObject::new(),
+            context: context.clone(),
+            call_id: String::new(),
+        };
+        let view = walked(&bytes(&payload)).expect("the payload walks");
+        assert_eq!(view.context, context);
+    }
+    // Keys twice, other types and unknown keys are for serde to judge.
+    for odd in [
+        json!({"session_id": 5}),
+        json!({"is_group_chat": "yes"}),
+        json!({"unknown": "x"}),
+        json!(["s1"]),
+    ] {
+        assert_eq!(
+            super::context_walk(&rmp_serde::to_vec_named(&odd).unwrap()),
+            None,
+            "{odd}"
+        );
+    }
+    let mut twice = vec![0x82];
+    for value in ["a", "b"] {
+        rmp::encode::write_str(&mut twice, "group_id").unwrap();
+        rmp::encode::write_str(&mut twice, value).unwrap();
+    }
+    assert_eq!(super::context_walk(&twice), None);
+    assert!(rmp_serde::from_slice::<ToolExecutionContext>(&twice).is_err());
+}

@@ -17,6 +17,7 @@ mod header_walk;
 mod invoke_view;
 pub mod methods;
 mod response_head;
+mod result_walk;
 mod skip;
 
 #[cfg(test)]
@@ -37,7 +38,7 @@ pub use error::WireError;
 pub use error_code::{ErrorBody, ErrorCode};
 pub(crate) use header_walk::PayloadAt;
 pub use invoke_view::InvokeView;
-pub(crate) use response_head::ResponseHead;
+pub(crate) use response_head::{HeadFields, ResponseHead, encode_outgoing};
 
 /// The wire protocol version, independent of the crate version.
 pub const PROTOCOL_VERSION: &str = "1.0.0";

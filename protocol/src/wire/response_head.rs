@@ -21,7 +21,7 @@ use std::convert::Infallible;
 use rmp::encode::buffer::ByteBuf;
 use rmp::encode::{ValueWriteError, write_map_len, write_str, write_uint};
 
-use super::envelope::{EnvelopeHeader, MessageType, check_len, now_ms};
+use super::envelope::{ENCODE_CAPACITY, EnvelopeHeader, MessageType, check_len, now_ms};
 use super::{ErrorBody, WireError};
 
 /// The MessagePack marker of a `uint 64`.
@@ -47,7 +47,15 @@ impl ResponseHead {
         let mut buf = ByteBuf::with_capacity(
             128 + request.method.len() + request.plugin_id.len() + request.protocol_version.len(),
         );
-        let (timestamp_at, method) = match write_head(&mut buf, request) {
+        let fields = HeadFields {
+            message_type: MessageType::Response,
+            protocol_version: &request.protocol_version,
+            request_id: request.request_id,
+            method: &request.method,
+            plugin_id: &request.plugin_id,
+            timeout_ms: request.timeout_ms,
+        };
+        let (timestamp_at, method) = match write_head(&mut buf, &fields) {
             Ok(places) => places,
             // `ByteBuf` cannot fail to grow: its error type has no values.
             Err(
@@ -95,30 +103,67 @@ impl ResponseHead {
 
 /// Writes the head in the order of `Envelope`'s serde encoding; returns where the timestamp's
 /// bytes and the method's text are.
-fn write_head(
+/// The envelope fields written before the payload.
+pub(crate) struct HeadFields<'a> {
+    pub(crate) message_type: MessageType,
+    pub(crate) protocol_version: &'a str,
+    pub(crate) request_id: u64,
+    pub(crate) method: &'a str,
+    pub(crate) plugin_id: &'a str,
+    pub(crate) timeout_ms: u64,
+}
+
+/// Writes the envelope map up to the `payload` key, its timestamp zeroed; returns where the
+/// timestamp's 8 bytes are and where the method is.
+pub(crate) fn write_head(
     buf: &mut ByteBuf,
-    request: &EnvelopeHeader,
+    fields: &HeadFields<'_>,
 ) -> Result<(usize, std::ops::Range<usize>), ValueWriteError<Infallible>> {
     write_map_len(buf, 9)?;
     write_str(buf, "protocol_version")?;
-    write_str(buf, &request.protocol_version)?;
+    write_str(buf, fields.protocol_version)?;
     write_str(buf, "request_id")?;
-    write_uint(buf, request.request_id)?;
+    write_uint(buf, fields.request_id)?;
     write_str(buf, "message_type")?;
-    write_str(buf, MessageType::Response.as_str())?;
+    write_str(buf, fields.message_type.as_str())?;
     write_str(buf, "method")?;
-    write_str(buf, &request.method)?;
-    let method = buf.as_slice().len() - request.method.len()..buf.as_slice().len();
+    write_str(buf, fields.method)?;
+    let method = buf.as_slice().len() - fields.method.len()..buf.as_slice().len();
     write_str(buf, "plugin_id")?;
-    write_str(buf, &request.plugin_id)?;
+    write_str(buf, fields.plugin_id)?;
     write_str(buf, "timestamp_ms")?;
     buf.as_mut_vec().push(UINT64);
     let timestamp_at = buf.as_slice().len();
     buf.as_mut_vec().extend_from_slice(&[0; 8]);
     write_str(buf, "timeout_ms")?;
-    write_uint(buf, request.timeout_ms)?;
+    write_uint(buf, fields.timeout_ms)?;
     write_str(buf, "payload")?;
     Ok((timestamp_at, method))
+}
+
+/// Encodes a request or broadcast around `payload`: byte for byte what [`encode_envelope`]
+/// gives for the same [`Envelope`], without first copying the protocol version, method and
+/// plugin id into the envelope's owned strings (three allocations and copies for every call).
+///
+/// [`encode_envelope`]: super::encode_envelope
+/// [`Envelope`]: super::Envelope
+pub(crate) fn encode_outgoing<P: serde::Serialize + ?Sized>(
+    fields: &HeadFields<'_>,
+    payload: &P,
+) -> Result<Bytes, WireError> {
+    let mut buf = ByteBuf::with_capacity(ENCODE_CAPACITY);
+    let timestamp_at = match write_head(&mut buf, fields) {
+        Ok((timestamp_at, _)) => timestamp_at,
+        Err(
+            ValueWriteError::InvalidMarkerWrite(never) | ValueWriteError::InvalidDataWrite(never),
+        ) => match never {},
+    };
+    let mut frame = buf.into_vec();
+    frame[timestamp_at..timestamp_at + 8].copy_from_slice(&now_ms().to_be_bytes());
+    rmp_serde::encode::write_named(&mut frame, payload)?;
+    frame.extend_from_slice(ERROR_KEY);
+    frame.push(NIL);
+    check_len(Bytes::from(frame))
 }
 
 #[cfg(test)]

@@ -1,10 +1,10 @@
 use serde_json::json;
 
-use super::ResponseHead;
+use super::{HeadFields, ResponseHead, encode_outgoing};
 use crate::JsonObject;
 use crate::wire::{
-    Envelope, EnvelopeHeader, ErrorBody, ErrorCode, MessageType, decode_header, encode_envelope,
-    now_ms,
+    Envelope, EnvelopeHeader, ErrorBody, ErrorCode, MessageType, PROTOCOL_VERSION, decode_header,
+    encode_envelope, now_ms,
 };
 
 fn request() -> EnvelopeHeader {
@@ -75,5 +75,40 @@ fn one_head_answers_twice_and_keeps_the_request_identity() {
         );
         assert_eq!(header.message_type, MessageType::Response);
         assert_eq!(header.timeout_ms, 60_000);
+    }
+}
+
+#[test]
+fn requests_and_broadcasts_are_what_the_serde_encoding_of_the_envelope_is() {
+    for (message_type, timeout_ms) in [(MessageType::Request, 60_000), (MessageType::Broadcast, 0)]
+    {
+        let fields = HeadFields {
+            message_type,
+            protocol_version: PROTOCOL_VERSION,
+            request_id: 1_000_042,
+            method: "plugin.invoke_tool",
+            plugin_id: "demo",
+            timeout_ms,
+        };
+        let before = now_ms();
+        let frame = encode_outgoing(&fields, &payload()).unwrap();
+        let stamped = decode_header(&frame).unwrap().timestamp_ms;
+        assert!(stamped >= before, "stamped when encoded");
+        let mut expected = match message_type {
+            MessageType::Request => Envelope::request(
+                1_000_042,
+                "plugin.invoke_tool",
+                "demo",
+                timeout_ms,
+                payload(),
+            ),
+            _ => Envelope::broadcast(1_000_042, "plugin.invoke_tool", "demo", payload()),
+        };
+        expected.timestamp_ms = stamped;
+        assert_eq!(
+            frame,
+            encode_envelope(&expected).unwrap(),
+            "{message_type:?}"
+        );
     }
 }

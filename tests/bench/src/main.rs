@@ -15,6 +15,7 @@ mod floor;
 mod floor_wire;
 mod host;
 mod invoke;
+mod load;
 mod mcp;
 mod operator;
 mod plan;
@@ -58,6 +59,17 @@ struct Args {
     /// Do not build the sibling executables first (they must exist next to this one).
     #[arg(long)]
     no_build: bool,
+    /// Measure nothing: keep one path (`floor` or `invoke`) at 256 calls in flight for
+    /// `--load-secs`, for a profiler to attach to.
+    #[arg(long)]
+    load: Option<String>,
+    /// How long `--load` runs.
+    #[arg(long, default_value_t = 10)]
+    load_secs: u64,
+    /// Stop `--load` after this many calls instead (whole chunks of 50,000), for counting
+    /// instructions under callgrind.
+    #[arg(long)]
+    load_calls: Option<usize>,
 }
 
 /// Every key the issue tracks; always present in the JSON (null when its section failed).
@@ -146,6 +158,14 @@ fn run(args: &Args) -> Result<Report> {
             .build()?,
         other => anyhow::bail!("--host-runtime must be multi or current, not {other}"),
     };
+    if let Some(path) = &args.load {
+        let limit = match args.load_calls {
+            Some(calls) => load::Limit::Calls(calls),
+            None => load::Limit::Time(Duration::from_secs(args.load_secs)),
+        };
+        runtime.block_on(load::run(&bins, path, limit))?;
+        return Ok(Report::default());
+    }
     let limit = Duration::from_secs(120);
     if selected("invoke") {
         let outcome = runtime.block_on(bounded(limit, invoke::run(&bins, &plan, &mut report)));
