@@ -6,7 +6,7 @@
 //!   Pure data: serde types that serialize both to MessagePack (named fields) and to JSON.
 //! * [`llm`]: the model-facing view of tools. Renders tool lists into the tool-definition JSON
 //!   of the OpenAI, Anthropic and Gemini APIs and parses their raw tool calls back into
-//!   [`ToolInvocation`](model::ToolInvocation)s. Pure data as well.
+//!   [`ToolInvocation`]s. Pure data as well.
 //! * [`wire`] and [`rpc`]: the frame codec, the envelope, the typed method payloads, and a
 //!   symmetric multiplexed RPC peer over any `AsyncRead + AsyncWrite`. `rpc` is the only module
 //!   that performs I/O.

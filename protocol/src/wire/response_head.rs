@@ -14,6 +14,10 @@
 //!
 //! Unix milliseconds need 64 bits since 1970-02-19, so the fixed-width timestamp is also the
 //! shortest encoding, and the result is byte-for-byte what `encode_envelope` would produce.
+//!
+//! Requests and broadcasts are written by the same code (`encode_outgoing`), straight from the
+//! caller's borrowed names: building an `Envelope` first copied the protocol version, method
+//! and plugin id into owned strings for every call.
 
 use bytes::Bytes;
 use std::convert::Infallible;
@@ -101,8 +105,6 @@ impl ResponseHead {
     }
 }
 
-/// Writes the head in the order of `Envelope`'s serde encoding; returns where the timestamp's
-/// bytes and the method's text are.
 /// The envelope fields written before the payload.
 pub(crate) struct HeadFields<'a> {
     pub(crate) message_type: MessageType,
@@ -113,9 +115,10 @@ pub(crate) struct HeadFields<'a> {
     pub(crate) timeout_ms: u64,
 }
 
-/// Writes the envelope map up to the `payload` key, its timestamp zeroed; returns where the
-/// timestamp's 8 bytes are and where the method is.
-pub(crate) fn write_head(
+/// Writes the envelope map up to the `payload` key, in the order of `Envelope`'s serde
+/// encoding, its timestamp zeroed; returns where the timestamp's 8 bytes are and where the
+/// method's text is.
+fn write_head(
     buf: &mut ByteBuf,
     fields: &HeadFields<'_>,
 ) -> Result<(usize, std::ops::Range<usize>), ValueWriteError<Infallible>> {
