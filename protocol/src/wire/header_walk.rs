@@ -32,29 +32,22 @@ pub(crate) enum PayloadAt {
 
 /// The header and the payload's place, or `None` when the frame needs the serde decode.
 pub(crate) fn walk(frame: &[u8]) -> Option<(EnvelopeHeader, PayloadAt)> {
-    let (count, mut pos) = skip::map_header(frame)?;
     let mut fields = Fields::default();
-    for _ in 0..count {
-        let (key, after_key) = skip::str_at(frame, pos)?;
-        let end = skip::skip(frame, after_key)?;
-        let value = &frame[after_key..end];
+    skip::each_entry(frame, |key, at| {
+        let value = &frame[at.clone()];
         match key {
-            b"protocol_version" => set(&mut fields.protocol_version, string(value)?)?,
-            b"request_id" => set(&mut fields.request_id, uint(value)?)?,
-            b"message_type" => set(&mut fields.message_type, message_type(value)?)?,
-            b"method" => set(&mut fields.method, string(value)?)?,
-            b"plugin_id" => set(&mut fields.plugin_id, string(value)?)?,
-            b"timestamp_ms" => set(&mut fields.timestamp_ms, uint(value)?)?,
-            b"timeout_ms" => set(&mut fields.timeout_ms, uint(value)?)?,
-            b"error" => set(&mut fields.error, error(value)?)?,
-            b"payload" => set(&mut fields.payload, after_key..end)?,
-            _ => return None,
+            b"protocol_version" => set(&mut fields.protocol_version, string(value)?),
+            b"request_id" => set(&mut fields.request_id, uint(value)?),
+            b"message_type" => set(&mut fields.message_type, message_type(value)?),
+            b"method" => set(&mut fields.method, string(value)?),
+            b"plugin_id" => set(&mut fields.plugin_id, string(value)?),
+            b"timestamp_ms" => set(&mut fields.timestamp_ms, uint(value)?),
+            b"timeout_ms" => set(&mut fields.timeout_ms, uint(value)?),
+            b"error" => set(&mut fields.error, error(value)?),
+            b"payload" => set(&mut fields.payload, at),
+            _ => None,
         }
-        pos = end;
-    }
-    if pos != frame.len() {
-        return None;
-    }
+    })?;
     let header = EnvelopeHeader {
         protocol_version: fields
             .protocol_version
@@ -99,6 +92,15 @@ pub(crate) fn str_value(value: &[u8]) -> Option<&str> {
         return None;
     }
     std::str::from_utf8(bytes).ok()
+}
+
+/// A MessagePack `true` or `false`, nothing else (serde refuses other markers for a `bool`).
+pub(crate) fn bool_value(value: &[u8]) -> Option<bool> {
+    match value {
+        [0xc3] => Some(true),
+        [0xc2] => Some(false),
+        _ => None,
+    }
 }
 
 fn string(value: &[u8]) -> Option<String> {

@@ -4,7 +4,7 @@ use std::ops::Range;
 
 use bytes::Bytes;
 
-use super::header_walk::{set, str_value};
+use super::header_walk::{bool_value, set, str_value};
 use super::methods::InvokePayload;
 use super::{
     EncodedValue, MAX_NESTING_DEPTH, PayloadAt, WireError, decode_header_located,
@@ -72,23 +72,20 @@ pub(crate) fn walk(frame: &Bytes, range: Range<usize>) -> Option<InvokeView> {
     if payload == [0xc0] {
         return Some(InvokeView::default());
     }
-    let (count, mut pos) = skip::map_header(payload)?;
     let (mut component_name, mut args, mut context, mut call_id) = (None, None, None, None);
-    for _ in 0..count {
-        let (key, value_at) = skip::str_at(payload, pos)?;
-        let end = skip::skip(payload, value_at)?;
-        let value = &payload[value_at..end];
+    skip::each_entry(payload, |key, at| {
+        let value = &payload[at.clone()];
         match key {
-            b"component_name" => set(&mut component_name, str_value(value)?.to_owned())?,
-            b"call_id" => set(&mut call_id, str_value(value)?.to_owned())?,
-            b"args" if value == [0xc0] => set(&mut args, EncodedValue::default())?,
+            b"component_name" => set(&mut component_name, str_value(value)?.to_owned()),
+            b"call_id" => set(&mut call_id, str_value(value)?.to_owned()),
+            b"args" if value == [0xc0] => set(&mut args, EncodedValue::default()),
             b"args" => {
                 skip::map_header(value)?;
-                let at = range.start + value_at..range.start + end;
+                let at = range.start + at.start..range.start + at.end;
                 set(
                     &mut args,
                     EncodedValue::in_frame(frame, at, MAX_NESTING_DEPTH - 2),
-                )?
+                )
             }
             b"context" => {
                 let decoded = match context_walk(value) {
@@ -99,13 +96,12 @@ pub(crate) fn walk(frame: &Bytes, range: Range<usize>) -> Option<InvokeView> {
                     )
                     .ok()?,
                 };
-                set(&mut context, decoded)?
+                set(&mut context, decoded)
             }
-            _ => {}
+            _ => Some(()),
         }
-        pos = end;
-    }
-    (pos == payload.len()).then(|| InvokeView {
+    })?;
+    Some(InvokeView {
         component_name: component_name.unwrap_or_default(),
         args: args.unwrap_or_default(),
         context: context.flatten(),
@@ -121,13 +117,10 @@ fn context_walk(value: &[u8]) -> Option<Option<ToolExecutionContext>> {
     if value == [0xc0] {
         return Some(None);
     }
-    let (count, mut pos) = skip::map_header(value)?;
-    let mut fields: [Option<String>; 6] = Default::default();
+    let mut text: [Option<String>; 6] = Default::default();
     let mut is_group_chat = None;
-    for _ in 0..count {
-        let (key, field_at) = skip::str_at(value, pos)?;
-        let end = skip::skip(value, field_at)?;
-        let field = &value[field_at..end];
+    skip::each_entry(value, |key, at| {
+        let field = &value[at];
         let slot = match key {
             b"session_id" => 0,
             b"stream_id" => 1,
@@ -135,25 +128,12 @@ fn context_walk(value: &[u8]) -> Option<Option<ToolExecutionContext>> {
             b"group_id" => 3,
             b"user_id" => 4,
             b"platform" => 5,
-            b"is_group_chat" => {
-                let flag = match field {
-                    [0xc0] => None,
-                    [0xc2] => Some(false),
-                    [0xc3] => Some(true),
-                    _ => return None,
-                };
-                set(&mut is_group_chat, flag)?;
-                pos = end;
-                continue;
-            }
+            b"is_group_chat" if field == [0xc0] => return set(&mut is_group_chat, None),
+            b"is_group_chat" => return set(&mut is_group_chat, Some(bool_value(field)?)),
             _ => return None,
         };
-        set(&mut fields[slot], str_value(field)?.to_owned())?;
-        pos = end;
-    }
-    if pos != value.len() {
-        return None;
-    }
+        set(&mut text[slot], str_value(field)?.to_owned())
+    })?;
     let [
         session_id,
         stream_id,
@@ -161,7 +141,7 @@ fn context_walk(value: &[u8]) -> Option<Option<ToolExecutionContext>> {
         group_id,
         user_id,
         platform,
-    ] = fields.map(Option::unwrap_or_default);
+    ] = text.map(Option::unwrap_or_default);
     Some(Some(ToolExecutionContext {
         session_id,
         stream_id,

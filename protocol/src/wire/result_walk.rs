@@ -18,14 +18,12 @@
 
 use bytes::Bytes;
 
-use super::header_walk::{set, str_value};
+use super::header_walk::{bool_value, set, str_value};
 use super::methods::InvokeResultPayload;
 use super::{PayloadAt, WireError, decode_header_located, decode_payload_at, skip};
 use crate::model::ToolExecutionResult;
 
 const NIL: u8 = 0xc0;
-const FALSE: u8 = 0xc2;
-const TRUE: u8 = 0xc3;
 
 impl InvokeResultPayload {
     /// Decodes the payload of a whole frame (a response envelope) as a tool's answer: what
@@ -52,23 +50,19 @@ impl InvokeResultPayload {
 
 /// Reads an answer in the common shape, or `None` for the serde decode to judge.
 pub(crate) fn walk(payload: &[u8]) -> Option<InvokeResultPayload> {
-    let (count, mut pos) = skip::map_header(payload)?;
     let (mut success, mut tool_result) = (None, None);
-    for _ in 0..count {
-        let (key, value_at) = skip::str_at(payload, pos)?;
-        let end = skip::skip(payload, value_at)?;
-        let value = &payload[value_at..end];
+    skip::each_entry(payload, |key, at| {
+        let value = &payload[at];
         match key {
-            b"success" => set(&mut success, boolean(value)?)?,
-            b"tool_result" if value == [NIL] => set(&mut tool_result, None)?,
-            b"tool_result" => set(&mut tool_result, Some(result(value)?))?,
+            b"success" => set(&mut success, bool_value(value)?),
+            b"tool_result" if value == [NIL] => set(&mut tool_result, None),
+            b"tool_result" => set(&mut tool_result, Some(result(value)?)),
             // A MaiBot-style `result`, or a key this walk does not know: serde decides (and
             // applies its nesting limit to what it skips).
-            _ => return None,
+            _ => None,
         }
-        pos = end;
-    }
-    (pos == payload.len()).then(|| InvokeResultPayload {
+    })?;
+    Some(InvokeResultPayload {
         success: success.unwrap_or_default(),
         result: None,
         tool_result: tool_result.flatten(),
@@ -77,37 +71,25 @@ pub(crate) fn walk(payload: &[u8]) -> Option<InvokeResultPayload> {
 
 /// A [`ToolExecutionResult`] with text fields only.
 fn result(value: &[u8]) -> Option<ToolExecutionResult> {
-    let (count, mut pos) = skip::map_header(value)?;
     let (mut tool_name, mut success, mut content, mut error_message) = (None, None, None, None);
-    for _ in 0..count {
-        let (key, field_at) = skip::str_at(value, pos)?;
-        let end = skip::skip(value, field_at)?;
-        let field = &value[field_at..end];
+    skip::each_entry(value, |key, at| {
+        let field = &value[at];
         match key {
-            b"tool_name" => set(&mut tool_name, str_value(field)?.to_owned())?,
-            b"success" => set(&mut success, boolean(field)?)?,
-            b"content" => set(&mut content, str_value(field)?.to_owned())?,
-            b"error_message" => set(&mut error_message, str_value(field)?.to_owned())?,
+            b"tool_name" => set(&mut tool_name, str_value(field)?.to_owned()),
+            b"success" => set(&mut success, bool_value(field)?),
+            b"content" => set(&mut content, str_value(field)?.to_owned()),
+            b"error_message" => set(&mut error_message, str_value(field)?.to_owned()),
             // Structured content, content items, history messages, metadata, unknown keys.
-            _ => return None,
+            _ => None,
         }
-        pos = end;
-    }
-    (pos == value.len()).then(|| ToolExecutionResult {
+    })?;
+    Some(ToolExecutionResult {
         tool_name: tool_name.unwrap_or_default(),
         success: success.unwrap_or_default(),
         content: content.unwrap_or_default(),
         error_message: error_message.unwrap_or_default(),
         ..ToolExecutionResult::default()
     })
-}
-
-fn boolean(value: &[u8]) -> Option<bool> {
-    match value {
-        [TRUE] => Some(true),
-        [FALSE] => Some(false),
-        _ => None,
-    }
 }
 
 #[cfg(test)]

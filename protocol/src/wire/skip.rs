@@ -92,6 +92,23 @@ pub(crate) fn map_header(buf: &[u8]) -> Option<(usize, usize)> {
     }
 }
 
+/// Walks the map that is all of `buf`, calling `visit` with each key and the byte range of its
+/// value. `None` when the map is malformed, a key is not a `str`, bytes follow the map, or
+/// `visit` returns `None` (a walk's way of leaving the frame to serde).
+pub(crate) fn each_entry(
+    buf: &[u8],
+    mut visit: impl FnMut(&[u8], Range<usize>) -> Option<()>,
+) -> Option<()> {
+    let (count, mut pos) = map_header(buf)?;
+    for _ in 0..count {
+        let (key, value_at) = str_at(buf, pos)?;
+        let end = skip(buf, value_at)?;
+        visit(key, value_at..end)?;
+        pos = end;
+    }
+    (pos == buf.len()).then_some(())
+}
+
 /// The string at `pos` and the position after it.
 pub(crate) fn str_at(buf: &[u8], pos: usize) -> Option<(&[u8], usize)> {
     let (len, head) = match *buf.get(pos)? {

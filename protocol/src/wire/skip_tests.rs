@@ -170,3 +170,39 @@ fn header_and_payload_decode_the_same_through_the_fast_path() {
     assert!(decode_payload::<Body>(&broken).is_err());
     assert!(decode_header(&broken).is_err());
 }
+
+#[test]
+fn each_entry_visits_string_keys_in_order_and_refuses_the_rest() {
+    let map = rmp_serde::to_vec_named(&serde_json::json!({"a": 1, "b": [true]})).unwrap();
+    let mut seen = Vec::new();
+    let walked = super::each_entry(&map, |key, at| {
+        seen.push((key.to_vec(), map[at].to_vec()));
+        Some(())
+    });
+    assert_eq!(walked, Some(()));
+    assert_eq!(
+        seen,
+        vec![
+            (b"a".to_vec(), vec![0x01]),
+            (b"b".to_vec(), vec![0x91, 0xc3])
+        ]
+    );
+    assert_eq!(
+        super::each_entry(&map, |_, _| None),
+        None,
+        "a visit may stop the walk"
+    );
+    let mut trailing = map.clone();
+    trailing.push(0xc0);
+    assert_eq!(super::each_entry(&trailing, |_, _| Some(())), None);
+    // {1: nil}: an integer key.
+    assert_eq!(
+        super::each_entry(&[0x81, 0x01, 0xc0], |_, _| Some(())),
+        None
+    );
+    assert_eq!(
+        super::each_entry(&[0x91, 0xc0], |_, _| Some(())),
+        None,
+        "not a map"
+    );
+}
