@@ -6,6 +6,7 @@
 //! [`RequestHandler`], each in its own task. The semantics (timeouts on both sides,
 //! cancellation, back-pressure, disconnects) are specified in `docs/PROTOCOL.md`.
 
+mod deadlines;
 mod error;
 mod handler;
 mod message;

@@ -8,11 +8,13 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::mpsc;
+use tokio::time::Instant;
 use tokio_util::codec::{Framed, FramedWrite, LengthDelimitedCodec};
 
-use super::shared::Shared;
+use super::shared::{Delivery, Shared};
 use super::{
-    DisconnectReason, IncomingMessage, PeerConfig, RequestHandler, RpcError, reader, writer,
+    DisconnectReason, IncomingMessage, PeerConfig, RequestHandler, RpcError, deadlines, reader,
+    writer,
 };
 use crate::wire::{
     FrameDecoder, HeadFields, MessageType, PROTOCOL_VERSION, encode_outgoing, frame_codec,
@@ -89,6 +91,7 @@ impl RpcPeer {
         let reader_task = tokio::spawn(reader::run(frames, Arc::clone(&shared), handler));
         shared.set_reader(reader_task.abort_handle());
         tokio::spawn(writer::run(sink, queue_rx, control_rx, Arc::clone(&shared)));
+        tokio::spawn(deadlines::run(Arc::clone(&shared)));
         RpcPeer {
             handle: Arc::new(Handle { shared }),
         }
@@ -156,7 +159,7 @@ impl RpcPeer {
         let frame = encode_outgoing(&fields, payload).map_err(|err| {
             RpcError::bad_payload(format!("cannot encode the request {method}: {err}"))
         })?;
-        let response = shared.register_call(id)?;
+        let response = shared.register_call(id, deadline_after(timeout))?;
         let mut guard = CallGuard {
             shared,
             id,
@@ -168,14 +171,15 @@ impl RpcPeer {
             shared.forget_call(id);
             return Err(err);
         }
-        let outcome = tokio::time::timeout(timeout, response).await;
-        match outcome {
-            Ok(delivered) => {
-                guard.armed = false;
-                delivered.unwrap_or_else(|_| Err(RpcError::crashed("connection closed")))
-            }
-            // The guard forgets the call and cancels it on the peer.
-            Err(_) => Err(RpcError::timeout(method, timeout_ms)),
+        let delivery = response.await;
+        // Whatever ended the call also removed it from the table (and the sweeper told the
+        // peer about a timeout): nothing is left for the guard to do.
+        guard.armed = false;
+        match delivery {
+            Ok(Delivery::Response(message)) => Ok(message),
+            Ok(Delivery::Failed(err)) => Err(err),
+            Ok(Delivery::TimedOut) => Err(RpcError::timeout(method, timeout_ms)),
+            Err(_) => Err(RpcError::crashed("connection closed")),
         }
     }
 
@@ -242,6 +246,14 @@ impl RpcPeer {
     pub fn name(&self) -> &str {
         &self.handle.shared.name
     }
+}
+
+/// The deadline `timeout` from now; a limit too far out to represent (`Duration::MAX`) is
+/// held to about thirty years, which is never in practice.
+fn deadline_after(timeout: Duration) -> Instant {
+    const FAR_FUTURE: Duration = Duration::from_secs(30 * 365 * 24 * 60 * 60);
+    let now = Instant::now();
+    now.checked_add(timeout).unwrap_or_else(|| now + FAR_FUTURE)
 }
 
 /// Abandons a call whose future ends without its response: forgets it and sends the cancel

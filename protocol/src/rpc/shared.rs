@@ -3,20 +3,31 @@
 use std::collections::hash_map::Entry;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use bytes::Bytes;
 use foldhash::HashMap;
 use parking_lot::Mutex;
-use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc, oneshot, watch};
+use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore, mpsc, oneshot, watch};
 use tokio::task::AbortHandle;
+use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use super::{DisconnectReason, IncomingMessage, PeerConfig, RpcError};
 use crate::wire::{CANCEL_METHOD, CancelPayload, Envelope, encode_envelope};
 
-/// Where a response is delivered: the waiting `call`.
-pub(super) type ResponseSender = oneshot::Sender<Result<IncomingMessage, RpcError>>;
+/// How an outgoing call ends, as delivered to its waiting `call`.
+pub(super) enum Delivery {
+    /// The peer's response (which may carry an error body).
+    Response(IncomingMessage),
+    /// No usable response: the connection closed, or the response could not be read.
+    Failed(RpcError),
+    /// The deadline passed first; the caller names the method and limit in its error.
+    TimedOut,
+}
+
+/// Where a call's end is delivered: the waiting `call`.
+pub(super) type ResponseSender = oneshot::Sender<Delivery>;
 
 pub(super) struct Shared {
     pub(super) name: String,
@@ -29,6 +40,8 @@ pub(super) struct Shared {
     /// (at most one per abandoned call).
     control: mpsc::UnboundedSender<Bytes>,
     pending: Mutex<Pending>,
+    /// Wakes the deadline sweeper when a call's deadline is earlier than its next sweep.
+    pub(super) sweep_sooner: Notify,
     incoming: Mutex<Incoming>,
     /// The most of the peer's requests served at once (see [`PeerConfig::max_incoming`]).
     pub(super) max_incoming: usize,
@@ -42,10 +55,23 @@ pub(super) struct Shared {
 
 /// Outgoing calls waiting for their response. `closed` is set under the same lock as the map is
 /// drained, so a call can never register after the drain and then wait forever.
+///
+/// Deadlines are kept here rather than in a timer per call: registering a timer and removing
+/// it again cost about a thousand instructions per call, while almost every call is answered
+/// long before its deadline. One sweeper per connection ([`super::deadlines`]) wakes at the
+/// earliest deadline it knows of (`next_sweep`) and fails the calls whose time is up.
 #[derive(Default)]
 struct Pending {
     closed: Option<RpcError>,
-    calls: HashMap<u64, ResponseSender>,
+    calls: HashMap<u64, PendingCall>,
+    /// When the sweeper will next look; `None` while it waits for a first deadline. It is
+    /// never later than the earliest deadline in `calls`.
+    next_sweep: Option<Instant>,
+}
+
+struct PendingCall {
+    tx: ResponseSender,
+    deadline: Instant,
 }
 
 /// Incoming requests being served: dropping or firing a sender drops that handler's future.
@@ -88,6 +114,7 @@ impl Shared {
             queue,
             control,
             pending: Mutex::default(),
+            sweep_sooner: Notify::new(),
             incoming: Mutex::default(),
             max_incoming: config.max_incoming.max(1),
             incoming_slots: Arc::new(Semaphore::new(config.max_incoming.max(1))),
@@ -116,17 +143,53 @@ impl Shared {
 
     // ----- outgoing calls -----
 
+    /// Registers the call `id`, answered by `deadline` at the latest.
     pub(super) fn register_call(
         &self,
         id: u64,
-    ) -> Result<oneshot::Receiver<Result<IncomingMessage, RpcError>>, RpcError> {
+        deadline: Instant,
+    ) -> Result<oneshot::Receiver<Delivery>, RpcError> {
         let (tx, rx) = oneshot::channel();
-        let mut pending = self.pending.lock();
-        if let Some(err) = &pending.closed {
-            return Err(err.clone());
+        let sooner = {
+            let mut pending = self.pending.lock();
+            if let Some(err) = &pending.closed {
+                return Err(err.clone());
+            }
+            pending.calls.insert(id, PendingCall { tx, deadline });
+            let sooner = pending.next_sweep.is_none_or(|at| deadline < at);
+            if sooner {
+                pending.next_sweep = Some(deadline);
+            }
+            sooner
+        };
+        if sooner {
+            self.sweep_sooner.notify_one();
         }
-        pending.calls.insert(id, tx);
         Ok(rx)
+    }
+
+    /// When the sweeper should next look for expired calls.
+    pub(super) fn next_sweep(&self) -> Option<Instant> {
+        self.pending.lock().next_sweep
+    }
+
+    /// Fails the calls whose deadline is `now` or earlier with [`Delivery::TimedOut`] and
+    /// tells the peer they are abandoned; the next sweep is set to the earliest deadline left.
+    pub(super) fn sweep(&self, now: Instant) {
+        let expired: Vec<(u64, PendingCall)> = {
+            let mut pending = self.pending.lock();
+            let expired = pending
+                .calls
+                .extract_if(|_, call| call.deadline <= now)
+                .collect();
+            pending.next_sweep = pending.calls.values().map(|call| call.deadline).min();
+            expired
+        };
+        for (id, call) in expired {
+            // The caller may be gone already (its future dropped); the peer is told either way.
+            let _ = call.tx.send(Delivery::TimedOut);
+            self.send_cancel(id);
+        }
     }
 
     /// Removes a call; true if it was still waiting (no response, no disconnect yet).
@@ -143,7 +206,7 @@ impl Shared {
         let id = response.header.request_id;
         match self.pending.lock().calls.remove(&id) {
             // The caller may have given up in the meantime; nothing to do then.
-            Some(tx) => drop(tx.send(Ok(response))),
+            Some(call) => drop(call.tx.send(Delivery::Response(response))),
             None => tracing::debug!(
                 peer = %self.name,
                 request_id = id,
@@ -155,8 +218,8 @@ impl Shared {
 
     /// Fails one call, for a response that arrived but cannot be read.
     pub(super) fn fail_call(&self, id: u64, err: RpcError) {
-        if let Some(tx) = self.pending.lock().calls.remove(&id) {
-            drop(tx.send(Err(err)));
+        if let Some(call) = self.pending.lock().calls.remove(&id) {
+            drop(call.tx.send(Delivery::Failed(err)));
         }
     }
 
@@ -347,8 +410,8 @@ impl Shared {
             pending.closed = Some(err.clone());
             std::mem::take(&mut pending.calls)
         };
-        for (_, tx) in calls {
-            let _ = tx.send(Err(err.clone()));
+        for (_, call) in calls {
+            let _ = call.tx.send(Delivery::Failed(err.clone()));
         }
         let handlers = {
             let mut incoming = self.incoming.lock();

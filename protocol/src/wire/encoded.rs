@@ -71,7 +71,7 @@ impl EncodedValue {
         drop: impl Fn(&str) -> bool,
     ) -> Result<T, WireError> {
         match self.filtered(drop) {
-            Some(kept) => Ok(from_slice_within(&kept, self.levels)?),
+            Some((kept, start)) => Ok(from_slice_within(&kept[start..], self.levels)?),
             None => self.decode(),
         }
     }
@@ -93,25 +93,42 @@ impl EncodedValue {
         None
     }
 
-    /// The map without the entries `drop` selects; `None` when nothing is dropped or the
-    /// value cannot be walked as a map with string keys.
-    fn filtered(&self, drop: impl Fn(&str) -> bool) -> Option<Vec<u8>> {
+    /// The map without the entries `drop` selects, as a buffer and the offset its map starts
+    /// at; `None` when nothing is dropped or the value cannot be walked as a map with string
+    /// keys.
+    ///
+    /// One walk: nothing is allocated until the first dropped key, then the kept entries are
+    /// copied behind room for the map header, whose size is known only once they are counted.
+    fn filtered(&self, drop: impl Fn(&str) -> bool) -> Option<(Vec<u8>, usize)> {
+        const HEADER_ROOM: usize = 5;
         let bytes = self.as_bytes();
-        let (first, entries) = skip::top_level_entries(bytes)?;
-        let dropped = |entry: &skip::Entry<'_>| std::str::from_utf8(entry.key).is_ok_and(&drop);
-        if !entries.iter().any(dropped) {
-            return None;
-        }
-        let mut kept = Vec::with_capacity(bytes.len());
-        let count = entries.iter().filter(|entry| !dropped(entry)).count();
-        skip::write_map_header(&mut kept, count);
-        let mut copied_to = first;
-        for entry in entries.iter().filter(|entry| dropped(entry)) {
-            kept.extend_from_slice(&bytes[copied_to..entry.entry.start]);
-            copied_to = entry.entry.end;
-        }
-        kept.extend_from_slice(&bytes[copied_to..]);
-        Some(kept)
+        let (_, first) = skip::map_header(bytes)?;
+        let mut kept: Option<Vec<u8>> = None;
+        let mut kept_count = 0;
+        let mut entry_start = first;
+        skip::each_entry(bytes, |key, value| {
+            let entry = entry_start..value.end;
+            entry_start = value.end;
+            if std::str::from_utf8(key).is_ok_and(&drop) {
+                kept.get_or_insert_with(|| {
+                    let mut buf = Vec::with_capacity(HEADER_ROOM + bytes.len());
+                    buf.resize(HEADER_ROOM, 0);
+                    buf.extend_from_slice(&bytes[first..entry.start]);
+                    buf
+                });
+            } else {
+                kept_count += 1;
+                if let Some(buf) = &mut kept {
+                    buf.extend_from_slice(&bytes[entry]);
+                }
+            }
+            Some(())
+        })?;
+        let mut kept = kept?;
+        let (header, header_len) = skip::map_header_bytes(kept_count);
+        let start = HEADER_ROOM - header_len;
+        kept[start..HEADER_ROOM].copy_from_slice(&header[..header_len]);
+        Some((kept, start))
     }
 }
 

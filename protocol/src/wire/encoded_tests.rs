@@ -58,6 +58,33 @@ fn dropped_keys_are_left_out_before_decoding() {
 }
 
 #[test]
+fn dropping_keys_rewrites_the_map_header_to_the_kept_count() {
+    // 17 entries (a `map 16` header) lose 2 and become a fixmap of 15; 70,000 keep their
+    // `map 32` header; every kept entry survives, in order.
+    for (total, dropped) in [(17, 2), (20, 4), (70_000, 3)] {
+        let mut map = serde_json::Map::new();
+        for i in 0..total {
+            let key = if i < dropped {
+                format!("drop{i}")
+            } else {
+                format!("k{i:05}")
+            };
+            map.insert(key, json!(i));
+        }
+        let args = encoded(Value::Object(map.clone()));
+        let kept: serde_json::Map<String, Value> =
+            args.decode_without(|key| key.starts_with("drop")).unwrap();
+        map.retain(|key, _| !key.starts_with("drop"));
+        assert_eq!(kept, map, "{total} entries, {dropped} dropped");
+    }
+    // Dropping every entry leaves an empty map.
+    let all: serde_json::Map<String, Value> = encoded(json!({"a": 1, "b": [2]}))
+        .decode_without(|_| true)
+        .unwrap();
+    assert!(all.is_empty());
+}
+
+#[test]
 fn a_value_that_is_not_a_map_is_reported_by_serde() {
     let err = encoded(json!([1, 2]))
         .decode_without::<Echo>(|_| true)

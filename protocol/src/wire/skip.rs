@@ -70,15 +70,27 @@ pub(crate) fn without_key(frame: &[u8], key: &str) -> Option<Vec<u8>> {
 }
 
 pub(crate) fn write_map_header(out: &mut Vec<u8>, len: usize) {
+    let (header, header_len) = map_header_bytes(len);
+    out.extend_from_slice(&header[..header_len]);
+}
+
+/// The header of a map of `len` entries: its bytes (the first of the five) and its length.
+pub(crate) fn map_header_bytes(len: usize) -> ([u8; 5], usize) {
+    let mut header = [0; 5];
     match len {
-        0..=15 => out.push(0x80 | len as u8),
+        0..=15 => {
+            header[0] = 0x80 | len as u8;
+            (header, 1)
+        }
         16..=0xffff => {
-            out.push(0xde);
-            out.extend_from_slice(&(len as u16).to_be_bytes());
+            header[0] = 0xde;
+            header[1..3].copy_from_slice(&(len as u16).to_be_bytes());
+            (header, 3)
         }
         _ => {
-            out.push(0xdf);
-            out.extend_from_slice(&(len as u32).to_be_bytes());
+            header[0] = 0xdf;
+            header[1..5].copy_from_slice(&(len as u32).to_be_bytes());
+            (header, 5)
         }
     }
 }

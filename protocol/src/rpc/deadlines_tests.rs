@@ -1,0 +1,237 @@
+//! The sweeper against a hand-driven peer that answers only when told to, on a paused clock:
+//! time moves only when every task waits, so each deadline is observed exactly.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::future::BoxFuture;
+use futures::{SinkExt, StreamExt};
+use tokio::io::DuplexStream;
+use tokio::time::Instant;
+use tokio_util::codec::{Framed, LengthDelimitedCodec};
+
+use crate::rpc::{IncomingMessage, Payload, PeerConfig, RequestHandler, RpcError, RpcPeer};
+use crate::wire::{
+    self, CANCEL_METHOD, CancelPayload, Envelope, ErrorCode, MessageType, frame_codec,
+};
+
+/// The far end of a peer under test: it reads every frame and answers only when told to.
+struct Silent {
+    framed: Framed<DuplexStream, LengthDelimitedCodec>,
+}
+
+/// This side serves nothing; only its outgoing calls are under test.
+struct NoRequests;
+
+impl RequestHandler for NoRequests {
+    fn handle(&self, request: IncomingMessage) -> BoxFuture<'static, Result<Payload, RpcError>> {
+        let method = request.header.method.clone();
+        Box::pin(async move { Err(RpcError::method_not_allowed(&method)) })
+    }
+}
+
+fn silent_peer() -> (RpcPeer, Silent) {
+    let (near, far) = tokio::io::duplex(64 * 1024);
+    let peer = RpcPeer::start(near, Arc::new(NoRequests), PeerConfig::new("swept"));
+    let silent = Silent {
+        framed: Framed::new(far, frame_codec()),
+    };
+    (peer, silent)
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_short_deadline_registered_behind_a_long_one_expires_at_its_own_time() {
+    let (peer, mut raw) = silent_peer();
+    let long = tokio::spawn({
+        let peer = peer.clone();
+        async move {
+            peer.call::<_, u64>("slow", "", &(), Duration::from_secs(60))
+                .await
+        }
+    });
+    let (long_request, _) = raw.recv().await;
+
+    let started = Instant::now();
+    let err = peer
+        .call::<_, u64>("quick", "", &(), Duration::from_millis(50))
+        .await
+        .unwrap_err();
+    let waited = started.elapsed();
+    assert_eq!(err.code, ErrorCode::Timeout);
+    assert_eq!(err.message, "request quick timed out after 50ms");
+    assert!(
+        (Duration::from_millis(50)..Duration::from_millis(52)).contains(&waited),
+        "failed after {waited:?}, not at its 50 ms deadline"
+    );
+    assert_eq!(peer.in_flight(), 1, "the long call is still waiting");
+
+    let (quick_request, _) = raw.recv().await;
+    let (cancel, frame) = raw.recv().await;
+    assert_eq!(cancel.method, CANCEL_METHOD);
+    let cancelled: CancelPayload = wire::decode_payload(&frame).unwrap();
+    assert_eq!(cancelled.request_id, quick_request.request_id);
+
+    raw.send(&Envelope::response_to(&long_request, 7u64)).await;
+    assert_eq!(long.await.unwrap().unwrap(), 7);
+    assert_eq!(peer.in_flight(), 0);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_sweep_that_finds_nothing_expired_reschedules_for_the_earliest_deadline_left() {
+    let (peer, mut raw) = silent_peer();
+    // The first call sets the sweep for 100 ms and is answered at once.
+    let first = tokio::spawn({
+        let peer = peer.clone();
+        async move {
+            peer.call::<_, u64>("first", "", &(), Duration::from_millis(100))
+                .await
+        }
+    });
+    let (request, _) = raw.recv().await;
+    raw.send(&Envelope::response_to(&request, 1u64)).await;
+    assert_eq!(first.await.unwrap().unwrap(), 1);
+
+    // Both later deadlines are after the sweep already set, so neither moves it; the sweep at
+    // 100 ms finds both waiting and must wake next for the earlier one, registered second.
+    let started = Instant::now();
+    let timed = |method: &'static str, limit_ms: u64| {
+        let peer = peer.clone();
+        tokio::spawn(async move {
+            let err = peer
+                .call::<_, u64>(method, "", &(), Duration::from_millis(limit_ms))
+                .await
+                .unwrap_err();
+            (err, started.elapsed())
+        })
+    };
+    let late = timed("late", 300);
+    tokio::task::yield_now().await;
+    let early = timed("early", 200);
+    for (call, limit_ms) in [(early, 200), (late, 300)] {
+        let (err, waited) = call.await.unwrap();
+        assert_eq!(err.code, ErrorCode::Timeout, "{err}");
+        let limit = Duration::from_millis(limit_ms);
+        assert!(
+            (limit..limit + Duration::from_millis(2)).contains(&waited),
+            "{err}: failed after {waited:?}"
+        );
+    }
+
+    // Exactly one cancel each for the two unanswered calls; the answered one is not cancelled.
+    let (late_request, _) = raw.recv().await;
+    let (early_request, _) = raw.recv().await;
+    let mut cancelled = Vec::new();
+    for _ in 0..2 {
+        let (cancel, frame) = raw.recv().await;
+        assert_eq!(cancel.message_type, MessageType::Broadcast);
+        cancelled.push(
+            wire::decode_payload::<CancelPayload>(&frame)
+                .unwrap()
+                .request_id,
+        );
+    }
+    assert_eq!(
+        cancelled,
+        [early_request.request_id, late_request.request_id]
+    );
+    assert!(raw.nothing_more().await, "no other cancel was sent");
+}
+
+#[tokio::test(start_paused = true)]
+async fn an_answer_just_before_the_deadline_wins_and_many_deadlines_expire_together() {
+    let (peer, mut raw) = silent_peer();
+    let calls: Vec<_> = (0..20)
+        .map(|_| {
+            let peer = peer.clone();
+            tokio::spawn(async move {
+                peer.call::<_, u64>("batch", "", &(), Duration::from_millis(200))
+                    .await
+            })
+        })
+        .collect();
+    let mut requests = Vec::new();
+    for _ in 0..20 {
+        requests.push(raw.recv().await.0);
+    }
+    // Half are answered 1 ms before their deadline, the rest never.
+    tokio::time::sleep(Duration::from_millis(199)).await;
+    for request in requests.iter().step_by(2) {
+        raw.send(&Envelope::response_to(request, request.request_id))
+            .await;
+    }
+    let mut answered = 0;
+    let mut timed_out = 0;
+    for (call, request) in calls.into_iter().zip(&requests) {
+        match call.await.unwrap() {
+            Ok(echoed) => {
+                assert_eq!(echoed, request.request_id);
+                answered += 1;
+            }
+            Err(err) => {
+                assert_eq!(err.code, ErrorCode::Timeout, "{err}");
+                timed_out += 1;
+            }
+        }
+    }
+    assert_eq!((answered, timed_out), (10, 10));
+    assert_eq!(peer.in_flight(), 0);
+    let mut cancelled = Vec::new();
+    for _ in 0..10 {
+        let (_, frame) = raw.recv().await;
+        cancelled.push(
+            wire::decode_payload::<CancelPayload>(&frame)
+                .unwrap()
+                .request_id,
+        );
+    }
+    cancelled.sort_unstable();
+    let unanswered: Vec<u64> = requests
+        .iter()
+        .skip(1)
+        .step_by(2)
+        .map(|r| r.request_id)
+        .collect();
+    assert_eq!(cancelled, unanswered);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_dropped_call_is_cancelled_once_and_the_sweeper_skips_it() {
+    let (peer, mut raw) = silent_peer();
+    let call = tokio::spawn({
+        let peer = peer.clone();
+        async move {
+            peer.call::<_, u64>("dropped", "", &(), Duration::from_millis(100))
+                .await
+        }
+    });
+    let (request, _) = raw.recv().await;
+    call.abort();
+    let (_, frame) = raw.recv().await;
+    let cancelled: CancelPayload = wire::decode_payload(&frame).unwrap();
+    assert_eq!(cancelled.request_id, request.request_id);
+    // Past the deadline the sweeper finds nothing: no second cancel.
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert!(raw.nothing_more().await);
+    assert_eq!(peer.in_flight(), 0);
+}
+
+impl Silent {
+    async fn send<P: serde::Serialize>(&mut self, envelope: &Envelope<P>) {
+        self.framed
+            .send(wire::encode_envelope(envelope).unwrap())
+            .await
+            .unwrap();
+    }
+
+    async fn recv(&mut self) -> (wire::EnvelopeHeader, bytes::Bytes) {
+        let frame = self.framed.next().await.unwrap().unwrap().freeze();
+        (wire::decode_header(&frame).unwrap(), frame)
+    }
+
+    /// True when no frame arrives within a second of (paused) time.
+    async fn nothing_more(&mut self) -> bool {
+        tokio::time::timeout(Duration::from_secs(1), self.framed.next())
+            .await
+            .is_err()
+    }
+}
