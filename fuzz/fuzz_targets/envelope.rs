@@ -83,11 +83,16 @@ fn header_agrees_with_serde(frame: &[u8], header: &Result<EnvelopeHeader, WireEr
         Ok(reference) => reference,
         Err(_) => {
             if let Ok(header) = header {
-                // Only a payload nested past serde's depth limit may decode on the fast path
-                // alone; the header itself is then still what recovery reads.
+                // Only a bad payload may pass the fast path alone: one nested past serde's
+                // depth limit, or a malformed one in last place, which the walk leaves to the
+                // payload's decoder. The frame as a whole is refused all the same.
                 assert!(
                     rmp_serde::from_slice::<IgnoredAny>(frame).is_err(),
                     "fast path decoded a header serde rejects: {header:?}"
+                );
+                assert!(
+                    decode_envelope::<IgnoredAny>(frame).is_err(),
+                    "a frame serde rejects decoded whole: {header:?}"
                 );
             }
             return;

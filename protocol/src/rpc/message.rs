@@ -1,3 +1,4 @@
+use std::borrow::Cow;
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -14,9 +15,11 @@ const ENCODE_CAPACITY: usize = 256;
 /// A payload already encoded as MessagePack (named fields), returned by request handlers.
 ///
 /// Encoding happens in the handler's task, so the connection's reader and writer never
-/// serialize payloads themselves.
+/// serialize payloads themselves. The bytes are a plain buffer, not `Bytes`: they are only
+/// copied into the response frame, and a `Bytes` made from a buffer with spare capacity
+/// costs an allocation of its own.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Payload(Bytes);
+pub struct Payload(Cow<'static, [u8]>);
 
 impl Payload {
     /// Encodes `value` as a MessagePack map with named fields.
@@ -24,13 +27,13 @@ impl Payload {
         // A tool result is a few hundred bytes: starting empty grew the buffer six times.
         let mut bytes = Vec::with_capacity(ENCODE_CAPACITY);
         rmp_serde::encode::write_named(&mut bytes, value)
-            .map(|()| Payload(Bytes::from(bytes)))
+            .map(|()| Payload(Cow::Owned(bytes)))
             .map_err(|err| RpcError::bad_payload(format!("cannot encode payload: {err}")))
     }
 
     /// The empty map `{}`.
     pub fn empty() -> Payload {
-        Payload(Bytes::from_static(&[0x80]))
+        Payload(Cow::Borrowed(&[0x80]))
     }
 
     /// The encoded bytes.

@@ -42,7 +42,8 @@ impl MessageType {
     }
 }
 
-/// The envelope of every frame, with MaiBot 1.0.0's field names and order.
+/// The envelope of every frame, with MaiBot 1.0.0's field names and, but for the payload
+/// moved after `error`, their order.
 ///
 /// Encoded as a MessagePack map with string keys, so a Python `msgpack.unpackb` reads a dict.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -61,10 +62,11 @@ pub struct Envelope<P> {
     pub timestamp_ms: u64,
     /// The caller's deadline for a request, in milliseconds; 0 means none.
     pub timeout_ms: u64,
-    /// The method's payload, a map.
-    pub payload: P,
     /// Set on error responses only.
     pub error: Option<ErrorBody>,
+    /// The method's payload, a map. Written last, so that a receiver reads the header
+    /// without walking the payload.
+    pub payload: P,
 }
 
 impl<P> Envelope<P> {

@@ -12,6 +12,12 @@
 //! trailing bytes, an unknown message type) returns `None` and the caller decodes the frame
 //! with serde, which then accepts or rejects it with exactly the usual result. The fuzz target
 //! `envelope` checks that both paths agree.
+//!
+//! One thing is left for later: a `payload` that is the last entry is not walked here, since
+//! every use of the payload reads it anyway and skipping it first was, on the benchmark's
+//! profile, a third of the walk. So a frame whose last entry is a malformed payload gets a
+//! header here, and is refused when its payload is decoded (for a request, an `E_BAD_PAYLOAD`
+//! answer that names the method) rather than when its header is.
 
 use std::ops::Range;
 
@@ -22,7 +28,11 @@ use super::{ErrorBody, MAX_NESTING_DEPTH, PROTOCOL_VERSION, skip};
 /// Where the payload of a decoded frame is.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum PayloadAt {
-    /// The byte range of the payload value.
+    /// The byte range of the payload value. When the payload is the frame's last entry the
+    /// range runs to the end of the frame unchecked, so it may hold a truncated value or
+    /// bytes after the value: decoders of a payload treat it as they would the whole frame,
+    /// which serde decodes up to the end of its value (trailing bytes ignored, a malformed
+    /// value refused).
     Range(Range<usize>),
     /// The frame has no `payload` key.
     Absent,
@@ -31,10 +41,22 @@ pub(crate) enum PayloadAt {
 }
 
 /// The header and the payload's place, or `None` when the frame needs the serde decode.
+///
+/// A `payload` that is the map's last entry is not walked: its range runs to the end of the
+/// frame, and whoever decodes the payload checks it (see [`PayloadAt::Range`]). Every maitool
+/// peer writes the payload last, so the header of its frames costs only the header's bytes.
 pub(crate) fn walk(frame: &[u8]) -> Option<(EnvelopeHeader, PayloadAt)> {
     let mut fields = Fields::default();
-    skip::each_entry(frame, |key, at| {
-        let value = &frame[at.clone()];
+    let (count, mut pos) = skip::map_header(frame)?;
+    for index in 0..count {
+        let (key, at) = skip::str_at(frame, pos)?;
+        if key == b"payload" && index + 1 == count {
+            set(&mut fields.payload, at..frame.len())?;
+            pos = frame.len();
+            break;
+        }
+        let end = skip::skip(frame, at)?;
+        let value = &frame[at..end];
         match key {
             b"protocol_version" => set(&mut fields.protocol_version, string(value)?),
             b"request_id" => set(&mut fields.request_id, uint(value)?),
@@ -44,10 +66,14 @@ pub(crate) fn walk(frame: &[u8]) -> Option<(EnvelopeHeader, PayloadAt)> {
             b"timestamp_ms" => set(&mut fields.timestamp_ms, uint(value)?),
             b"timeout_ms" => set(&mut fields.timeout_ms, uint(value)?),
             b"error" => set(&mut fields.error, error(value)?),
-            b"payload" => set(&mut fields.payload, at),
+            b"payload" => set(&mut fields.payload, at..end),
             _ => None,
-        }
-    })?;
+        }?;
+        pos = end;
+    }
+    if pos != frame.len() {
+        return None;
+    }
     let header = EnvelopeHeader {
         protocol_version: fields
             .protocol_version

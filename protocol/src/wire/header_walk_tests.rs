@@ -109,7 +109,11 @@ fn unusual_frames_are_left_to_serde_which_still_decodes_them() {
     });
     let at = signed.iter().position(|&b| b == 5).unwrap();
     signed.splice(at..=at, [0xd0, 5]);
-    let mut trailing = request_frame();
+    let mut trailing = frame_of(&WithExtra {
+        request_id: 5,
+        message_type: "request",
+        extra: vec![],
+    });
     trailing.push(0xc0);
 
     for frame in [&with_extra, &signed, &trailing] {
@@ -117,7 +121,35 @@ fn unusual_frames_are_left_to_serde_which_still_decodes_them() {
     }
     assert_eq!(decode_header(&with_extra).unwrap().request_id, 5);
     assert_eq!(decode_header(&signed).unwrap().request_id, 5);
-    assert_eq!(decode_header(&trailing).unwrap().request_id, 41);
+    assert_eq!(decode_header(&trailing).unwrap().request_id, 5);
+}
+
+#[test]
+fn a_payload_in_last_place_is_located_without_being_walked() {
+    let frame = request_frame();
+    let (_, at) = walk(&frame).unwrap();
+    let PayloadAt::Range(range) = at else {
+        panic!("payload not located: {at:?}")
+    };
+    assert_eq!(range.end, frame.len());
+
+    // Bytes after the envelope then fall in the payload's range; its decoder reads one value
+    // and ignores them, as serde ignores them after the whole frame.
+    let mut trailing = frame.clone();
+    trailing.push(0xc0);
+    let (header, at) = walk(&trailing).expect("walked");
+    assert_eq!(header.request_id, 41);
+    assert_eq!(at, PayloadAt::Range(range.start..trailing.len()));
+    let payload: crate::JsonObject = decode_payload(&trailing).unwrap();
+    assert_eq!(payload["text"], "hello");
+
+    // A truncated payload still gives the header, so the request can be answered; the
+    // payload's decoder refuses it.
+    let truncated = &frame[..frame.len() - 2];
+    let (header, _) = walk(truncated).expect("walked");
+    assert_eq!(header.method, "plugin.invoke_tool");
+    assert!(decode_payload::<crate::JsonObject>(truncated).is_err());
+    assert!(crate::wire::decode_envelope::<crate::JsonObject>(truncated).is_err());
 }
 
 #[test]

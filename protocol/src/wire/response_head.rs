@@ -8,9 +8,12 @@
 //! ```text
 //! map(9) "protocol_version" str  "request_id" uint  "message_type" "response"
 //!        "method" str  "plugin_id" str  "timestamp_ms" cf xx xx xx xx xx xx xx xx
-//!        "timeout_ms" uint  "payload"      | payload bytes | "error" nil or error body
-//!        `------------------- head: encoded once -----------'
+//!        "timeout_ms" uint | "error" nil or error body  "payload" | payload bytes
+//!        `-- head: encoded once --'
 //! ```
+//!
+//! The payload is the last entry, so a receiver finds the header without walking the payload
+//! (see `header_walk`).
 //!
 //! Unix milliseconds need 64 bits since 1970-02-19, so the fixed-width timestamp is also the
 //! shortest encoding, and the result is byte-for-byte what `encode_envelope` would produce.
@@ -34,6 +37,8 @@ const UINT64: u8 = 0xcf;
 const NIL: u8 = 0xc0;
 /// `"error"` as a MessagePack string.
 const ERROR_KEY: &[u8] = b"\xa5error";
+/// `"payload"` as a MessagePack string.
+const PAYLOAD_KEY: &[u8] = b"\xa7payload";
 
 /// The encoded head of the response to one request.
 #[derive(Debug)]
@@ -46,7 +51,7 @@ pub(crate) struct ResponseHead {
 }
 
 impl ResponseHead {
-    /// Encodes everything of the response to `request` up to and including the `payload` key.
+    /// Encodes everything of the response to `request` up to its `error` entry.
     pub(crate) fn for_request(request: &EnvelopeHeader) -> ResponseHead {
         let mut buf = ByteBuf::with_capacity(
             128 + request.method.len() + request.plugin_id.len() + request.protocol_version.len(),
@@ -85,27 +90,30 @@ impl ResponseHead {
         self.request_id
     }
 
-    /// The whole response: this head, stamped with the current time, then `payload` (already
-    /// MessagePack) and `error` (nil, or the error body).
+    /// The whole response: this head, stamped with the current time, then `error` (nil, or
+    /// the error body) and `payload` (already MessagePack).
     pub(crate) fn finish(
         &self,
         payload: &[u8],
         error: Option<&ErrorBody>,
     ) -> Result<Bytes, WireError> {
-        let mut frame = Vec::with_capacity(self.buf.len() + payload.len() + ERROR_KEY.len() + 1);
+        let mut frame = Vec::with_capacity(
+            self.buf.len() + ERROR_KEY.len() + 1 + PAYLOAD_KEY.len() + payload.len(),
+        );
         frame.extend_from_slice(&self.buf);
         frame[self.timestamp_at..self.timestamp_at + 8].copy_from_slice(&now_ms().to_be_bytes());
-        frame.extend_from_slice(payload);
         frame.extend_from_slice(ERROR_KEY);
         match error {
             None => frame.push(NIL),
             Some(body) => rmp_serde::encode::write_named(&mut frame, body)?,
         }
+        frame.extend_from_slice(PAYLOAD_KEY);
+        frame.extend_from_slice(payload);
         check_len(Bytes::from(frame))
     }
 }
 
-/// The envelope fields written before the payload.
+/// The envelope fields written before the error and the payload.
 pub(crate) struct HeadFields<'a> {
     pub(crate) message_type: MessageType,
     pub(crate) protocol_version: &'a str,
@@ -115,7 +123,7 @@ pub(crate) struct HeadFields<'a> {
     pub(crate) timeout_ms: u64,
 }
 
-/// Writes the envelope map up to the `payload` key, in the order of `Envelope`'s serde
+/// Writes the envelope map up to its `error` entry, in the order of `Envelope`'s serde
 /// encoding, its timestamp zeroed; returns where the timestamp's 8 bytes are and where the
 /// method's text is.
 fn write_head(
@@ -140,7 +148,6 @@ fn write_head(
     buf.as_mut_vec().extend_from_slice(&[0; 8]);
     write_str(buf, "timeout_ms")?;
     write_uint(buf, fields.timeout_ms)?;
-    write_str(buf, "payload")?;
     Ok((timestamp_at, method))
 }
 
@@ -163,10 +170,13 @@ pub(crate) fn encode_outgoing<P: serde::Serialize + ?Sized>(
     };
     let mut frame = buf.into_vec();
     frame[timestamp_at..timestamp_at + 8].copy_from_slice(&now_ms().to_be_bytes());
-    rmp_serde::encode::write_named(&mut frame, payload)?;
     frame.extend_from_slice(ERROR_KEY);
     frame.push(NIL);
-    check_len(Bytes::from(frame))
+    frame.extend_from_slice(PAYLOAD_KEY);
+    rmp_serde::encode::write_named(&mut frame, payload)?;
+    // `Bytes` takes a buffer without spare capacity as it is; one with spare capacity costs
+    // an extra allocation for its reference count. Shrinking is cheaper, in place as a rule.
+    check_len(Bytes::from(frame.into_boxed_slice()))
 }
 
 #[cfg(test)]

@@ -2,7 +2,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use super::{skip, top_level_entries, value_of, without_key};
-use crate::wire::{Envelope, decode_header, decode_payload, encode_envelope};
+use crate::wire::{Envelope, decode_envelope, decode_header, decode_payload, encode_envelope};
 
 fn encode(value: &serde_json::Value) -> Vec<u8> {
     rmp_serde::to_vec_named(value).unwrap()
@@ -163,12 +163,33 @@ fn header_and_payload_decode_the_same_through_the_fast_path() {
         (42, "plugin.invoke_tool", "p", 1000)
     );
     assert_eq!(decode_payload::<Body>(&frame).unwrap(), body);
-    // A frame the walk refuses takes the full decode, which reports the error as before.
+    // A broken payload in last place is left to the payload's decoder: the header still reads
+    // (so a request can be answered with its own id), the payload is refused.
     let mut broken = frame.to_vec();
     let range = value_of(&frame, "payload").unwrap().unwrap();
+    assert_eq!(range.end, frame.len(), "the payload is written last");
     broken[range.start + 1..range.end].fill(0xc1);
     assert!(decode_payload::<Body>(&broken).is_err());
-    assert!(decode_header(&broken).is_err());
+    assert!(decode_envelope::<Body>(&broken).is_err());
+    assert_eq!(decode_header(&broken).unwrap().request_id, 42);
+    // Anywhere else, the frame the walk refuses takes the full decode, which reports it.
+    let moved = payload_moved_first(&frame, &broken);
+    assert!(decode_payload::<Body>(&moved).is_err());
+    assert!(decode_header(&moved).is_err());
+}
+
+/// `bytes` with the payload entry moved to the front of the map, the entries found in
+/// `layout`, a well-formed frame of the same shape.
+fn payload_moved_first(layout: &[u8], bytes: &[u8]) -> Vec<u8> {
+    let (first, entries) = top_level_entries(layout).unwrap();
+    let (last, rest) = entries.split_last().unwrap();
+    assert_eq!(last.key, b"payload");
+    let mut out = bytes[..first].to_vec();
+    out.extend_from_slice(&bytes[last.entry.clone()]);
+    for entry in rest {
+        out.extend_from_slice(&bytes[entry.entry.clone()]);
+    }
+    out
 }
 
 #[test]

@@ -83,7 +83,7 @@ fn envelope_round_trips_through_msgpack() {
 }
 
 #[test]
-fn encoded_envelope_is_a_map_with_maibot_field_names_in_order() {
+fn encoded_envelope_is_a_map_with_maibot_field_names_and_the_payload_last() {
     let frame =
         encode_envelope(&Envelope::broadcast(3, "runner.log_batch", "p", invoke())).unwrap();
     let mut rd = &frame[..];
@@ -106,8 +106,8 @@ fn encoded_envelope_is_a_map_with_maibot_field_names_in_order() {
             "plugin_id",
             "timestamp_ms",
             "timeout_ms",
-            "payload",
-            "error"
+            "error",
+            "payload"
         ]
     );
     let header = decode_header(&frame).unwrap();
@@ -431,4 +431,26 @@ fn stream_ending_right_after_a_length_prefix_is_a_truncation() {
     let mut decoder = FrameDecoder::new();
     assert!(decoder.decode_eof(&mut whole).unwrap().is_some());
     assert!(decoder.decode_eof(&mut whole).unwrap().is_none());
+}
+
+/// The frame shown byte by byte in docs/PROTOCOL.md ("A complete frame, byte by byte").
+#[test]
+fn the_cancel_frame_of_the_protocol_document_is_what_the_encoder_writes() {
+    let mut envelope = Envelope::broadcast(5, CANCEL_METHOD, "", CancelPayload { request_id: 3 });
+    envelope.timestamp_ms = 1_733_000_000_000;
+    let body = encode_envelope(&envelope).unwrap();
+    let mut framed = BytesMut::new();
+    frame_codec().encode(body, &mut framed).unwrap();
+    let documented = "
+        00 00 00 96 89 b0 70 72 6f 74 6f 63 6f 6c 5f 76 65 72 73 69 6f 6e a5 31 2e 30 2e 30
+        aa 72 65 71 75 65 73 74 5f 69 64 05 ac 6d 65 73 73 61 67 65 5f 74 79 70 65 a9 62 72
+        6f 61 64 63 61 73 74 a6 6d 65 74 68 6f 64 aa 72 70 63 2e 63 61 6e 63 65 6c a9 70 6c
+        75 67 69 6e 5f 69 64 a0 ac 74 69 6d 65 73 74 61 6d 70 5f 6d 73 cf 00 00 01 93 7e d9
+        72 00 aa 74 69 6d 65 6f 75 74 5f 6d 73 00 a5 65 72 72 6f 72 c0 a7 70 61 79 6c 6f 61
+        64 81 aa 72 65 71 75 65 73 74 5f 69 64 03";
+    let documented: Vec<u8> = documented
+        .split_whitespace()
+        .map(|byte| u8::from_str_radix(byte, 16).unwrap())
+        .collect();
+    assert_eq!(framed.to_vec(), documented);
 }
