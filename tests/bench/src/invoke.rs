@@ -1,7 +1,9 @@
 //! Sections 1 and 2: the floor, and `ToolRegistry::invoke` through `PluginToolProvider` to a
 //! real echo runner, measured in alternating rounds so that both see the same machine (these
 //! machines are shared: a neighbour's load, or the scheduler putting the two processes on one
-//! vCPU or on two, moves absolute figures a lot from minute to minute).
+//! vCPU or on two, moves absolute figures a lot from minute to minute). One call in flight is
+//! measured by `latency`, with the vCPUs pinned; the throughput here is left to the scheduler,
+//! which spreads two busy processes over both vCPUs.
 
 use anyhow::{Context, Result};
 use maitool_host::plugin::RuntimeConfig;
@@ -10,13 +12,11 @@ use serde_json::json;
 use crate::bins::Bins;
 use crate::floor::{Floor, invocation_frame_sizes};
 use crate::host::{self, BenchHost};
+use crate::latency::{self, FLOOR, INVOKE};
 use crate::plan::Plan;
 use crate::procs::CpuMeter;
 use crate::report::{Report, Target};
-use crate::stats::{Latency, median, micros, ratio};
-
-const FLOOR: &str = "1 floor";
-const INVOKE: &str = "2 invoke";
+use crate::stats::{median, micros, ratio};
 
 /// Runs both sections into `report`.
 pub async fn run(bins: &Bins, plan: &Plan, report: &mut Report) -> Result<()> {
@@ -35,121 +35,7 @@ pub async fn run(bins: &Bins, plan: &Plan, report: &mut Report) -> Result<()> {
 
     let me = std::process::id();
     let runner = bench.runner()?.pid.context("the runner has no pid")?;
-    let (mut floor_cpu, mut invoke_cpu) = (CpuMeter::default(), CpuMeter::default());
-    let mut floor_samples = Vec::with_capacity(plan.rounds * plan.per_round);
-    let mut invoke_samples = Vec::with_capacity(plan.rounds * plan.per_round);
-    for _ in 0..plan.rounds {
-        floor_cpu
-            .measure(
-                me,
-                floor.server_pid(),
-                floor.sequential(plan.per_round, &mut floor_samples),
-            )
-            .await?;
-        invoke_cpu
-            .measure(
-                me,
-                runner,
-                host::sequential(&registry, "echo", plan.per_round, &mut invoke_samples),
-            )
-            .await?;
-    }
-    let calls = (plan.rounds * plan.per_round) as f64;
-    report.add(
-        FLOOR,
-        "floor_client_cpu_us",
-        "client CPU per call, 1 in flight",
-        micros(floor_cpu.first) / calls,
-        "us",
-    );
-    report.add(
-        FLOOR,
-        "floor_server_cpu_us",
-        "server CPU per call, 1 in flight",
-        micros(floor_cpu.second) / calls,
-        "us",
-    );
-    report.add(
-        INVOKE,
-        "invoke_host_cpu_us",
-        "host CPU per call, 1 in flight",
-        micros(invoke_cpu.first) / calls,
-        "us",
-    );
-    report.add(
-        INVOKE,
-        "invoke_runner_cpu_us",
-        "runner CPU per call, 1 in flight",
-        micros(invoke_cpu.second) / calls,
-        "us",
-    );
-    let floor_latency = Latency::of(&mut floor_samples);
-    let invoke_latency = Latency::of(&mut invoke_samples);
-    report.add(
-        FLOOR,
-        "floor_p50_us",
-        "round trip p50, 1 in flight",
-        floor_latency.p50_us,
-        "us",
-    );
-    report.add(
-        FLOOR,
-        "floor_p99_us",
-        "round trip p99",
-        floor_latency.p99_us,
-        "us",
-    );
-    report.add(
-        FLOOR,
-        "floor_mean_us",
-        "round trip mean",
-        floor_latency.mean_us,
-        "us",
-    );
-    report.add(
-        INVOKE,
-        "invoke_p50_us",
-        "registry invoke p50, 1 in flight",
-        invoke_latency.p50_us,
-        "us",
-    );
-    report.add(
-        INVOKE,
-        "invoke_p99_us",
-        "registry invoke p99",
-        invoke_latency.p99_us,
-        "us",
-    );
-    report.add(
-        INVOKE,
-        "invoke_mean_us",
-        "registry invoke mean",
-        invoke_latency.mean_us,
-        "us",
-    );
-    report.check(
-        INVOKE,
-        "invoke_p50_ratio",
-        "invoke p50 / floor p50",
-        ratio(invoke_latency.p50_us, floor_latency.p50_us),
-        "x",
-        Target::AtMost(1.3),
-    );
-    report.check(
-        INVOKE,
-        "invoke_p99_ratio",
-        "invoke p99 / floor p99",
-        ratio(invoke_latency.p99_us, floor_latency.p99_us),
-        "x",
-        Target::AtMost(2.0),
-    );
-    report.add(
-        INVOKE,
-        "invoke_mean_ratio",
-        "invoke mean / floor mean",
-        ratio(invoke_latency.mean_us, floor_latency.mean_us),
-        "x",
-    );
+    latency::run(&mut floor, &registry, runner, plan, report).await?;
 
     for window in [64usize, 256] {
         let (mut floor_rates, mut invoke_rates, mut failures) = (Vec::new(), Vec::new(), 0usize);
