@@ -158,6 +158,7 @@ fn hello() -> HelloPayload {
         session_token: "c2VjcmV0".into(),
         protocol_versions: vec!["1.0.0".into()],
         pid: 4242,
+        reads_context: true,
     }
 }
 

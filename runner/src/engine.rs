@@ -149,6 +149,10 @@ pub async fn serve(
             .map(|v| (*v).to_owned())
             .collect(),
         pid: std::process::id(),
+        // Every handler gets the execution context in its `InvocationContext`, and the SDK
+        // hands a tool only the context keys it declares: copies of the others in `args`
+        // would be encoded by the host and dropped here, for every call.
+        reads_context: true,
     };
     let answer: HelloResponsePayload = peer
         .call(names::HELLO, "", &hello, HANDSHAKE_TIMEOUT)

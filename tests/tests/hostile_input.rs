@@ -15,7 +15,7 @@ use hostile_support::*;
 use maitool_e2e::logs;
 use maitool_e2e::plugins::{Harness, RunnerSpec, fast_config};
 use maitool_host::plugin::{PluginSettings, RunnerState, RuntimeConfig};
-use maitool_protocol::ToolInvocation;
+use maitool_protocol::{ToolExecutionContext, ToolInvocation};
 use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
 use serde_json::json;
@@ -377,6 +377,20 @@ async fn invalid_utf8_and_deep_nesting_are_refused_without_a_crash() {
         extra.error_message
     );
     eprintln!("deep unknown key: {}", extra.error_message);
+    // A runner that does not say it reads the context (MaiBot's) gets every context key in
+    // its arguments, as MaiBot's plugins expect.
+    let chat = ToolExecutionContext {
+        group_id: "g1".into(),
+        user_id: "u1".into(),
+        platform: "qq".into(),
+        ..ctx()
+    };
+    let args = harness.call("echo_args", json!({"text": "x"}), &chat).await;
+    assert!(args.success, "{args:?}");
+    assert_eq!(
+        args.content,
+        "chat_id,group_id,platform,stream_id,text,user_id"
+    );
     assert_eq!(harness.runner("crafted").pid, crafted_pid);
     assert_eq!(harness.runner("crafted").state, RunnerState::Ready);
 

@@ -78,6 +78,8 @@ async fn tools_from_two_runners_and_a_legacy_action_are_listed_and_called() {
     assert_eq!(seen["group_id"], "g1");
     assert_eq!(seen["user_id"], "u1");
     assert_eq!(seen["platform"], "qq");
+    // A context key the tool declares as a parameter is filled in from the context.
+    assert_eq!(seen["platform_argument"], "qq");
     assert_eq!(seen["is_group_chat"], true);
     assert_eq!(seen["reasoning"], "the user asked");
     assert_eq!(seen["call_id"], "call-1");

@@ -1,6 +1,7 @@
 //! The ComponentRegistry: every component every plugin registered, keyed by
 //! `plugin_id.name`, with enable/disable state and chat filtering.
 
+use super::invoke_args::ContextKeys;
 use std::collections::HashSet;
 use std::sync::Arc;
 
@@ -75,6 +76,9 @@ pub struct ComponentEntry {
     pub legacy_action: bool,
     /// The spec exposed to the registry, built once at registration.
     pub spec: Arc<ToolSpec>,
+    /// The context keys its calls' arguments carry when its runner reads the context from
+    /// the payload: those its parameters declare, or all of them for a legacy Action.
+    pub(crate) context_keys: ContextKeys,
 }
 
 impl ComponentEntry {
@@ -201,6 +205,11 @@ impl ComponentEntry {
                 .and_then(|v| serde_json::from_value::<ToolAnnotation>(v.clone()).ok()),
             metadata,
         };
+        let context_keys = if legacy_action {
+            ContextKeys::ALL
+        } else {
+            ContextKeys::declared_in(spec.parameters_schema.as_ref())
+        };
         Ok(ComponentEntry {
             full_name: format!("{plugin_id}.{name}"),
             name: name.to_owned(),
@@ -214,6 +223,7 @@ impl ComponentEntry {
             visibility,
             legacy_action,
             spec: Arc::new(spec),
+            context_keys,
         })
     }
 }

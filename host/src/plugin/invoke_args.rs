@@ -4,8 +4,47 @@ use maitool_protocol::{JsonObject, ToolExecutionContext};
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::Value;
 
-/// The context keys a MaiBot plugin reads from its arguments.
+/// The context keys a MaiBot plugin reads from its arguments, in the order they are written.
+const CONTEXT_KEY_NAMES: [&str; CONTEXT_KEYS] =
+    ["stream_id", "chat_id", "group_id", "user_id", "platform"];
 const CONTEXT_KEYS: usize = 5;
+
+/// Which of the context keys are copied into a call's arguments.
+///
+/// A MaiBot plugin reads them from its arguments without declaring them, so it gets them all.
+/// A runner that says it reads the context from the payload's `context` (maitool's does) gets
+/// only those a tool declares as parameters: its SDK drops the others before the tool sees
+/// its arguments, so writing them cost the host an encoding and the runner a copy of the
+/// arguments without them, for every call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct ContextKeys {
+    /// One bit per entry of `CONTEXT_KEY_NAMES`.
+    copied: u8,
+}
+
+impl ContextKeys {
+    /// Every context key, MaiBot's convention.
+    pub(crate) const ALL: ContextKeys = ContextKeys {
+        copied: (1 << CONTEXT_KEYS) - 1,
+    };
+
+    /// The context keys `schema` declares among its `properties`.
+    pub(crate) fn declared_in(schema: Option<&JsonObject>) -> ContextKeys {
+        let properties = schema
+            .and_then(|schema| schema.get("properties"))
+            .and_then(Value::as_object);
+        let copied = CONTEXT_KEY_NAMES
+            .iter()
+            .enumerate()
+            .filter(|(_, key)| properties.is_some_and(|p| p.contains_key(**key)))
+            .fold(0, |bits, (index, _)| bits | 1 << index);
+        ContextKeys { copied }
+    }
+
+    fn includes(self, index: usize) -> bool {
+        self.copied & (1 << index) != 0
+    }
+}
 
 /// The invocation arguments as they go on the wire: the model's arguments plus the context
 /// keys a MaiBot plugin expects, each filled only where missing or empty; a legacy Action also
@@ -22,13 +61,15 @@ pub(super) struct InvokeArgs<'a> {
 }
 
 impl<'a> InvokeArgs<'a> {
-    /// The arguments of a call with the model's `model` arguments, in context `ctx`;
-    /// `reasoning` is the invocation's own, preferred to the context's for an Action.
+    /// The arguments of a call with the model's `model` arguments, in context `ctx`, with
+    /// the context keys `keys`; `reasoning` is the invocation's own, preferred to the
+    /// context's for an Action.
     pub(super) fn new(
         model: &'a JsonObject,
         ctx: &'a ToolExecutionContext,
         reasoning: &'a str,
         legacy_action: bool,
+        keys: ContextKeys,
     ) -> InvokeArgs<'a> {
         let anchor = ctx
             .metadata
@@ -46,15 +87,19 @@ impl<'a> InvokeArgs<'a> {
             ctx.stream_id.as_str()
         };
         let candidates = [
-            ("stream_id", stream),
-            ("chat_id", stream),
-            ("group_id", anchor_text("group_id").unwrap_or(&ctx.group_id)),
-            ("user_id", anchor_text("user_id").unwrap_or(&ctx.user_id)),
-            ("platform", ctx.platform.as_str()),
+            stream,
+            stream,
+            anchor_text("group_id").unwrap_or(&ctx.group_id),
+            anchor_text("user_id").unwrap_or(&ctx.user_id),
+            ctx.platform.as_str(),
         ];
         let mut fills = [None; CONTEXT_KEYS];
         let mut count = 0;
-        for (key, value) in candidates {
+        let wanted = CONTEXT_KEY_NAMES.into_iter().zip(candidates).enumerate();
+        for (key, value) in wanted
+            .filter(|(index, _)| keys.includes(*index))
+            .map(|(_, kv)| kv)
+        {
             if !value.is_empty() && is_missing(model.get(key)) {
                 fills[count] = Some((key, value));
                 count += 1;

@@ -1,7 +1,7 @@
 use maitool_protocol::{JsonObject, ToolExecutionContext};
 use serde_json::{Value, json};
 
-use super::InvokeArgs;
+use super::{ContextKeys, InvokeArgs};
 
 fn object(value: Value) -> JsonObject {
     match value {
@@ -26,7 +26,13 @@ fn context_keys_fill_only_missing_or_empty_arguments() {
         platform: "qq".into(),
         ..ToolExecutionContext::default()
     };
-    let args = on_the_wire(&InvokeArgs::new(&model, &ctx, "because", false));
+    let args = on_the_wire(&InvokeArgs::new(
+        &model,
+        &ctx,
+        "because",
+        false,
+        ContextKeys::ALL,
+    ));
     assert_eq!(
         Value::Object(args),
         json!({
@@ -39,7 +45,13 @@ fn context_keys_fill_only_missing_or_empty_arguments() {
         })
     );
 
-    let action = on_the_wire(&InvokeArgs::new(&model, &ctx, "because", true));
+    let action = on_the_wire(&InvokeArgs::new(
+        &model,
+        &ctx,
+        "because",
+        true,
+        ContextKeys::ALL,
+    ));
     assert_eq!(action["reasoning"], "because");
     assert_eq!(
         action["action_data"],
@@ -55,7 +67,7 @@ fn an_action_falls_back_to_the_context_reasoning_and_replaces_model_keys_of_thos
         reasoning: "from context".into(),
         ..ToolExecutionContext::default()
     };
-    let action = on_the_wire(&InvokeArgs::new(&model, &ctx, "", true));
+    let action = on_the_wire(&InvokeArgs::new(&model, &ctx, "", true, ContextKeys::ALL));
     assert_eq!(action["reasoning"], "from context");
     assert_eq!(
         Value::Object(object(action["action_data"].clone())),
@@ -76,7 +88,7 @@ fn anchor_message_overrides_group_and_user() {
         "anchor_message".into(),
         json!({"group_id": "g2", "user_id": "u2"}),
     );
-    let args = on_the_wire(&InvokeArgs::new(&model, &ctx, "", false));
+    let args = on_the_wire(&InvokeArgs::new(&model, &ctx, "", false, ContextKeys::ALL));
     assert_eq!(args["group_id"], "g2");
     assert_eq!(args["user_id"], "u2");
     assert_eq!(args["stream_id"], "s1");
@@ -85,4 +97,30 @@ fn anchor_message_overrides_group_and_user() {
         !args.contains_key("platform"),
         "empty values are not filled"
     );
+}
+
+#[test]
+fn a_runner_that_reads_the_context_gets_only_the_declared_context_keys() {
+    let schema = object(json!({
+        "type": "object",
+        "properties": {"text": {"type": "string"}, "user_id": {"type": "string"}}
+    }));
+    let keys = ContextKeys::declared_in(Some(&schema));
+    let model = object(json!({"text": "hi"}));
+    let ctx = ToolExecutionContext {
+        stream_id: "st1".into(),
+        group_id: "g1".into(),
+        user_id: "u1".into(),
+        platform: "qq".into(),
+        ..ToolExecutionContext::default()
+    };
+    let args = on_the_wire(&InvokeArgs::new(&model, &ctx, "", false, keys));
+    assert_eq!(Value::Object(args), json!({"text": "hi", "user_id": "u1"}));
+
+    // No properties at all: nothing is added; no schema declares nothing either.
+    let bare = ContextKeys::declared_in(Some(&object(json!({"type": "object"}))));
+    assert_eq!(bare, ContextKeys::declared_in(None));
+    let args = on_the_wire(&InvokeArgs::new(&model, &ctx, "", false, bare));
+    assert_eq!(Value::Object(args), json!({"text": "hi"}));
+    assert_ne!(bare, ContextKeys::ALL);
 }

@@ -11,7 +11,7 @@ use maitool_protocol::{
 
 use super::PLUGIN_PROVIDER_NAME;
 use super::components::ComponentEntry;
-use super::invoke_args::InvokeArgs;
+use super::invoke_args::{ContextKeys, InvokeArgs};
 use super::result::normalize;
 use super::runtime::RuntimeShared;
 use crate::provider::{ProviderError, ToolProvider, ToolSetVersion};
@@ -135,7 +135,7 @@ impl PluginToolProvider {
         // Borrowed, not cloned: the invocation outlives the call (a copy per call showed in
         // the benchmark's profile), and only its arguments are ever changed.
         let name = invocation.tool_name.as_str();
-        let Some(peer) = self.runtime.live_peer(&entry.plugin_id) else {
+        let Some(live) = self.runtime.live_peer(&entry.plugin_id) else {
             return Ok(ToolExecutionResult::failure(
                 name,
                 format!(
@@ -161,6 +161,11 @@ impl PluginToolProvider {
                 ctx,
                 &invocation.reasoning,
                 entry.legacy_action,
+                if live.reads_context {
+                    entry.context_keys
+                } else {
+                    ContextKeys::ALL
+                },
             ),
             context: Some(ctx),
             call_id: &invocation.call_id,
@@ -170,7 +175,8 @@ impl PluginToolProvider {
         } else {
             self.runtime.config.default_tool_timeout_ms
         };
-        let answer = peer
+        let answer = live
+            .peer
             .call_raw(
                 &entry.invoke_method,
                 &entry.plugin_id,
@@ -197,7 +203,7 @@ mod wire_shape_tests {
     use maitool_protocol::{ToolExecutionContext, ToolInvocation};
     use serde_json::json;
 
-    use super::{InvokeArgs, InvokeRequest};
+    use super::{ContextKeys, InvokeArgs, InvokeRequest};
 
     #[test]
     fn the_borrowed_request_decodes_as_an_invoke_payload() {
@@ -210,7 +216,7 @@ mod wire_shape_tests {
         };
         let request = InvokeRequest {
             component_name: "t",
-            args: InvokeArgs::new(&invocation.arguments, &ctx, "", false),
+            args: InvokeArgs::new(&invocation.arguments, &ctx, "", false, ContextKeys::ALL),
             context: Some(&ctx),
             call_id: "c1",
         };

@@ -53,7 +53,17 @@ pub(crate) struct RuntimeShared {
     owners: RwLock<HashMap<String, String>>,
     /// Plugin id -> the connection of its runner, for plugins that are loaded and whose
     /// runner is ready. The invoke path reads only this map.
-    live: RwLock<HashMap<String, RpcPeer>>,
+    live: RwLock<HashMap<String, LivePeer>>,
+}
+
+/// A ready runner's connection, with what its `runner.hello` said about reading calls.
+#[derive(Clone)]
+pub(crate) struct LivePeer {
+    pub peer: RpcPeer,
+    /// The runner's components read the execution context from the payload's `context`
+    /// (`HelloPayload::reads_context`), so their `args` need only the context keys they
+    /// declare.
+    pub reads_context: bool,
 }
 
 impl RuntimeShared {
@@ -61,7 +71,7 @@ impl RuntimeShared {
         self.owners.read().get(plugin_id).cloned()
     }
 
-    pub(crate) fn live_peer(&self, plugin_id: &str) -> Option<RpcPeer> {
+    pub(crate) fn live_peer(&self, plugin_id: &str) -> Option<LivePeer> {
         self.live.read().get(plugin_id).cloned()
     }
 
@@ -110,9 +120,9 @@ impl RuntimeShared {
             &self.components,
         );
         if runner.state() == RunnerState::Ready
-            && let Some(peer) = runner.peer()
+            && let Some(live) = runner.live()
         {
-            self.live.write().insert(payload.plugin_id.clone(), peer);
+            self.live.write().insert(payload.plugin_id.clone(), live);
         }
         self.version.bump();
     }
@@ -125,7 +135,7 @@ impl RuntimeShared {
     }
 
     /// Exposes a ready runner's loaded plugins.
-    pub(crate) fn expose(&self, runner: &str, plugins: &[String], peer: &RpcPeer) {
+    pub(crate) fn expose(&self, runner: &str, plugins: &[String], peer: &LivePeer) {
         let owners = self.owners.read();
         let mut live = self.live.write();
         for plugin_id in plugins {
@@ -184,7 +194,7 @@ pub(crate) struct RunnerShared {
     pub launch: ResolvedRunner,
     settings: RwLock<BTreeMap<String, PluginSettings>>,
     view: RwLock<RunnerView>,
-    peer: RwLock<Option<RpcPeer>>,
+    peer: RwLock<Option<LivePeer>>,
     ready: Mutex<Option<oneshot::Sender<RunnerReadyPayload>>>,
     pub state_changes: watch::Sender<RunnerState>,
 }
@@ -243,10 +253,14 @@ impl RunnerShared {
     }
 
     pub(crate) fn peer(&self) -> Option<RpcPeer> {
+        self.peer.read().as_ref().map(|live| live.peer.clone())
+    }
+
+    pub(crate) fn live(&self) -> Option<LivePeer> {
         self.peer.read().clone()
     }
 
-    pub(crate) fn set_peer(&self, peer: Option<RpcPeer>) {
+    pub(crate) fn set_peer(&self, peer: Option<LivePeer>) {
         *self.peer.write() = peer;
     }
 

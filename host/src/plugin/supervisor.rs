@@ -19,7 +19,7 @@ use tokio::process::{Child, Command};
 use tokio::sync::watch;
 
 use super::connection::RunnerConnectionHandler;
-use super::runtime::{RunnerShared, RuntimeShared};
+use super::runtime::{LivePeer, RunnerShared, RuntimeShared};
 use super::status::RunnerState;
 
 /// The longest quick re-check after a health-check timeout.
@@ -217,7 +217,11 @@ impl Supervisor {
             ..PeerConfig::default()
         };
         let peer = RpcPeer::start_framed(connected.framed, handler, peer_config);
-        self.runner.set_peer(Some(peer.clone()));
+        let live = LivePeer {
+            peer: peer.clone(),
+            reads_context: connected.hello.reads_context,
+        };
+        self.runner.set_peer(Some(live.clone()));
         tracing::debug!(runner = %name, runner_id = %connected.hello.runner_id, pid = connected.hello.pid, "runner connected");
 
         let ready_limit = Duration::from_millis(config.ready_timeout_ms);
@@ -234,7 +238,7 @@ impl Supervisor {
                 return Outcome::Stopped;
             }
         };
-        self.runtime.expose(&name, &ready.loaded_plugins, &peer);
+        self.runtime.expose(&name, &ready.loaded_plugins, &live);
         self.runner.set_state(RunnerState::Ready);
         tracing::info!(runner = %name, loaded = ?ready.loaded_plugins, failed = ?ready.failed_plugins, "runner ready");
         for (plugin, reason) in &ready.failed_plugin_reasons {

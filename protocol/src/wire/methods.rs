@@ -52,6 +52,11 @@ pub struct HelloPayload {
     pub protocol_versions: Vec<String>,
     /// The runner's process id, for diagnostics.
     pub pid: u32,
+    /// (maitool) The runner's components read the execution context from the invoke
+    /// payload's `context`, so the host copies into `args` only the context keys a tool
+    /// declares as parameters (all of them for a legacy Action). Absent, as from a MaiBot
+    /// runner: every context key is copied, MaiBot's convention.
+    pub reads_context: bool,
 }
 
 /// Answer to `runner.hello`.

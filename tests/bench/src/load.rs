@@ -17,8 +17,6 @@ use crate::host::{self, BenchHost};
 use crate::procs::CpuMeter;
 use crate::stats::micros;
 
-/// Calls in flight, as in the tracked `throughput_256_ratio`.
-const WINDOW: usize = 256;
 /// Calls per rate sample.
 const CHUNK: usize = 50_000;
 
@@ -41,9 +39,11 @@ impl Limit {
     }
 }
 
-/// Drives `path` (`floor` or `invoke`) at 256 in flight for `duration`; prints the process ids
-/// to attach to, the rate, and the CPU time each side spent per call.
-pub async fn run(bins: &Bins, path: &str, limit: Limit) -> Result<()> {
+/// Drives `path` (`floor` or `invoke`) with `window` calls in flight (256 in the tracked
+/// `throughput_256_ratio`; 1 for the sequential path) until `limit`; prints the process ids to
+/// attach to, the rate, and the CPU time each side spent per call.
+pub async fn run(bins: &Bins, path: &str, window: usize, limit: Limit) -> Result<()> {
+    let window = window.max(1);
     let mut cpu = CpuMeter::default();
     let me = std::process::id();
     let (rates, started) = match path {
@@ -59,7 +59,7 @@ pub async fn run(bins: &Bins, path: &str, limit: Limit) -> Result<()> {
             while !limit.reached(started, rates.len() * CHUNK) {
                 let server = floor.server_pid();
                 rates.push(
-                    cpu.measure(me, server, floor.pipelined(WINDOW, CHUNK))
+                    cpu.measure(me, server, floor.pipelined(window, CHUNK))
                         .await?,
                 );
             }
@@ -82,7 +82,7 @@ pub async fn run(bins: &Bins, path: &str, limit: Limit) -> Result<()> {
                     .measure(
                         me,
                         runner,
-                        host::concurrent(&registry, "echo", WINDOW, CHUNK),
+                        host::concurrent(&registry, "echo", window, CHUNK),
                     )
                     .await?;
                 if failed > 0 {
@@ -97,7 +97,7 @@ pub async fn run(bins: &Bins, path: &str, limit: Limit) -> Result<()> {
     };
     let calls = (rates.len() * CHUNK) as f64;
     println!(
-        "load {path}: {calls} calls at {WINDOW} in flight, {:.0} calls/s overall, CPU per call \
+        "load {path}: {calls} calls at {window} in flight, {:.0} calls/s overall, CPU per call \
          {:.2} us here and {:.2} us in the other process",
         calls / started.elapsed().as_secs_f64(),
         micros(cpu.first) / calls,

@@ -61,13 +61,17 @@ struct Args {
     /// Do not build the sibling executables first (they must exist next to this one).
     #[arg(long)]
     no_build: bool,
-    /// Measure nothing: keep one path (`floor` or `invoke`) at 256 calls in flight for
-    /// `--load-secs`, for a profiler to attach to.
+    /// Measure nothing: keep one path (`floor` or `invoke`) at `--load-window` calls in flight
+    /// for `--load-secs`, for a profiler to attach to.
     #[arg(long)]
     load: Option<String>,
     /// How long `--load` runs.
     #[arg(long, default_value_t = 10)]
     load_secs: u64,
+    /// Calls `--load` keeps in flight: 256 as in `throughput_256_ratio`, 1 for the sequential
+    /// path.
+    #[arg(long, default_value_t = 256)]
+    load_window: usize,
     /// Stop `--load` after this many calls instead (whole chunks of 50,000), for counting
     /// instructions under callgrind.
     #[arg(long)]
@@ -165,7 +169,7 @@ fn run(args: &Args) -> Result<Report> {
             Some(calls) => load::Limit::Calls(calls),
             None => load::Limit::Time(Duration::from_secs(args.load_secs)),
         };
-        runtime.block_on(load::run(&bins, path, limit))?;
+        runtime.block_on(load::run(&bins, path, args.load_window, limit))?;
         return Ok(Report::default());
     }
     let limit = Duration::from_secs(120);

@@ -85,6 +85,7 @@ pub fn present_token(socket: &Path, token: &str) -> HelloResponsePayload {
         session_token: token.into(),
         protocol_versions: vec!["1.0.0".into()],
         pid: std::process::id(),
+        reads_context: false,
     };
     let body = encode_envelope(&Envelope::request(1, names::HELLO, "", 10_000, hello)).unwrap();
     stream.write_all(&frame(&body)).unwrap();

@@ -85,6 +85,10 @@ struct CalculateArgs {
 struct EchoArgs {
     /// Text to send back.
     text: String,
+    /// The chat platform. A parameter named like one of MaiBot's context keys is filled in
+    /// by the host from the chat context when the model leaves it out.
+    #[serde(default)]
+    platform: String,
 }
 
 /// A small xorshift generator: enough for dice, no dependency.
@@ -165,6 +169,7 @@ fn main() {
                 "Send the text back, with the chat context the tool saw.",
                 |args: EchoArgs, ctx: ToolContext| async move {
                     Ok(ToolOutput::text(args.text).with_structured(json!({
+                        "platform_argument": args.platform,
                         "session_id": ctx.session_id(),
                         "stream_id": ctx.stream_id(),
                         "chat_id": ctx.chat_id(),

@@ -95,6 +95,7 @@ fn hello(token: &str, versions: &[&str]) -> Vec<u8> {
         session_token: token.into(),
         protocol_versions: versions.iter().map(|v| (*v).to_owned()).collect(),
         pid: std::process::id(),
+        reads_context: false,
     };
     encode_envelope(&Envelope::request(1, names::HELLO, "", 10_000, payload))
         .expect("encode hello")
@@ -248,6 +249,7 @@ fn spoof_session(address: &str, token: &str) {
                 session_token: token.into(),
                 protocol_versions: vec!["1.0.0".into()],
                 pid: std::process::id(),
+                reads_context: false,
             }
         )
     ));

@@ -207,9 +207,11 @@ fn deaf(address: &str, token: &str) -> Result<String, String> {
 /// Answers its tools with crafted MessagePack: `bad_utf8` (a result string that is not
 /// UTF-8), `deep_result` (a result of 100 000 nested arrays) and `deep_extra_key` (a
 /// response with an unknown envelope key holding 100 000 nested arrays). First it sends one
-/// `cap.call` whose args nest 100 000 arrays deep, and reports the host's answer.
+/// `cap.call` whose args nest 100 000 arrays deep, and reports the host's answer. Being a
+/// MaiBot-style runner (its hello does not say `reads_context`), it also answers `echo_args`
+/// with the names of the arguments it received, comma-separated and sorted.
 fn crafted(address: &str, token: &str) -> Result<String, String> {
-    let tools = ["bad_utf8", "deep_result", "deep_extra_key"].map(|name| ToolDecl {
+    let tools = ["bad_utf8", "deep_result", "deep_extra_key", "echo_args"].map(|name| ToolDecl {
         name,
         timeout_ms: 5000,
     });
@@ -233,6 +235,12 @@ fn crafted(address: &str, token: &str) -> Result<String, String> {
             "bad_utf8" => session.writer.answer_raw(&header, &bad_utf8_result()),
             "deep_result" => session.writer.answer_raw(&header, &deep_result()),
             "deep_extra_key" => session.writer.frame(&deep_extra_key(&header)?),
+            "echo_args" => {
+                let names: Vec<&str> = invoke.args.keys().map(String::as_str).collect();
+                session
+                    .writer
+                    .answer_raw(&header, &text_result(&names.join(",")))
+            }
             other => session.writer.answer_raw(&header, &text_result(other)),
         };
         sent.map_err(|e| e.to_string())?;

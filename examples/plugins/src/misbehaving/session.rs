@@ -111,6 +111,7 @@ impl Session {
             session_token: token.into(),
             protocol_versions: vec!["1.0.0".into()],
             pid: std::process::id(),
+            reads_context: false,
         };
         session.call(names::HELLO, "", &hello)?;
         let components = tools
