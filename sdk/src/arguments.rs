@@ -1,6 +1,7 @@
 //! Decoding a tool's arguments into its own type.
 
 use maitool_protocol::JsonObject;
+use maitool_protocol::wire::methods::CONTEXT_ARG_KEYS;
 use maitool_protocol::wire::{EncodedValue, WireError};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -8,10 +9,10 @@ use serde_json::Value;
 use crate::ToolError;
 use crate::schema::property_names;
 
-/// Context keys the host adds to arguments (MaiBot convention). They are removed before
-/// the arguments are deserialized unless the tool declares a parameter of that name.
-pub(crate) const CONTEXT_KEYS: &[&str] =
-    &["stream_id", "chat_id", "group_id", "user_id", "platform"];
+/// Context keys a host adds to arguments (MaiBot convention). They are removed before
+/// the arguments are deserialized unless the tool declares a parameter of that name (and
+/// maitool's host sends only those to maitool's runner).
+pub(crate) const CONTEXT_KEYS: &[&str] = &CONTEXT_ARG_KEYS;
 
 /// Decodes one tool's arguments: straight from the frame's MessagePack into the tool's
 /// argument type, without the context keys the tool did not declare (so a

@@ -1,13 +1,12 @@
 //! The arguments of a plugin invocation, written straight into the request frame.
 
+use maitool_protocol::wire::methods::CONTEXT_ARG_KEYS;
 use maitool_protocol::{JsonObject, ToolExecutionContext};
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::Value;
 
-/// The context keys a MaiBot plugin reads from its arguments, in the order they are written.
-const CONTEXT_KEY_NAMES: [&str; CONTEXT_KEYS] =
-    ["stream_id", "chat_id", "group_id", "user_id", "platform"];
-const CONTEXT_KEYS: usize = 5;
+/// How many context keys a MaiBot plugin reads from its arguments.
+const CONTEXT_KEYS: usize = CONTEXT_ARG_KEYS.len();
 
 /// Which of the context keys are copied into a call's arguments.
 ///
@@ -18,7 +17,7 @@ const CONTEXT_KEYS: usize = 5;
 /// arguments without them, for every call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct ContextKeys {
-    /// One bit per entry of `CONTEXT_KEY_NAMES`.
+    /// One bit per entry of `CONTEXT_ARG_KEYS`.
     copied: u8,
 }
 
@@ -33,7 +32,7 @@ impl ContextKeys {
         let properties = schema
             .and_then(|schema| schema.get("properties"))
             .and_then(Value::as_object);
-        let copied = CONTEXT_KEY_NAMES
+        let copied = CONTEXT_ARG_KEYS
             .iter()
             .enumerate()
             .filter(|(_, key)| properties.is_some_and(|p| p.contains_key(**key)))
@@ -95,7 +94,7 @@ impl<'a> InvokeArgs<'a> {
         ];
         let mut fills = [None; CONTEXT_KEYS];
         let mut count = 0;
-        let wanted = CONTEXT_KEY_NAMES.into_iter().zip(candidates).enumerate();
+        let wanted = CONTEXT_ARG_KEYS.into_iter().zip(candidates).enumerate();
         for (key, value) in wanted
             .filter(|(index, _)| keys.includes(*index))
             .map(|(_, kv)| kv)

@@ -10,6 +10,12 @@ use serde::{Deserialize, Serialize};
 
 use crate::model::{JsonObject, ToolExecutionContext, ToolExecutionResult};
 
+/// The keys of the execution context that a host copies into an invocation's `args`
+/// (MaiBot's convention: its plugins read them from there), in the order they are written:
+/// the stream id, the chat id (the stream id, else the session id), the group id, the user id
+/// and the platform. See [`HelloPayload::reads_context`] for which of them a runner gets.
+pub const CONTEXT_ARG_KEYS: [&str; 5] = ["stream_id", "chat_id", "group_id", "user_id", "platform"];
+
 /// Method names.
 pub mod names {
     /// Runner → host, request: the first message on a connection.
