@@ -6,10 +6,12 @@
 //! must be the time of the answer, is written as a `uint 64` and set when the answer is.
 //!
 //! ```text
-//! map(9) "protocol_version" str  "request_id" uint  "message_type" "response"
-//!        "method" str  "plugin_id" str  "timestamp_ms" cf xx xx xx xx xx xx xx xx
-//!        "timeout_ms" uint | "error" nil or error body  "payload" | payload bytes
-//!        `-- head: encoded once --'
+//! head, encoded when the request arrives:
+//!   map(9) "protocol_version" str  "request_id" uint  "message_type" "response"
+//!          "method" str  "plugin_id" str  "timestamp_ms" cf xx xx xx xx xx xx xx xx
+//!          "timeout_ms" uint
+//! written by `finish`, after the head (its timestamp set):
+//!          "error" nil or error body  "payload" payload bytes
 //! ```
 //!
 //! The payload is the last entry, so a receiver finds the header without walking the payload
