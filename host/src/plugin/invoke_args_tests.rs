@@ -3,6 +3,17 @@ use serde_json::{Value, json};
 
 use super::{ContextKeys, InvokeArgs};
 
+/// A group chat with every context key set.
+fn group_chat() -> ToolExecutionContext {
+    ToolExecutionContext {
+        stream_id: "st1".into(),
+        group_id: "g1".into(),
+        user_id: "u1".into(),
+        platform: "qq".into(),
+        ..ToolExecutionContext::default()
+    }
+}
+
 fn object(value: Value) -> JsonObject {
     match value {
         Value::Object(map) => map,
@@ -19,13 +30,7 @@ fn on_the_wire(args: &InvokeArgs<'_>) -> JsonObject {
 #[test]
 fn context_keys_fill_only_missing_or_empty_arguments() {
     let model = object(json!({"stream_id": "", "user_id": "explicit", "n": 1}));
-    let ctx = ToolExecutionContext {
-        stream_id: "st1".into(),
-        group_id: "g1".into(),
-        user_id: "u1".into(),
-        platform: "qq".into(),
-        ..ToolExecutionContext::default()
-    };
+    let ctx = group_chat();
     let args = on_the_wire(&InvokeArgs::new(
         &model,
         &ctx,
@@ -107,13 +112,7 @@ fn a_runner_that_reads_the_context_gets_only_the_declared_context_keys() {
     }));
     let keys = ContextKeys::declared_in(Some(&schema));
     let model = object(json!({"text": "hi"}));
-    let ctx = ToolExecutionContext {
-        stream_id: "st1".into(),
-        group_id: "g1".into(),
-        user_id: "u1".into(),
-        platform: "qq".into(),
-        ..ToolExecutionContext::default()
-    };
+    let ctx = group_chat();
     let args = on_the_wire(&InvokeArgs::new(&model, &ctx, "", false, keys));
     assert_eq!(Value::Object(args), json!({"text": "hi", "user_id": "u1"}));
 

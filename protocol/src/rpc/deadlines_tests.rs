@@ -5,20 +5,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use futures::future::BoxFuture;
-use futures::{SinkExt, StreamExt};
-use tokio::io::DuplexStream;
+use tokio::task::JoinHandle;
 use tokio::time::Instant;
-use tokio_util::codec::{Framed, LengthDelimitedCodec};
 
+use crate::rpc::raw_peer_tests::RawPeer;
 use crate::rpc::{IncomingMessage, Payload, PeerConfig, RequestHandler, RpcError, RpcPeer};
-use crate::wire::{
-    self, CANCEL_METHOD, CancelPayload, Envelope, ErrorCode, MessageType, frame_codec,
-};
-
-/// The far end of a peer under test: it reads every frame and answers only when told to.
-struct Silent {
-    framed: Framed<DuplexStream, LengthDelimitedCodec>,
-}
+use crate::wire::{Envelope, ErrorCode};
 
 /// This side serves nothing; only its outgoing calls are under test.
 struct NoRequests;
@@ -30,25 +22,29 @@ impl RequestHandler for NoRequests {
     }
 }
 
-fn silent_peer() -> (RpcPeer, Silent) {
+fn silent_peer() -> (RpcPeer, RawPeer) {
     let (near, far) = tokio::io::duplex(64 * 1024);
     let peer = RpcPeer::start(near, Arc::new(NoRequests), PeerConfig::new("swept"));
-    let silent = Silent {
-        framed: Framed::new(far, frame_codec()),
-    };
-    (peer, silent)
+    (peer, RawPeer::new(far))
+}
+
+/// `method` called in a task of its own, with `limit_ms` to answer.
+fn spawn_call(
+    peer: &RpcPeer,
+    method: &'static str,
+    limit_ms: u64,
+) -> JoinHandle<Result<u64, RpcError>> {
+    let peer = peer.clone();
+    tokio::spawn(async move {
+        peer.call::<_, u64>(method, "", &(), Duration::from_millis(limit_ms))
+            .await
+    })
 }
 
 #[tokio::test(start_paused = true)]
 async fn a_short_deadline_registered_behind_a_long_one_expires_at_its_own_time() {
     let (peer, mut raw) = silent_peer();
-    let long = tokio::spawn({
-        let peer = peer.clone();
-        async move {
-            peer.call::<_, u64>("slow", "", &(), Duration::from_secs(60))
-                .await
-        }
-    });
+    let long = spawn_call(&peer, "slow", 60_000);
     let (long_request, _) = raw.recv().await;
 
     let started = Instant::now();
@@ -66,10 +62,7 @@ async fn a_short_deadline_registered_behind_a_long_one_expires_at_its_own_time()
     assert_eq!(peer.in_flight(), 1, "the long call is still waiting");
 
     let (quick_request, _) = raw.recv().await;
-    let (cancel, frame) = raw.recv().await;
-    assert_eq!(cancel.method, CANCEL_METHOD);
-    let cancelled: CancelPayload = wire::decode_payload(&frame).unwrap();
-    assert_eq!(cancelled.request_id, quick_request.request_id);
+    assert_eq!(raw.cancelled(1).await, [quick_request.request_id]);
 
     raw.send(&Envelope::response_to(&long_request, 7u64)).await;
     assert_eq!(long.await.unwrap().unwrap(), 7);
@@ -80,13 +73,7 @@ async fn a_short_deadline_registered_behind_a_long_one_expires_at_its_own_time()
 async fn a_sweep_that_finds_nothing_expired_reschedules_for_the_earliest_deadline_left() {
     let (peer, mut raw) = silent_peer();
     // The first call sets the sweep for 100 ms and is answered at once.
-    let first = tokio::spawn({
-        let peer = peer.clone();
-        async move {
-            peer.call::<_, u64>("first", "", &(), Duration::from_millis(100))
-                .await
-        }
-    });
+    let first = spawn_call(&peer, "first", 100);
     let (request, _) = raw.recv().await;
     raw.send(&Envelope::response_to(&request, 1u64)).await;
     assert_eq!(first.await.unwrap().unwrap(), 1);
@@ -94,21 +81,12 @@ async fn a_sweep_that_finds_nothing_expired_reschedules_for_the_earliest_deadlin
     // Both later deadlines are after the sweep already set, so neither moves it; the sweep at
     // 100 ms finds both waiting and must wake next for the earlier one, registered second.
     let started = Instant::now();
-    let timed = |method: &'static str, limit_ms: u64| {
-        let peer = peer.clone();
-        tokio::spawn(async move {
-            let err = peer
-                .call::<_, u64>(method, "", &(), Duration::from_millis(limit_ms))
-                .await
-                .unwrap_err();
-            (err, started.elapsed())
-        })
-    };
-    let late = timed("late", 300);
+    let late = spawn_call(&peer, "late", 300);
     tokio::task::yield_now().await;
-    let early = timed("early", 200);
+    let early = spawn_call(&peer, "early", 200);
     for (call, limit_ms) in [(early, 200), (late, 300)] {
-        let (err, waited) = call.await.unwrap();
+        let err = call.await.unwrap().unwrap_err();
+        let waited = started.elapsed();
         assert_eq!(err.code, ErrorCode::Timeout, "{err}");
         let limit = Duration::from_millis(limit_ms);
         assert!(
@@ -120,18 +98,8 @@ async fn a_sweep_that_finds_nothing_expired_reschedules_for_the_earliest_deadlin
     // Exactly one cancel each for the two unanswered calls; the answered one is not cancelled.
     let (late_request, _) = raw.recv().await;
     let (early_request, _) = raw.recv().await;
-    let mut cancelled = Vec::new();
-    for _ in 0..2 {
-        let (cancel, frame) = raw.recv().await;
-        assert_eq!(cancel.message_type, MessageType::Broadcast);
-        cancelled.push(
-            wire::decode_payload::<CancelPayload>(&frame)
-                .unwrap()
-                .request_id,
-        );
-    }
     assert_eq!(
-        cancelled,
+        raw.cancelled(2).await,
         [early_request.request_id, late_request.request_id]
     );
     assert!(raw.nothing_more().await, "no other cancel was sent");
@@ -140,15 +108,7 @@ async fn a_sweep_that_finds_nothing_expired_reschedules_for_the_earliest_deadlin
 #[tokio::test(start_paused = true)]
 async fn an_answer_just_before_the_deadline_wins_and_many_deadlines_expire_together() {
     let (peer, mut raw) = silent_peer();
-    let calls: Vec<_> = (0..20)
-        .map(|_| {
-            let peer = peer.clone();
-            tokio::spawn(async move {
-                peer.call::<_, u64>("batch", "", &(), Duration::from_millis(200))
-                    .await
-            })
-        })
-        .collect();
+    let calls: Vec<_> = (0..20).map(|_| spawn_call(&peer, "batch", 200)).collect();
     let mut requests = Vec::new();
     for _ in 0..20 {
         requests.push(raw.recv().await.0);
@@ -175,15 +135,7 @@ async fn an_answer_just_before_the_deadline_wins_and_many_deadlines_expire_toget
     }
     assert_eq!((answered, timed_out), (10, 10));
     assert_eq!(peer.in_flight(), 0);
-    let mut cancelled = Vec::new();
-    for _ in 0..10 {
-        let (_, frame) = raw.recv().await;
-        cancelled.push(
-            wire::decode_payload::<CancelPayload>(&frame)
-                .unwrap()
-                .request_id,
-        );
-    }
+    let mut cancelled = raw.cancelled(10).await;
     cancelled.sort_unstable();
     let unanswered: Vec<u64> = requests
         .iter()
@@ -197,41 +149,12 @@ async fn an_answer_just_before_the_deadline_wins_and_many_deadlines_expire_toget
 #[tokio::test(start_paused = true)]
 async fn a_dropped_call_is_cancelled_once_and_the_sweeper_skips_it() {
     let (peer, mut raw) = silent_peer();
-    let call = tokio::spawn({
-        let peer = peer.clone();
-        async move {
-            peer.call::<_, u64>("dropped", "", &(), Duration::from_millis(100))
-                .await
-        }
-    });
+    let call = spawn_call(&peer, "dropped", 100);
     let (request, _) = raw.recv().await;
     call.abort();
-    let (_, frame) = raw.recv().await;
-    let cancelled: CancelPayload = wire::decode_payload(&frame).unwrap();
-    assert_eq!(cancelled.request_id, request.request_id);
+    assert_eq!(raw.cancelled(1).await, [request.request_id]);
     // Past the deadline the sweeper finds nothing: no second cancel.
     tokio::time::sleep(Duration::from_millis(200)).await;
     assert!(raw.nothing_more().await);
     assert_eq!(peer.in_flight(), 0);
-}
-
-impl Silent {
-    async fn send<P: serde::Serialize>(&mut self, envelope: &Envelope<P>) {
-        self.framed
-            .send(wire::encode_envelope(envelope).unwrap())
-            .await
-            .unwrap();
-    }
-
-    async fn recv(&mut self) -> (wire::EnvelopeHeader, bytes::Bytes) {
-        let frame = self.framed.next().await.unwrap().unwrap().freeze();
-        (wire::decode_header(&frame).unwrap(), frame)
-    }
-
-    /// True when no frame arrives within a second of (paused) time.
-    async fn nothing_more(&mut self) -> bool {
-        tokio::time::timeout(Duration::from_secs(1), self.framed.next())
-            .await
-            .is_err()
-    }
 }

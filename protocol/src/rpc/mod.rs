@@ -18,6 +18,8 @@ mod writer;
 #[cfg(test)]
 mod flood_tests;
 #[cfg(test)]
+mod raw_peer_tests;
+#[cfg(test)]
 mod tests;
 
 pub use error::RpcError;

@@ -8,20 +8,18 @@ use futures::future::{BoxFuture, join_all};
 use futures::{FutureExt, SinkExt, StreamExt};
 use parking_lot::Mutex;
 use serde::{Deserialize, Serialize};
-use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, DuplexStream};
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 use tokio::net::UnixStream;
 use tokio::sync::Notify;
-use tokio_util::codec::{Framed, LengthDelimitedCodec};
+use tokio_util::codec::Framed;
 
+use super::raw_peer_tests::{BOUND, RawPeer};
 use super::*;
 use crate::model::JsonObject;
 use crate::wire::{
-    self, CANCEL_METHOD, CancelPayload, Envelope, EnvelopeHeader, ErrorCode, MessageType,
-    frame_codec,
+    self, CANCEL_METHOD, CancelPayload, Envelope, ErrorCode, MessageType, frame_codec,
 };
 
-/// Generous bound so that a broken peer fails a test instead of hanging it.
-const BOUND: Duration = Duration::from_secs(10);
 const LONG: Duration = Duration::from_secs(60);
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -167,39 +165,10 @@ async fn echo(peer: &RpcPeer, n: u64) -> Result<Echo, RpcError> {
     peer.call("echo", "", &request, LONG).await
 }
 
-/// A hand-driven peer: raw frames in and out, to check exactly what goes over the wire.
-struct RawPeer {
-    framed: Framed<DuplexStream, LengthDelimitedCodec>,
-}
-
-impl RawPeer {
-    async fn send<P: Serialize>(&mut self, envelope: &Envelope<P>) {
-        self.send_bytes(wire::encode_envelope(envelope).unwrap())
-            .await;
-    }
-
-    async fn send_bytes(&mut self, body: Bytes) {
-        self.framed.send(body).await.unwrap();
-    }
-
-    async fn recv(&mut self) -> (EnvelopeHeader, Bytes) {
-        let frame = tokio::time::timeout(BOUND, self.framed.next())
-            .await
-            .expect("no frame in time")
-            .expect("stream ended")
-            .unwrap()
-            .freeze();
-        (wire::decode_header(&frame).unwrap(), frame)
-    }
-}
-
 fn raw_pair() -> (RpcPeer, Arc<Service>, RawPeer) {
     let (a, b) = tokio::io::duplex(64 * 1024);
     let (peer, service) = start(a, "served");
-    let raw = RawPeer {
-        framed: Framed::new(b, frame_codec()),
-    };
-    (peer, service, raw)
+    (peer, service, RawPeer::new(b))
 }
 
 async fn concurrent_both_ways(a: &RpcPeer, b: &RpcPeer) {
@@ -700,6 +669,20 @@ async fn garbage_frames_are_skipped_and_answered_when_possible() {
     rmp::encode::write_str(&mut broken, "method").unwrap();
     rmp::encode::write_uint(&mut broken, 123).unwrap();
     raw.send_bytes(broken.into()).await;
+    // A request whose payload, the frame's last entry, is cut short: its header reads, so it is
+    // answered as a payload that does not fit.
+    let whole = wire::encode_envelope(&Envelope::request(
+        8,
+        "echo",
+        "",
+        0,
+        Echo {
+            n: 8,
+            text: "cut".into(),
+        },
+    ))
+    .unwrap();
+    raw.send_bytes(whole.slice(..whole.len() - 2)).await;
     raw.send(&Envelope::request(
         9,
         "echo",
@@ -721,10 +704,44 @@ async fn garbage_frames_are_skipped_and_answered_when_possible() {
         "{}",
         error.message
     );
+    let (cut, _) = raw.recv().await;
+    assert_eq!(cut.request_id, 8);
+    let error = cut.error.unwrap();
+    assert_eq!(error.code, ErrorCode::BadPayload);
+    assert!(
+        error.message.starts_with("bad payload for echo: "),
+        "{}",
+        error.message
+    );
     let (second, frame) = raw.recv().await;
     assert_eq!(second.request_id, 9);
     assert!(second.error.is_none());
     assert_eq!(wire::decode_payload::<Echo>(&frame).unwrap().n, 9);
+    assert!(!peer.is_closed());
+}
+
+#[tokio::test]
+async fn a_response_whose_last_payload_is_cut_short_fails_only_its_call() {
+    let (peer, _, mut raw) = raw_pair();
+    let call = tokio::spawn({
+        let peer = peer.clone();
+        async move { peer.call::<_, Echo>("echo", "", &(), LONG).await }
+    });
+    let (request, _) = raw.recv().await;
+    let answer = Echo {
+        n: 1,
+        text: "cut".into(),
+    };
+    let whole = wire::encode_envelope(&Envelope::response_to(&request, answer)).unwrap();
+    raw.send_bytes(whole.slice(..whole.len() - 2)).await;
+    let err = call.await.unwrap().unwrap_err();
+    assert_eq!(err.code, ErrorCode::BadPayload);
+    assert!(
+        err.message.starts_with("bad response payload for echo: "),
+        "{}",
+        err.message
+    );
+    assert_eq!(peer.in_flight(), 0);
     assert!(!peer.is_closed());
 }
 
@@ -823,9 +840,7 @@ async fn request_ids_count_from_one_and_default_plugin_id_is_stamped() {
             ..config("ids")
         },
     );
-    let mut raw = RawPeer {
-        framed: Framed::new(b, frame_codec()),
-    };
+    let mut raw = RawPeer::new(b);
     peer.broadcast("one", "", &()).unwrap();
     let call = tokio::spawn({
         let peer = peer.clone();

@@ -1,0 +1,69 @@
+//! A hand-driven peer for the RPC tests: raw frames in and out, to check exactly what goes
+//! over the wire.
+
+use std::time::Duration;
+
+use bytes::Bytes;
+use futures::{SinkExt, StreamExt};
+use serde::Serialize;
+use tokio::io::DuplexStream;
+use tokio_util::codec::{Framed, LengthDelimitedCodec};
+
+use crate::wire::{self, CancelPayload, Envelope, EnvelopeHeader, frame_codec};
+
+/// Generous bound so that a broken peer fails a test instead of hanging it.
+pub(super) const BOUND: Duration = Duration::from_secs(10);
+
+pub(super) struct RawPeer {
+    pub(super) framed: Framed<DuplexStream, LengthDelimitedCodec>,
+}
+
+impl RawPeer {
+    /// The raw end of a duplex whose other end an `RpcPeer` drives.
+    pub(super) fn new(io: DuplexStream) -> RawPeer {
+        RawPeer {
+            framed: Framed::new(io, frame_codec()),
+        }
+    }
+
+    pub(super) async fn send<P: Serialize>(&mut self, envelope: &Envelope<P>) {
+        self.send_bytes(wire::encode_envelope(envelope).unwrap())
+            .await;
+    }
+
+    pub(super) async fn send_bytes(&mut self, body: Bytes) {
+        self.framed.send(body).await.unwrap();
+    }
+
+    pub(super) async fn recv(&mut self) -> (EnvelopeHeader, Bytes) {
+        let frame = tokio::time::timeout(BOUND, self.framed.next())
+            .await
+            .expect("no frame in time")
+            .expect("stream ended")
+            .unwrap()
+            .freeze();
+        (wire::decode_header(&frame).unwrap(), frame)
+    }
+
+    /// The abandoned request ids of the next `count` frames, each a cancel message.
+    pub(super) async fn cancelled(&mut self, count: usize) -> Vec<u64> {
+        let mut ids = Vec::with_capacity(count);
+        for _ in 0..count {
+            let (cancel, frame) = self.recv().await;
+            assert_eq!(cancel.method, wire::CANCEL_METHOD);
+            ids.push(
+                wire::decode_payload::<CancelPayload>(&frame)
+                    .unwrap()
+                    .request_id,
+            );
+        }
+        ids
+    }
+
+    /// True when no frame arrives within a second.
+    pub(super) async fn nothing_more(&mut self) -> bool {
+        tokio::time::timeout(Duration::from_secs(1), self.framed.next())
+            .await
+            .is_err()
+    }
+}
