@@ -206,11 +206,11 @@ fn invoke_view_agrees_with_serde(frame: &[u8]) {
 /// the same identity and payload.
 fn re_encoded(header: EnvelopeHeader, payload: Value) {
     let envelope = Envelope {
-        protocol_version: header.protocol_version.clone(),
+        protocol_version: header.protocol_version.to_string(),
         request_id: header.request_id,
         message_type: header.message_type,
-        method: header.method.clone(),
-        plugin_id: header.plugin_id.clone(),
+        method: header.method.to_string(),
+        plugin_id: header.plugin_id.to_string(),
         timestamp_ms: header.timestamp_ms,
         timeout_ms: header.timeout_ms,
         payload: payload.clone(),

@@ -254,7 +254,7 @@ async fn launch_with_data_dir(data_dir: &str, cwd: &Path) -> (Vec<String>, Runne
             if header.message_type != MessageType::Request {
                 continue;
             }
-            methods.push(header.method.clone());
+            methods.push(header.method.to_string());
             if header.method == names::READY {
                 return (
                     methods,

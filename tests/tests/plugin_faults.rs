@@ -283,7 +283,7 @@ async fn capabilities_need_grants_and_plugins_cannot_act_as_others() {
     assert_eq!(
         delivered
             .last()
-            .map(|m| (m.stream_id.as_str(), m.text.as_str(), m.plugin_id.as_str())),
+            .map(|m| (m.stream_id.as_str(), m.text.as_str(), &*m.plugin_id)),
         Some(("st1", "hi all", "examples.notes"))
     );
 

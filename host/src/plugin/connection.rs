@@ -153,7 +153,7 @@ impl RunnerConnectionHandler {
 
 /// Re-emits a forwarded record in the host's log, tagged with runner and plugin.
 fn log_plugin_record(runner: &str, entry: maitool_protocol::wire::methods::LogEntry) {
-    let plugin = entry.plugin_id.as_str();
+    let plugin = &*entry.plugin_id;
     let logger = entry.logger_name.as_str();
     let message = entry.message.as_str();
     match entry.level {

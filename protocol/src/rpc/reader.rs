@@ -12,7 +12,7 @@ use futures::{FutureExt, Stream, StreamExt};
 use super::shared::{Refusal, Shared};
 use super::{DisconnectReason, IncomingMessage, RequestHandler, RpcError};
 use crate::wire::{
-    CANCEL_METHOD, CancelPayload, EMPTY_MAP, Envelope, EnvelopeHeader, MessageType,
+    ByteString, CANCEL_METHOD, CancelPayload, EMPTY_MAP, Envelope, EnvelopeHeader, MessageType,
     PROTOCOL_VERSION, ResponseHead, WireError, decode_header_located, encode_envelope,
     recover_request_id,
 };
@@ -126,11 +126,11 @@ fn reject(shared: &Shared, frame: &[u8], err: WireError) {
         // A request, or a frame too broken to tell: its sender may be waiting for an answer.
         _ => {
             let header = EnvelopeHeader {
-                protocol_version: PROTOCOL_VERSION.to_owned(),
+                protocol_version: ByteString::from_static(PROTOCOL_VERSION),
                 request_id: recovered.request_id,
                 message_type: MessageType::Request,
-                method: String::new(),
-                plugin_id: String::new(),
+                method: ByteString::new(),
+                plugin_id: ByteString::new(),
                 timestamp_ms: 0,
                 timeout_ms: 0,
                 error: None,

@@ -253,7 +253,7 @@ impl Shared {
         let envelope = Envelope::broadcast(
             self.next_id(),
             CANCEL_METHOD,
-            self.plugin_id.as_str(),
+            &*self.plugin_id,
             CancelPayload { request_id },
         );
         match encode_envelope(&envelope) {

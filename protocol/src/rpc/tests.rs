@@ -851,14 +851,8 @@ async fn request_ids_count_from_one_and_default_plugin_id_is_stamped() {
     });
     let (first, _) = raw.recv().await;
     let (second, _) = raw.recv().await;
-    assert_eq!(
-        (first.request_id, first.plugin_id.as_str()),
-        (1, "default-plugin")
-    );
-    assert_eq!(
-        (second.request_id, second.plugin_id.as_str()),
-        (2, "explicit")
-    );
+    assert_eq!((first.request_id, &*first.plugin_id), (1, "default-plugin"));
+    assert_eq!((second.request_id, &*second.plugin_id), (2, "explicit"));
     assert_eq!(second.timeout_ms, 30_000, "zero means the default timeout");
     raw.send(&Envelope::response_to(&second, JsonObject::new()))
         .await;

@@ -2,6 +2,7 @@ use std::borrow::Cow;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use bytes::Bytes;
+use bytestring::ByteString;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
@@ -109,11 +110,11 @@ impl<P> Envelope<P> {
     /// plugin id, as MaiBot's `make_response` does.
     pub fn response_to(request: &EnvelopeHeader, payload: P) -> Self {
         Self {
-            protocol_version: request.protocol_version.clone(),
+            protocol_version: request.protocol_version.to_string(),
             request_id: request.request_id,
             message_type: MessageType::Response,
-            method: request.method.clone(),
-            plugin_id: request.plugin_id.clone(),
+            method: request.method.to_string(),
+            plugin_id: request.plugin_id.to_string(),
             timestamp_ms: now_ms(),
             timeout_ms: request.timeout_ms,
             payload,
@@ -160,15 +161,15 @@ pub struct EmptyPayload {}
 #[derive(Debug, Clone, PartialEq)]
 pub struct EnvelopeHeader {
     /// See [`Envelope::protocol_version`]; `"1.0.0"` when absent.
-    pub protocol_version: String,
+    pub protocol_version: ByteString,
     /// See [`Envelope::request_id`]; required.
     pub request_id: u64,
     /// See [`Envelope::message_type`]; required.
     pub message_type: MessageType,
     /// See [`Envelope::method`]; empty when absent.
-    pub method: String,
+    pub method: ByteString,
     /// See [`Envelope::plugin_id`]; empty when absent.
-    pub plugin_id: String,
+    pub plugin_id: ByteString,
     /// See [`Envelope::timestamp_ms`]; 0 when absent.
     pub timestamp_ms: u64,
     /// See [`Envelope::timeout_ms`]; 30000 (MaiBot's default) when absent.
@@ -208,18 +209,33 @@ pub(super) fn default_timeout_ms() -> u64 {
     30_000
 }
 
-/// Decodes the envelope of a frame without its payload.
+/// Decodes the envelope of a frame without its payload. Its strings are copies; the RPC peer
+/// decodes a received frame's header with strings that share the frame's buffer instead.
 pub fn decode_header(frame: &[u8]) -> Result<EnvelopeHeader, WireError> {
-    decode_header_located(frame).map(|(header, _)| header)
+    decode_header_copied(frame).map(|(header, _)| header)
 }
 
-/// Decodes the header and notes where the payload is, when that came for free.
+/// Decodes the header and notes where the payload is, when that came for free. The header's
+/// strings share `frame`'s buffer.
 pub(crate) fn decode_header_located(
-    frame: &[u8],
+    frame: &Bytes,
 ) -> Result<(EnvelopeHeader, PayloadAt), WireError> {
-    if let Some(decoded) = header_walk::walk(frame) {
-        return Ok(decoded);
+    match header_walk::walk(frame, |range| header_walk::shared_text(frame, range)) {
+        Some(decoded) => Ok(decoded),
+        None => decode_header_by_serde(frame),
     }
+}
+
+/// [`decode_header_located`] for a frame in a buffer of its own: the strings are copied.
+fn decode_header_copied(frame: &[u8]) -> Result<(EnvelopeHeader, PayloadAt), WireError> {
+    match header_walk::walk(frame, |range| header_walk::copied_text(frame, range)) {
+        Some(decoded) => Ok(decoded),
+        None => decode_header_by_serde(frame),
+    }
+}
+
+/// The header of a frame the walk does not handle, with serde's errors.
+fn decode_header_by_serde(frame: &[u8]) -> Result<(EnvelopeHeader, PayloadAt), WireError> {
     // Decoding without the payload entry spares serde a walk through every payload string;
     // a frame the walk cannot handle is decoded whole, with the usual errors.
     let header = match skip::without_key(frame, "payload") {
@@ -237,11 +253,11 @@ fn decode_header_from(frame: &[u8]) -> Result<EnvelopeHeader, WireError> {
             message_type: raw.message_type.clone().into_owned(),
         })?;
     Ok(EnvelopeHeader {
-        protocol_version: raw.protocol_version,
+        protocol_version: raw.protocol_version.into(),
         request_id: raw.request_id,
         message_type,
-        method: raw.method,
-        plugin_id: raw.plugin_id,
+        method: raw.method.into(),
+        plugin_id: raw.plugin_id.into(),
         timestamp_ms: raw.timestamp_ms,
         timeout_ms: raw.timeout_ms,
         error: raw.error,
@@ -336,14 +352,14 @@ pub(crate) fn decode_payload_at<T: DeserializeOwned>(
 
 /// Decodes a whole frame: its header, then its payload as `P`.
 pub fn decode_envelope<P: DeserializeOwned>(frame: &[u8]) -> Result<Envelope<P>, WireError> {
-    let (header, at) = decode_header_located(frame)?;
+    let (header, at) = decode_header_copied(frame)?;
     let payload = decode_payload_at(frame, &at)?;
     Ok(Envelope {
-        protocol_version: header.protocol_version,
+        protocol_version: header.protocol_version.into(),
         request_id: header.request_id,
         message_type: header.message_type,
-        method: header.method,
-        plugin_id: header.plugin_id,
+        method: header.method.into(),
+        plugin_id: header.plugin_id.into(),
         timestamp_ms: header.timestamp_ms,
         timeout_ms: header.timeout_ms,
         payload,

@@ -21,6 +21,8 @@
 
 use std::ops::Range;
 
+use bytestring::ByteString;
+
 use super::depth::from_slice_within;
 use super::envelope::{EnvelopeHeader, MessageType, default_timeout_ms};
 use super::{ErrorBody, MAX_NESTING_DEPTH, PROTOCOL_VERSION, skip};
@@ -45,7 +47,13 @@ pub(crate) enum PayloadAt {
 /// A `payload` that is the map's last entry is not walked: its range runs to the end of the
 /// frame, and whoever decodes the payload checks it (see [`PayloadAt::Range`]). Every maitool
 /// peer writes the payload last, so the header of its frames costs only the header's bytes.
-pub(crate) fn walk(frame: &[u8]) -> Option<(EnvelopeHeader, PayloadAt)> {
+///
+/// `text` makes a header string of the bytes at a range of `frame` (the inside of a `str`),
+/// or `None` when they are not UTF-8: a slice sharing the received frame's buffer, or a copy.
+pub(crate) fn walk(
+    frame: &[u8],
+    text: impl Fn(Range<usize>) -> Option<ByteString>,
+) -> Option<(EnvelopeHeader, PayloadAt)> {
     let mut fields = Fields::default();
     let (count, mut pos) = skip::map_header(frame)?;
     for index in 0..count {
@@ -58,11 +66,14 @@ pub(crate) fn walk(frame: &[u8]) -> Option<(EnvelopeHeader, PayloadAt)> {
         let end = skip::skip(frame, at)?;
         let value = &frame[at..end];
         match key {
-            b"protocol_version" => set(&mut fields.protocol_version, string(value)?),
+            b"protocol_version" => set(
+                &mut fields.protocol_version,
+                text(str_range(frame, at, end)?)?,
+            ),
             b"request_id" => set(&mut fields.request_id, uint(value)?),
             b"message_type" => set(&mut fields.message_type, message_type(value)?),
-            b"method" => set(&mut fields.method, string(value)?),
-            b"plugin_id" => set(&mut fields.plugin_id, string(value)?),
+            b"method" => set(&mut fields.method, text(str_range(frame, at, end)?)?),
+            b"plugin_id" => set(&mut fields.plugin_id, text(str_range(frame, at, end)?)?),
             b"timestamp_ms" => set(&mut fields.timestamp_ms, uint(value)?),
             b"timeout_ms" => set(&mut fields.timeout_ms, uint(value)?),
             b"error" => set(&mut fields.error, error(value)?),
@@ -77,7 +88,7 @@ pub(crate) fn walk(frame: &[u8]) -> Option<(EnvelopeHeader, PayloadAt)> {
     let header = EnvelopeHeader {
         protocol_version: fields
             .protocol_version
-            .unwrap_or_else(|| PROTOCOL_VERSION.to_owned()),
+            .unwrap_or_else(|| ByteString::from_static(PROTOCOL_VERSION)),
         request_id: fields.request_id?,
         message_type: fields.message_type?,
         method: fields.method.unwrap_or_default(),
@@ -92,11 +103,11 @@ pub(crate) fn walk(frame: &[u8]) -> Option<(EnvelopeHeader, PayloadAt)> {
 
 #[derive(Default)]
 struct Fields {
-    protocol_version: Option<String>,
+    protocol_version: Option<ByteString>,
     request_id: Option<u64>,
     message_type: Option<MessageType>,
-    method: Option<String>,
-    plugin_id: Option<String>,
+    method: Option<ByteString>,
+    plugin_id: Option<ByteString>,
     timestamp_ms: Option<u64>,
     timeout_ms: Option<u64>,
     error: Option<Option<ErrorBody>>,
@@ -129,8 +140,33 @@ pub(crate) fn bool_value(value: &[u8]) -> Option<bool> {
     }
 }
 
-fn string(value: &[u8]) -> Option<String> {
-    str_value(value).map(str::to_owned)
+/// Where the text of the `str` value at `at..end` of `frame` is.
+fn str_range(frame: &[u8], at: usize, end: usize) -> Option<Range<usize>> {
+    let (bytes, text_end) = skip::str_at(frame, at)?;
+    if text_end != end {
+        return None;
+    }
+    Some(text_end - bytes.len()..text_end)
+}
+
+/// A header string that shares `frame`'s buffer: a reference count instead of an allocation
+/// and a copy. The protocol version, the same in nearly every frame, shares nothing.
+pub(crate) fn shared_text(frame: &bytes::Bytes, range: Range<usize>) -> Option<ByteString> {
+    let bytes = &frame[range.clone()];
+    if bytes == PROTOCOL_VERSION.as_bytes() {
+        return Some(ByteString::from_static(PROTOCOL_VERSION));
+    }
+    if bytes.is_empty() {
+        return Some(ByteString::new());
+    }
+    ByteString::try_from(frame.slice(range)).ok()
+}
+
+/// A header string copied out of `frame`, for a frame that is not in a shared buffer.
+pub(crate) fn copied_text(frame: &[u8], range: Range<usize>) -> Option<ByteString> {
+    std::str::from_utf8(&frame[range])
+        .ok()
+        .map(ByteString::from)
 }
 
 fn message_type(value: &[u8]) -> Option<MessageType> {

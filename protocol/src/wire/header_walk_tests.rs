@@ -1,10 +1,15 @@
 use serde::Serialize;
 
-use super::{PayloadAt, walk};
+use super::{PayloadAt, copied_text, shared_text, walk};
 use crate::wire::{
-    Envelope, EnvelopeHeader, ErrorBody, ErrorCode, MessageType, WireError, decode_header,
-    decode_payload, encode_envelope,
+    ByteString, Envelope, EnvelopeHeader, ErrorBody, ErrorCode, MessageType, WireError,
+    decode_header, decode_payload, encode_envelope,
 };
+
+/// The walk with header strings copied out of the frame.
+fn walked(frame: &[u8]) -> Option<(EnvelopeHeader, PayloadAt)> {
+    walk(frame, |range| copied_text(frame, range))
+}
 
 fn request_frame() -> Vec<u8> {
     let mut args = crate::JsonObject::new();
@@ -28,7 +33,7 @@ fn frame_of<T: Serialize>(value: &T) -> Vec<u8> {
 #[test]
 fn a_request_is_read_in_one_walk_with_its_payload_located() {
     let frame = request_frame();
-    let (header, at) = walk(&frame).expect("our own frames take the walk");
+    let (header, at) = walked(&frame).expect("our own frames take the walk");
     assert_eq!(header.request_id, 41);
     assert_eq!(header.message_type, MessageType::Request);
     assert_eq!(header.method, "plugin.invoke_tool");
@@ -44,11 +49,28 @@ fn a_request_is_read_in_one_walk_with_its_payload_located() {
 }
 
 #[test]
+fn header_strings_share_the_frame_they_were_read_from() {
+    let frame = bytes::Bytes::from(request_frame());
+    let (header, _) = walk(&frame, |range| shared_text(&frame, range)).expect("walked");
+    let inside = |text: &ByteString| frame.as_ptr_range().contains(&text.as_bytes().as_ptr());
+    assert_eq!(header.method, "plugin.invoke_tool");
+    assert!(inside(&header.method), "the method was copied");
+    assert_eq!(header.plugin_id, "demo");
+    assert!(inside(&header.plugin_id), "the plugin id was copied");
+    // The usual protocol version is a static string, not a slice: it keeps nothing alive.
+    assert_eq!(header.protocol_version, "1.0.0");
+    assert!(!inside(&header.protocol_version));
+    let (copied, _) = walked(&frame).expect("walked");
+    assert_eq!(copied, header);
+    assert!(!inside(&copied.method), "a copy shares nothing");
+}
+
+#[test]
 fn an_error_response_carries_its_error_body() {
     let request = decode_header(&request_frame()).unwrap();
     let body = ErrorBody::new(ErrorCode::ToolNotFound, "no such tool");
     let frame = encode_envelope(&Envelope::error_response_to(&request, body.clone())).unwrap();
-    let (header, _) = walk(&frame).expect("walked");
+    let (header, _) = walked(&frame).expect("walked");
     assert_eq!(header.message_type, MessageType::Response);
     assert_eq!(header.error, Some(body));
 }
@@ -64,7 +86,7 @@ fn missing_optional_fields_take_maibots_defaults() {
         request_id: 3,
         message_type: "broadcast",
     });
-    let (header, at) = walk(&frame).expect("walked");
+    let (header, at) = walked(&frame).expect("walked");
     assert_eq!(at, PayloadAt::Absent);
     assert_eq!(
         header,
@@ -72,8 +94,8 @@ fn missing_optional_fields_take_maibots_defaults() {
             protocol_version: "1.0.0".into(),
             request_id: 3,
             message_type: MessageType::Broadcast,
-            method: String::new(),
-            plugin_id: String::new(),
+            method: ByteString::new(),
+            plugin_id: ByteString::new(),
             timestamp_ms: 0,
             timeout_ms: 30_000,
             error: None,
@@ -117,7 +139,7 @@ fn unusual_frames_are_left_to_serde_which_still_decodes_them() {
     trailing.push(0xc0);
 
     for frame in [&with_extra, &signed, &trailing] {
-        assert!(walk(frame).is_none(), "{frame:x?}");
+        assert!(walked(frame).is_none(), "{frame:x?}");
     }
     assert_eq!(decode_header(&with_extra).unwrap().request_id, 5);
     assert_eq!(decode_header(&signed).unwrap().request_id, 5);
@@ -127,7 +149,7 @@ fn unusual_frames_are_left_to_serde_which_still_decodes_them() {
 #[test]
 fn a_payload_in_last_place_is_located_without_being_walked() {
     let frame = request_frame();
-    let (_, at) = walk(&frame).unwrap();
+    let (_, at) = walked(&frame).unwrap();
     let PayloadAt::Range(range) = at else {
         panic!("payload not located: {at:?}")
     };
@@ -137,7 +159,7 @@ fn a_payload_in_last_place_is_located_without_being_walked() {
     // and ignores them, as serde ignores them after the whole frame.
     let mut trailing = frame.clone();
     trailing.push(0xc0);
-    let (header, at) = walk(&trailing).expect("walked");
+    let (header, at) = walked(&trailing).expect("walked");
     assert_eq!(header.request_id, 41);
     assert_eq!(at, PayloadAt::Range(range.start..trailing.len()));
     let payload: crate::JsonObject = decode_payload(&trailing).unwrap();
@@ -146,7 +168,7 @@ fn a_payload_in_last_place_is_located_without_being_walked() {
     // A truncated payload still gives the header, so the request can be answered; the
     // payload's decoder refuses it.
     let truncated = &frame[..frame.len() - 2];
-    let (header, _) = walk(truncated).expect("walked");
+    let (header, _) = walked(truncated).expect("walked");
     assert_eq!(header.method, "plugin.invoke_tool");
     assert!(decode_payload::<crate::JsonObject>(truncated).is_err());
     assert!(crate::wire::decode_envelope::<crate::JsonObject>(truncated).is_err());
@@ -158,7 +180,7 @@ fn a_duplicate_key_is_left_to_serde_which_rejects_it() {
     frame[0] += 1;
     rmp::encode::write_str(&mut frame, "method").unwrap();
     rmp::encode::write_str(&mut frame, "other").unwrap();
-    assert!(walk(&frame).is_none());
+    assert!(walked(&frame).is_none());
     let err = decode_header(&frame).unwrap_err();
     assert!(err.to_string().contains("duplicate field"), "{err}");
 }
@@ -174,7 +196,7 @@ fn an_unknown_message_type_is_reported_by_the_serde_path() {
         request_id: 9,
         message_type: "gossip",
     });
-    assert!(walk(&frame).is_none());
+    assert!(walked(&frame).is_none());
     match decode_header(&frame) {
         Err(WireError::UnknownMessageType {
             request_id,
@@ -195,6 +217,6 @@ fn invalid_utf8_in_a_header_string_is_left_to_serde() {
         .position(|w| w == b"demo")
         .expect("plugin id in the frame");
     frame[at] = 0xff;
-    assert!(walk(&frame).is_none());
+    assert!(walked(&frame).is_none());
     assert!(decode_header(&frame).is_err());
 }

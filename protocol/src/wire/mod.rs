@@ -25,6 +25,9 @@ mod tests;
 
 use serde::{Deserialize, Serialize};
 
+/// The string type of [`EnvelopeHeader`]'s text fields: a `str` whose bytes may share the
+/// received frame's buffer, so that decoding a header allocates nothing.
+pub use bytestring::ByteString;
 pub use codec::{FrameDecoder, frame_codec};
 pub(crate) use depth::from_slice_within;
 pub use encoded::EncodedValue;

@@ -66,11 +66,7 @@ fn one_head_answers_twice_and_keeps_the_request_identity() {
     for frame in [first, second] {
         let header = decode_header(&frame).unwrap();
         assert_eq!(
-            (
-                header.request_id,
-                header.method.as_str(),
-                header.plugin_id.as_str()
-            ),
+            (header.request_id, &*header.method, &*header.plugin_id),
             (1_000_042, "plugin.invoke_tool", "demo")
         );
         assert_eq!(header.message_type, MessageType::Response);

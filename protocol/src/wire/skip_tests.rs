@@ -156,8 +156,8 @@ fn header_and_payload_decode_the_same_through_the_fast_path() {
     assert_eq!(
         (
             header.request_id,
-            header.method.as_str(),
-            header.plugin_id.as_str(),
+            &*header.method,
+            &*header.plugin_id,
             header.timeout_ms
         ),
         (42, "plugin.invoke_tool", "p", 1000)

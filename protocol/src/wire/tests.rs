@@ -237,11 +237,7 @@ fn error_response_copies_the_request_identity() {
     let header = decode_header(&frame).unwrap();
     assert_eq!(header.message_type, MessageType::Response);
     assert_eq!(
-        (
-            header.request_id,
-            header.method.as_str(),
-            header.plugin_id.as_str()
-        ),
+        (header.request_id, &*header.method, &*header.plugin_id),
         (42, "plugin.invoke_tool", "demo")
     );
     assert_eq!(header.error.unwrap().code, ErrorCode::PluginNotFound);

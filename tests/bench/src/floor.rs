@@ -19,8 +19,8 @@ use futures::{FutureExt, SinkExt, StreamExt};
 use maitool_protocol::rpc::Payload;
 use maitool_protocol::wire::methods::{InvokePayload, InvokeResultPayload, names};
 use maitool_protocol::wire::{
-    Envelope, EnvelopeHeader, MessageType, PROTOCOL_VERSION, encode_envelope, encode_response_raw,
-    frame_codec,
+    ByteString, Envelope, EnvelopeHeader, MessageType, PROTOCOL_VERSION, encode_envelope,
+    encode_response_raw, frame_codec,
 };
 use maitool_protocol::{JsonObject, ToolExecutionContext, ToolExecutionResult};
 use tokio::net::{UnixListener, UnixStream};
@@ -67,11 +67,11 @@ pub fn invocation_frame_sizes() -> Result<(usize, usize)> {
         payload,
     ))?;
     let header = EnvelopeHeader {
-        protocol_version: PROTOCOL_VERSION.to_owned(),
+        protocol_version: ByteString::from_static(PROTOCOL_VERSION),
         request_id: 1_000_000,
         message_type: MessageType::Request,
-        method: names::INVOKE_TOOL.to_owned(),
-        plugin_id: "bench.echo".to_owned(),
+        method: ByteString::from_static(names::INVOKE_TOOL),
+        plugin_id: ByteString::from_static("bench.echo"),
         timestamp_ms: 0,
         timeout_ms: 60_000,
         error: None,

@@ -201,7 +201,7 @@ pub fn answer_routine(writer: &Writer, header: &EnvelopeHeader) -> bool {
     if header.message_type != MessageType::Request {
         return false;
     }
-    let _ = match header.method.as_str() {
+    let _ = match &*header.method {
         names::HEALTH => writer.answer(
             header,
             &HealthPayload {
