@@ -7,11 +7,13 @@
 //! cancellation, back-pressure, disconnects) are specified in `docs/PROTOCOL.md`.
 
 mod deadlines;
+mod direct;
 mod error;
 mod handler;
 mod message;
 mod peer;
 mod reader;
+mod replies;
 mod shared;
 mod writer;
 

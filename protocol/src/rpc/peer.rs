@@ -1,6 +1,7 @@
 //! The public handle of a connection.
 
 use std::fmt;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -81,6 +82,7 @@ impl RpcPeer {
             Framed::new(read_half, FrameDecoder::from_codec(parts.codec)).into_parts();
         read_parts.read_buf = parts.read_buf;
         let frames = Framed::from_parts(read_parts);
+        let write_half: Pin<Box<dyn AsyncWrite + Send>> = Box::pin(write_half);
         let mut sink = FramedWrite::new(write_half, frame_codec());
         sink.set_backpressure_boundary(writer::WRITE_BATCH_BYTES);
         sink.write_buffer_mut().extend_from_slice(&parts.write_buf);
@@ -159,13 +161,13 @@ impl RpcPeer {
         let frame = encode_outgoing(&fields, payload).map_err(|err| {
             RpcError::bad_payload(format!("cannot encode the request {method}: {err}"))
         })?;
-        let response = shared.register_call(id, deadline_after(timeout))?;
+        let (response, alone) = shared.register_call(id, deadline_after(timeout))?;
         let mut guard = CallGuard {
             shared,
             id,
             armed: true,
         };
-        if let Err(err) = shared.enqueue(frame) {
+        if let Err(err) = shared.send_request(frame, alone) {
             // Never sent: nothing to cancel.
             guard.armed = false;
             shared.forget_call(id);

@@ -9,6 +9,7 @@ use bytes::{Bytes, BytesMut};
 use futures::future::BoxFuture;
 use futures::{FutureExt, Stream, StreamExt};
 
+use super::replies::Replies;
 use super::shared::{Refusal, Shared};
 use super::{DisconnectReason, IncomingMessage, RequestHandler, RpcError};
 use crate::wire::{
@@ -35,13 +36,23 @@ where
 {
     let inline = first_poll_inline();
     let mut since_yield = 0usize;
+    let mut replies = Replies::default();
     let reason = loop {
-        match frames.next().await {
+        let next = match frames.next().now_or_never() {
+            Some(next) => next,
+            None => {
+                // Nothing more to read for now: what was answered goes out before waiting.
+                replies.send(&shared);
+                frames.next().await
+            }
+        };
+        match next {
             Some(Ok(frame)) => {
-                dispatch(&shared, &handler, frame.freeze(), inline);
+                dispatch(&shared, &handler, frame.freeze(), inline, &mut replies);
                 since_yield += 1;
                 if since_yield >= READ_BATCH_FRAMES {
                     since_yield = 0;
+                    replies.send(&shared);
                     tokio::task::yield_now().await;
                 }
             }
@@ -49,6 +60,7 @@ where
             None => break DisconnectReason::PeerClosed,
         }
     };
+    replies.send(&shared);
     shared.shutdown(reason);
 }
 
@@ -70,7 +82,13 @@ fn first_poll_inline() -> bool {
     })
 }
 
-fn dispatch(shared: &Arc<Shared>, handler: &Arc<dyn RequestHandler>, frame: Bytes, inline: bool) {
+fn dispatch(
+    shared: &Arc<Shared>,
+    handler: &Arc<dyn RequestHandler>,
+    frame: Bytes,
+    inline: bool,
+    replies: &mut Replies,
+) {
     let (header, payload_at) = match decode_header_located(&frame) {
         Ok(decoded) => decoded,
         Err(err) => return reject(shared, &frame, err),
@@ -78,7 +96,7 @@ fn dispatch(shared: &Arc<Shared>, handler: &Arc<dyn RequestHandler>, frame: Byte
     let message = IncomingMessage::new(header, frame, payload_at);
     match message.header.message_type {
         MessageType::Response => shared.resolve(message),
-        MessageType::Request => serve(shared, handler, message, inline),
+        MessageType::Request => serve(shared, handler, message, inline, replies),
         MessageType::Broadcast if message.header.method == CANCEL_METHOD => {
             match message.payload::<CancelPayload>() {
                 Ok(cancel) => shared.cancel_incoming(cancel.request_id),
@@ -149,9 +167,9 @@ fn reject(shared: &Shared, frame: &[u8], err: WireError) {
     }
 }
 
-/// Serves one request: polled once right here on a current-thread runtime, and answered at
-/// once if that finishes it; otherwise run in its own task, answered unless it is cancelled
-/// first.
+/// Serves one request: polled once right here on a current-thread runtime, and answered with
+/// the reader's next batch of `replies` if that finishes it; otherwise run in its own task,
+/// answered unless it is cancelled first.
 ///
 /// A request that finishes on its first poll (most do) is never registered for cancellation:
 /// no cancel message can arrive for it before it is answered, since this reader is the only
@@ -162,6 +180,7 @@ fn serve(
     handler: &Arc<dyn RequestHandler>,
     request: IncomingMessage,
     inline: bool,
+    replies: &mut Replies,
 ) {
     let id = request.header.request_id;
     let Some(permit) = shared.incoming_permit() else {
@@ -181,7 +200,7 @@ fn serve(
         Ok(future) => future,
         Err(panic) => {
             if let Some(reply) = encode_reply(shared, &head, Err(panicked(panic.as_ref()))) {
-                shared.respond(reply, permit);
+                replies.push(reply, permit);
             }
             return;
         }
@@ -199,7 +218,7 @@ fn serve(
         };
         if let Some(outcome) = outcome {
             if let Some(reply) = encode_reply(shared, &head, outcome) {
-                shared.respond(reply, permit);
+                replies.push(reply, permit);
             }
             return;
         }

@@ -13,6 +13,7 @@ use tokio::task::AbortHandle;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
+use super::direct::{IdleSink, Written};
 use super::{DisconnectReason, IncomingMessage, PeerConfig, RpcError};
 use crate::wire::{CANCEL_METHOD, CancelPayload, Envelope, encode_envelope};
 
@@ -39,6 +40,9 @@ pub(super) struct Shared {
     /// Cancel messages: sent from drop guards, which cannot wait for queue space, and few
     /// (at most one per abandoned call).
     control: mpsc::UnboundedSender<Bytes>,
+    /// The writer's sink while it is idle, for frames written by their sender (see
+    /// [`super::direct`]); every push to `queue` or `control` is counted there.
+    pub(super) idle: IdleSink,
     pending: Mutex<Pending>,
     /// Wakes the deadline sweeper when a call's deadline is earlier than its next sweep.
     pub(super) sweep_sooner: Notify,
@@ -113,6 +117,7 @@ impl Shared {
             queue_capacity: queue.max_capacity(),
             queue,
             control,
+            idle: IdleSink::default(),
             pending: Mutex::default(),
             sweep_sooner: Notify::new(),
             incoming: Mutex::default(),
@@ -143,14 +148,15 @@ impl Shared {
 
     // ----- outgoing calls -----
 
-    /// Registers the call `id`, answered by `deadline` at the latest.
+    /// Registers the call `id`, answered by `deadline` at the latest; also says whether it is
+    /// the only call under way in either direction.
     pub(super) fn register_call(
         &self,
         id: u64,
         deadline: Instant,
-    ) -> Result<oneshot::Receiver<Delivery>, RpcError> {
+    ) -> Result<(oneshot::Receiver<Delivery>, bool), RpcError> {
         let (tx, rx) = oneshot::channel();
-        let sooner = {
+        let (sooner, calls) = {
             let mut pending = self.pending.lock();
             if let Some(err) = &pending.closed {
                 return Err(err.clone());
@@ -160,12 +166,13 @@ impl Shared {
             if sooner {
                 pending.next_sweep = Some(deadline);
             }
-            sooner
+            (sooner, pending.calls.len())
         };
         if sooner {
             self.sweep_sooner.notify_one();
         }
-        Ok(rx)
+        let alone = calls == 1 && self.incoming_in_flight() == 0;
+        Ok((rx, alone))
     }
 
     /// When the sweeper should next look for expired calls.
@@ -230,21 +237,70 @@ impl Shared {
         if let Some(err) = self.closed_error() {
             return Err(err);
         }
-        self.queue.try_send(frame).map_err(|err| match err {
-            mpsc::error::TrySendError::Full(_) => RpcError::back_pressure(format!(
-                "send queue to {} is full ({} frames)",
-                self.name, self.queue_capacity
-            )),
-            mpsc::error::TrySendError::Closed(_) => self
-                .closed_error()
-                .unwrap_or_else(|| RpcError::crashed("connection closed")),
+        self.idle.count_queued();
+        self.queue.try_send(frame).map_err(|err| {
+            self.idle.count_taken();
+            match err {
+                mpsc::error::TrySendError::Full(_) => RpcError::back_pressure(format!(
+                    "send queue to {} is full ({} frames)",
+                    self.name, self.queue_capacity
+                )),
+                mpsc::error::TrySendError::Closed(_) => self
+                    .closed_error()
+                    .unwrap_or_else(|| RpcError::crashed("connection closed")),
+            }
         })
+    }
+
+    /// Sends a call's request: written at once when it is the only call under way and the
+    /// writer is idle (see [`super::direct`]), queued like any frame otherwise. A socket
+    /// error on the direct write ends the connection, and with it the call.
+    pub(super) fn send_request(&self, frame: Bytes, alone: bool) -> Result<(), RpcError> {
+        if !alone {
+            return self.enqueue(frame);
+        }
+        if let Some(err) = self.closed_error() {
+            return Err(err);
+        }
+        let mut frame = Some(frame);
+        match self.idle.write_frame(&mut frame) {
+            Ok(Written::Done) => Ok(()),
+            Ok(Written::NotNow) => match frame {
+                Some(frame) => self.enqueue(frame),
+                None => Ok(()),
+            },
+            Err(err) => {
+                self.shutdown(DisconnectReason::Io(err.to_string()));
+                Err(self
+                    .closed_error()
+                    .unwrap_or_else(|| RpcError::crashed("connection closed")))
+            }
+        }
     }
 
     /// Queues a response, waiting for room: responses are owed, so they queue rather than fail.
     pub(super) async fn enqueue_response(&self, frame: Bytes) {
+        self.idle.count_queued();
         if self.queue.send(frame).await.is_err() {
+            self.idle.count_taken();
             tracing::debug!(peer = %self.name, "connection closed before a response was sent");
+        }
+    }
+
+    /// Queues a response without waiting; gives it back when the queue is full.
+    pub(super) fn try_enqueue_response(&self, frame: Bytes) -> Result<(), Bytes> {
+        self.idle.count_queued();
+        match self.queue.try_send(frame) {
+            Ok(()) => Ok(()),
+            Err(mpsc::error::TrySendError::Full(frame)) => {
+                self.idle.count_taken();
+                Err(frame)
+            }
+            Err(mpsc::error::TrySendError::Closed(_)) => {
+                self.idle.count_taken();
+                tracing::debug!(peer = %self.name, "connection closed before a response was sent");
+                Ok(())
+            }
         }
     }
 
@@ -258,8 +314,11 @@ impl Shared {
         );
         match encode_envelope(&envelope) {
             Ok(frame) => {
+                self.idle.count_queued();
                 // Fails only once the writer is gone, and then there is no one to tell.
-                let _ = self.control.send(frame);
+                if self.control.send(frame).is_err() {
+                    self.idle.count_taken();
+                }
             }
             Err(err) => tracing::error!(peer = %self.name, %err, "cannot encode a cancel message"),
         }
@@ -303,24 +362,6 @@ impl Shared {
             Err(Refusal::Duplicate)
         } else {
             Ok(())
-        }
-    }
-
-    /// Queues the answer of a request that finished at once, releasing its admission slot when
-    /// the answer is queued; with the queue full it waits for room in a task of its own.
-    pub(super) fn respond(self: &Arc<Self>, reply: Bytes, permit: OwnedSemaphorePermit) {
-        match self.queue.try_send(reply) {
-            Ok(()) => {}
-            Err(mpsc::error::TrySendError::Full(reply)) => {
-                let shared = Arc::clone(self);
-                tokio::spawn(async move {
-                    let _permit = permit;
-                    shared.enqueue_response(reply).await;
-                });
-            }
-            Err(mpsc::error::TrySendError::Closed(_)) => {
-                tracing::debug!(peer = %self.name, "connection closed before a response was sent");
-            }
         }
     }
 
