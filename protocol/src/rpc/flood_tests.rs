@@ -110,6 +110,17 @@ async fn requests_beyond_max_incoming_get_back_pressure_at_once() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_flood_from_a_peer_that_never_reads_holds_at_most_max_incoming_tasks() {
+    flood_from_a_peer_that_never_reads().await;
+}
+
+/// On one thread requests are answered inline and their answers kept by the reader until it
+/// runs out of frames (`replies.rs`): they must hold their slots just the same.
+#[tokio::test(flavor = "current_thread")]
+async fn a_flood_from_a_peer_that_never_reads_holds_at_most_max_incoming_answers_inline() {
+    flood_from_a_peer_that_never_reads().await;
+}
+
+async fn flood_from_a_peer_that_never_reads() {
     // A small pipe the flooder never reads: the server's answers back up at once.
     let (server_io, mut flooder) = tokio::io::duplex(4096);
     let handled = Arc::new(AtomicUsize::new(0));
@@ -145,6 +156,16 @@ async fn a_flood_from_a_peer_that_never_reads_holds_at_most_max_incoming_tasks()
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_response_that_finds_the_send_queue_full_waits_instead_of_vanishing() {
+    answers_that_find_the_send_queue_full().await;
+}
+
+/// Inline answers that find the sink busy and the queue full wait in a task, none lost.
+#[tokio::test(flavor = "current_thread")]
+async fn inline_answers_that_find_the_send_queue_full_wait_instead_of_vanishing() {
+    answers_that_find_the_send_queue_full().await;
+}
+
+async fn answers_that_find_the_send_queue_full() {
     // A tiny pipe and a one-frame queue: most answers find the queue full.
     let (a, b) = tokio::io::duplex(256);
     let server = Gated {

@@ -25,8 +25,10 @@ use crate::wire::{
 /// same connection.
 ///
 /// Calls are encoded in the caller's task and queued for a single writer task, which batches
-/// writes; a single reader task dispatches responses to their callers and runs each incoming
-/// request in its own task. Dropping the last clone closes the connection.
+/// writes; a call with nothing queued ahead of it while the writer is idle is written by its
+/// caller at once. A single reader task dispatches responses to their callers and runs each
+/// incoming request (polled once inline on a current-thread runtime, in a task of its own if
+/// it does not finish then). Dropping the last clone closes the connection.
 #[derive(Clone)]
 pub struct RpcPeer {
     handle: Arc<Handle>,

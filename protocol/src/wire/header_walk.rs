@@ -58,29 +58,37 @@ pub(crate) fn walk(
     let (count, mut pos) = skip::map_header(frame)?;
     for index in 0..count {
         let (key, at) = skip::str_at(frame, pos)?;
-        if key == b"payload" && index + 1 == count {
-            set(&mut fields.payload, at..frame.len())?;
-            pos = frame.len();
-            break;
-        }
-        let end = skip::skip(frame, at)?;
-        let value = &frame[at..end];
-        match key {
-            b"protocol_version" => set(
-                &mut fields.protocol_version,
-                text(str_range(frame, at, end)?)?,
-            ),
-            b"request_id" => set(&mut fields.request_id, uint(value)?),
-            b"message_type" => set(&mut fields.message_type, message_type(value)?),
-            b"method" => set(&mut fields.method, text(str_range(frame, at, end)?)?),
-            b"plugin_id" => set(&mut fields.plugin_id, text(str_range(frame, at, end)?)?),
-            b"timestamp_ms" => set(&mut fields.timestamp_ms, uint(value)?),
-            b"timeout_ms" => set(&mut fields.timeout_ms, uint(value)?),
-            b"error" => set(&mut fields.error, error(value)?),
-            b"payload" => set(&mut fields.payload, at..end),
-            _ => None,
-        }?;
-        pos = end;
+        // Each value is read by the reader of its type, which also finds its end: a generic
+        // skip first and a typed read after it were a fifth of the walk.
+        pos = match key {
+            b"payload" if index + 1 == count => {
+                set(&mut fields.payload, at..frame.len())?;
+                frame.len()
+            }
+            b"protocol_version" => text_at(frame, at, &text, &mut fields.protocol_version)?,
+            b"request_id" => uint_at(frame, at, &mut fields.request_id)?,
+            b"message_type" => {
+                let (value, end) = skip::str_at(frame, at)?;
+                let value = std::str::from_utf8(value).ok()?;
+                set(&mut fields.message_type, MessageType::from_wire(value)?)?;
+                end
+            }
+            b"method" => text_at(frame, at, &text, &mut fields.method)?,
+            b"plugin_id" => text_at(frame, at, &text, &mut fields.plugin_id)?,
+            b"timestamp_ms" => uint_at(frame, at, &mut fields.timestamp_ms)?,
+            b"timeout_ms" => uint_at(frame, at, &mut fields.timeout_ms)?,
+            b"error" => {
+                let end = skip::skip(frame, at)?;
+                set(&mut fields.error, error(&frame[at..end])?)?;
+                end
+            }
+            b"payload" => {
+                let end = skip::skip(frame, at)?;
+                set(&mut fields.payload, at..end)?;
+                end
+            }
+            _ => return None,
+        };
     }
     if pos != frame.len() {
         return None;
@@ -140,13 +148,39 @@ pub(crate) fn bool_value(value: &[u8]) -> Option<bool> {
     }
 }
 
-/// Where the text of the `str` value at `at..end` of `frame` is.
-fn str_range(frame: &[u8], at: usize, end: usize) -> Option<Range<usize>> {
-    let (bytes, text_end) = skip::str_at(frame, at)?;
-    if text_end != end {
-        return None;
-    }
-    Some(text_end - bytes.len()..text_end)
+/// Reads the `str` at `at` into `slot` through `text`; the position after it.
+fn text_at(
+    frame: &[u8],
+    at: usize,
+    text: &impl Fn(Range<usize>) -> Option<ByteString>,
+    slot: &mut Option<ByteString>,
+) -> Option<usize> {
+    let (bytes, end) = skip::str_at(frame, at)?;
+    set(slot, text(end - bytes.len()..end)?)?;
+    Some(end)
+}
+
+/// Reads the unsigned integer (a positive fixint or `uint 8/16/32/64`) at `at` into `slot`;
+/// the position after it.
+fn uint_at(frame: &[u8], at: usize, slot: &mut Option<u64>) -> Option<usize> {
+    let marker = *frame.get(at)?;
+    let width = match marker {
+        0x00..=0x7f => {
+            set(slot, u64::from(marker))?;
+            return Some(at + 1);
+        }
+        0xcc => 1,
+        0xcd => 2,
+        0xce => 4,
+        0xcf => 8,
+        _ => return None,
+    };
+    let bytes = frame.get(at + 1..at + 1 + width)?;
+    set(
+        slot,
+        bytes.iter().fold(0u64, |acc, &b| (acc << 8) | u64::from(b)),
+    )?;
+    Some(at + 1 + width)
 }
 
 /// A header string that shares `frame`'s buffer: a reference count instead of an allocation
@@ -167,27 +201,6 @@ pub(crate) fn copied_text(frame: &[u8], range: Range<usize>) -> Option<ByteStrin
     std::str::from_utf8(&frame[range])
         .ok()
         .map(ByteString::from)
-}
-
-fn message_type(value: &[u8]) -> Option<MessageType> {
-    MessageType::from_wire(str_value(value)?)
-}
-
-/// An unsigned integer in any width (a positive fixint or `uint 8/16/32/64`).
-fn uint(value: &[u8]) -> Option<u64> {
-    let (&marker, rest) = value.split_first()?;
-    let width = match marker {
-        0x00..=0x7f => return (rest.is_empty()).then_some(u64::from(marker)),
-        0xcc => 1,
-        0xcd => 2,
-        0xce => 4,
-        0xcf => 8,
-        _ => return None,
-    };
-    if rest.len() != width {
-        return None;
-    }
-    Some(rest.iter().fold(0u64, |acc, &b| (acc << 8) | u64::from(b)))
 }
 
 /// `nil` or an error body. The body is decoded by serde, one level below the envelope.
