@@ -1,6 +1,7 @@
 //! The reader task: decodes each frame's header and dispatches it.
 
 use std::any::Any;
+use std::future::poll_fn;
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::task::{Context, Poll};
@@ -38,14 +39,17 @@ where
     let mut since_yield = 0usize;
     let mut replies = Replies::default();
     let reason = loop {
-        let next = match frames.next().now_or_never() {
-            Some(next) => next,
-            None => {
-                // Nothing more to read for now: what was answered goes out before waiting.
+        // Nothing more to read for now: what was answered goes out before waiting. Done
+        // inside the poll that found nothing, so the stream is polled once, with the task's
+        // own waker (a `now_or_never` first polled it twice per frame at one call in flight).
+        let next = poll_fn(|cx| {
+            let polled = frames.poll_next_unpin(cx);
+            if polled.is_pending() {
                 replies.send(&shared);
-                frames.next().await
             }
-        };
+            polled
+        })
+        .await;
         match next {
             Some(Ok(frame)) => {
                 dispatch(&shared, &handler, frame.freeze(), inline, &mut replies);

@@ -28,7 +28,7 @@ use bytes::Bytes;
 use std::convert::Infallible;
 
 use rmp::encode::buffer::ByteBuf;
-use rmp::encode::{ValueWriteError, write_map_len, write_str, write_uint};
+use rmp::encode::{ValueWriteError, write_str, write_uint};
 
 use super::envelope::{ENCODE_CAPACITY, EnvelopeHeader, MessageType, check_len, now_ms};
 use super::{ErrorBody, WireError};
@@ -125,6 +125,20 @@ pub(crate) struct HeadFields<'a> {
     pub(crate) timeout_ms: u64,
 }
 
+/// The envelope's keys before `error`, each with its `fixstr` marker: written as constants,
+/// not through `write_str` (a length check and two pushes each, for every frame).
+const HEAD_KEYS: [&[u8]; 7] = [
+    b"\xb0protocol_version",
+    b"\xaarequest_id",
+    b"\xacmessage_type",
+    b"\xa6method",
+    b"\xa9plugin_id",
+    b"\xactimestamp_ms",
+    b"\xaatimeout_ms",
+];
+/// A `fixmap` of the envelope's nine entries.
+const MAP_OF_NINE: u8 = 0x89;
+
 /// Writes the envelope map up to its `error` entry, in the order of `Envelope`'s serde
 /// encoding, its timestamp zeroed; returns where the timestamp's 8 bytes are and where the
 /// method's text is.
@@ -132,23 +146,32 @@ fn write_head(
     buf: &mut ByteBuf,
     fields: &HeadFields<'_>,
 ) -> Result<(usize, std::ops::Range<usize>), ValueWriteError<Infallible>> {
-    write_map_len(buf, 9)?;
-    write_str(buf, "protocol_version")?;
+    let [
+        version_key,
+        id_key,
+        type_key,
+        method_key,
+        plugin_key,
+        timestamp_key,
+        timeout_key,
+    ] = HEAD_KEYS;
+    buf.as_mut_vec().push(MAP_OF_NINE);
+    buf.as_mut_vec().extend_from_slice(version_key);
     write_str(buf, fields.protocol_version)?;
-    write_str(buf, "request_id")?;
+    buf.as_mut_vec().extend_from_slice(id_key);
     write_uint(buf, fields.request_id)?;
-    write_str(buf, "message_type")?;
+    buf.as_mut_vec().extend_from_slice(type_key);
     write_str(buf, fields.message_type.as_str())?;
-    write_str(buf, "method")?;
+    buf.as_mut_vec().extend_from_slice(method_key);
     write_str(buf, fields.method)?;
     let method = buf.as_slice().len() - fields.method.len()..buf.as_slice().len();
-    write_str(buf, "plugin_id")?;
+    buf.as_mut_vec().extend_from_slice(plugin_key);
     write_str(buf, fields.plugin_id)?;
-    write_str(buf, "timestamp_ms")?;
+    buf.as_mut_vec().extend_from_slice(timestamp_key);
     buf.as_mut_vec().push(UINT64);
     let timestamp_at = buf.as_slice().len();
     buf.as_mut_vec().extend_from_slice(&[0; 8]);
-    write_str(buf, "timeout_ms")?;
+    buf.as_mut_vec().extend_from_slice(timeout_key);
     write_uint(buf, fields.timeout_ms)?;
     Ok((timestamp_at, method))
 }
