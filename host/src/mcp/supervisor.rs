@@ -316,6 +316,8 @@ impl Session {
                         // (this subscription's among them) after their stdin closes.
                         if let Err(err) = subscription.cancel().await {
                             tracing::debug!(server = %server, "cancelling the tool-change subscription failed: {err}");
+                        } else {
+                            write_barrier(&peer, &server).await;
                         }
                         break;
                     }
@@ -376,6 +378,20 @@ impl Session {
                 Closing::Dead => process.kill().await,
             }
         }
+    }
+}
+
+/// Returns once everything queued for the server before it has been written: `cancel()` only
+/// queues the cancel notification in rmcp's service loop, and closing the session right after
+/// could end that loop before it wrote it. The server then kept the subscription open, waited
+/// for it after its stdin closed, and was stopped by SIGTERM instead of exiting on its own (seen
+/// under CPU load, where the loop ran late). Messages go out in order, so an answered request
+/// proves the notification went first. 2026-07-28 has no `ping`; a first `tools/list` page
+/// stands in, as in `check_alive`. Bounded by the listener's cancel grace.
+async fn write_barrier(peer: &Peer<RoleClient>, server: &str) {
+    let barrier = ClientRequest::ListToolsRequest(ListToolsRequest::default());
+    if let Err(err) = peer.send_request(barrier).await {
+        tracing::debug!(server = %server, "the request after the subscription's cancel failed: {err}");
     }
 }
 
