@@ -245,9 +245,7 @@ impl Shared {
                     "send queue to {} is full ({} frames)",
                     self.name, self.queue_capacity
                 )),
-                mpsc::error::TrySendError::Closed(_) => self
-                    .closed_error()
-                    .unwrap_or_else(|| RpcError::crashed("connection closed")),
+                mpsc::error::TrySendError::Closed(_) => self.closed_now(),
             }
         })
     }
@@ -271,9 +269,7 @@ impl Shared {
             },
             Err(err) => {
                 self.shutdown(DisconnectReason::Io(err.to_string()));
-                Err(self
-                    .closed_error()
-                    .unwrap_or_else(|| RpcError::crashed("connection closed")))
+                Err(self.closed_now())
             }
         }
     }
@@ -424,6 +420,12 @@ impl Shared {
     fn closed_error(&self) -> Option<RpcError> {
         self.reason()
             .map(|reason| RpcError::crashed(format!("connection closed: {reason}")))
+    }
+
+    /// The error of a connection found closed, naming why when that is known.
+    fn closed_now(&self) -> RpcError {
+        self.closed_error()
+            .unwrap_or_else(|| RpcError::crashed("connection closed"))
     }
 
     /// Ends the connection: the first reason wins; every pending call fails at once, every
