@@ -134,6 +134,24 @@ pub trait ToolProvider: Send + Sync + 'static {
             .find(|spec| spec.name == name && spec.enabled))
     }
 
+    /// [`available_tool`] for a call made in `ctx`, if the provider can tell at once; `None`
+    /// if it must be asked asynchronously. Before every call, the registry asks this first and
+    /// calls `available_tool` with `ctx.availability()` only on `None`. The default is `None`.
+    ///
+    /// Deriving the availability context copies five strings, and an `async` answer costs a
+    /// boxed future: a provider that answers from memory saves both here, on every call. The
+    /// answer must be the one `available_tool` would give in `ctx.availability()`.
+    ///
+    /// [`available_tool`]: Self::available_tool
+    fn available_tool_now(
+        &self,
+        name: &str,
+        ctx: &ToolExecutionContext,
+    ) -> Option<Result<Option<Arc<ToolSpec>>, ProviderError>> {
+        let _ = (name, ctx);
+        None
+    }
+
     /// Whether the named tool is listed and enabled in this context: `available_tool` is
     /// `Some`. Implement `available_tool` rather than this.
     async fn is_available(

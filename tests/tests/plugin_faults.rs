@@ -371,6 +371,33 @@ async fn chat_scope_allowed_sessions_and_per_session_disable_filter_tools() {
         )
         .await;
     assert_eq!(refused.error_message, "tool not found: group_only");
+    // A routed call is checked from the execution context itself: the same rules hold.
+    let call = |tool: &str, ctx: ToolExecutionContext| {
+        let registry = harness.registry.clone();
+        let invocation = maitool_protocol::ToolInvocation::new(tool, Default::default());
+        async move { registry.invoke(invocation, &ctx).await }
+    };
+    let vip_group_exec = ToolExecutionContext {
+        session_id: "x".into(),
+        is_group_chat: Some(true),
+        group_id: "vip-group".into(),
+        platform: "qq".into(),
+        ..Default::default()
+    };
+    assert_eq!(
+        call("vip_only", vip_group_exec.clone()).await.content,
+        "vip"
+    );
+    assert_eq!(call("group_only", vip_group_exec).await.content, "group");
+    let elsewhere = ToolExecutionContext {
+        platform: "tg".into(),
+        ..private_exec.clone()
+    };
+    assert_eq!(
+        call("vip_only", elsewhere.clone()).await.error_message,
+        "tool not found: vip_only"
+    );
+    assert_eq!(call("private_only", elsewhere).await.content, "private");
 
     harness
         .runtime

@@ -266,6 +266,14 @@ impl ToolProvider for McpToolProvider {
         Ok(self.shared.catalog().spec(name).cloned())
     }
 
+    fn available_tool_now(
+        &self,
+        name: &str,
+        _ctx: &ToolExecutionContext,
+    ) -> Option<Result<Option<Arc<ToolSpec>>, ProviderError>> {
+        Some(Ok(self.shared.catalog().spec(name).cloned()))
+    }
+
     fn tool_set_version(&self) -> Option<ToolSetVersion> {
         Some(self.shared.version.clone())
     }

@@ -1,6 +1,7 @@
 //! The ComponentRegistry: every component every plugin registered, keyed by
 //! `plugin_id.name`, with enable/disable state and chat filtering.
 
+use super::chat_view::ChatView;
 use super::invoke_args::ContextKeys;
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -429,6 +430,16 @@ impl ComponentRegistry {
         ctx: &ToolAvailabilityContext,
         is_live: impl Fn(&str) -> bool,
     ) -> Option<Arc<ComponentEntry>> {
+        self.find_tool_in(name, ChatView::from(ctx), is_live)
+    }
+
+    /// [`find_tool`](Self::find_tool) in the chat `ctx` reads.
+    pub(crate) fn find_tool_in(
+        &self,
+        name: &str,
+        ctx: ChatView<'_>,
+        is_live: impl Fn(&str) -> bool,
+    ) -> Option<Arc<ComponentEntry>> {
         let inner = self.inner.read();
         inner
             .by_tool_name
@@ -464,7 +475,7 @@ impl ComponentRegistry {
                 continue;
             }
             for entry in inner.by_plugin.get(plugin_id).into_iter().flatten() {
-                if !entry.is_tool() || !inner.check_enabled(entry, ctx) {
+                if !entry.is_tool() || !inner.check_enabled(entry, ctx.into()) {
                     continue;
                 }
                 // Clashes were warned about at registration; the first plugin wins.
@@ -538,14 +549,14 @@ impl Inner {
     }
 
     /// MaiBot's `check_component_enabled`, with the chat scope honoured (quirk Q3).
-    fn check_enabled(&self, entry: &ComponentEntry, ctx: &ToolAvailabilityContext) -> bool {
+    fn check_enabled(&self, entry: &ComponentEntry, ctx: ChatView<'_>) -> bool {
         if !entry.declared_enabled {
             return false;
         }
         if let Some(toggle) = self.toggles.get(&entry.full_name)
             && (toggle.disabled
                 || (!ctx.session_id.is_empty()
-                    && toggle.disabled_sessions.contains(&ctx.session_id)))
+                    && toggle.disabled_sessions.contains(ctx.session_id)))
         {
             return false;
         }
@@ -555,11 +566,7 @@ impl Inner {
         }
         if !entry.allowed_sessions.is_empty() {
             let platform_group = format!("{}:{}", ctx.platform, ctx.group_id);
-            let candidates = [
-                ctx.session_id.as_str(),
-                ctx.group_id.as_str(),
-                platform_group.as_str(),
-            ];
+            let candidates = [ctx.session_id, ctx.group_id, platform_group.as_str()];
             if !candidates
                 .iter()
                 .any(|c| !c.is_empty() && entry.allowed_sessions.contains(*c))

@@ -3,6 +3,7 @@
 //! exposed through [`PluginToolProvider`].
 
 mod capabilities;
+mod chat_view;
 mod components;
 mod config;
 mod connection;

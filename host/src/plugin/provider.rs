@@ -10,6 +10,7 @@ use maitool_protocol::{
 };
 
 use super::PLUGIN_PROVIDER_NAME;
+use super::chat_view::ChatView;
 use super::components::ComponentEntry;
 use super::invoke_args::{ContextKeys, InvokeArgs};
 use super::result::normalize;
@@ -77,12 +78,15 @@ impl ToolProvider for PluginToolProvider {
         name: &str,
         ctx: &ToolAvailabilityContext,
     ) -> Result<Option<Arc<ToolSpec>>, ProviderError> {
-        Ok(self
-            .runtime
-            .components
-            .find_tool(name, ctx, |plugin| self.runtime.is_live(plugin))
-            .filter(|entry| entry.spec.enabled)
-            .map(|entry| Arc::clone(&entry.spec)))
+        Ok(self.find_available(name, ChatView::from(ctx)))
+    }
+
+    fn available_tool_now(
+        &self,
+        name: &str,
+        ctx: &ToolExecutionContext,
+    ) -> Option<Result<Option<Arc<ToolSpec>>, ProviderError>> {
+        Some(Ok(self.find_available(name, ChatView::from(ctx))))
     }
 
     fn tool_set_version(&self) -> Option<ToolSetVersion> {
@@ -94,14 +98,11 @@ impl ToolProvider for PluginToolProvider {
         invocation: ToolInvocation,
         ctx: &ToolExecutionContext,
     ) -> Result<ToolExecutionResult, ProviderError> {
-        let availability = ctx.availability();
-        let Some(entry) =
-            self.runtime
-                .components
-                .find_tool(&invocation.tool_name, &availability, |plugin| {
-                    self.runtime.is_live(plugin)
-                })
-        else {
+        let Some(entry) = self.runtime.components.find_tool_in(
+            &invocation.tool_name,
+            ChatView::from(ctx),
+            |plugin| self.runtime.is_live(plugin),
+        ) else {
             return Err(ProviderError::ToolNotFound(invocation.tool_name));
         };
         self.run(entry, invocation, ctx).await
@@ -124,6 +125,15 @@ impl ToolProvider for PluginToolProvider {
 }
 
 impl PluginToolProvider {
+    /// The spec of the enabled tool `name` of a live plugin, in the chat `ctx`.
+    fn find_available(&self, name: &str, ctx: ChatView<'_>) -> Option<Arc<ToolSpec>> {
+        self.runtime
+            .components
+            .find_tool_in(name, ctx, |plugin| self.runtime.is_live(plugin))
+            .filter(|entry| entry.spec.enabled)
+            .map(|entry| Arc::clone(&entry.spec))
+    }
+
     /// Runs `entry` (the tool being invoked) on its plugin's runner.
     async fn run(
         &self,

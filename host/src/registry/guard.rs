@@ -66,6 +66,18 @@ pub(super) async fn guarded<T>(
     }
 }
 
+/// Runs one synchronous provider call that may decline to answer (`None`), turning a panic
+/// into [`Failure::Panicked`]. `AssertUnwindSafe` is sound for the reasons given at
+/// [`guarded`].
+pub(super) fn guarded_now<T>(
+    call: impl FnOnce() -> Option<Result<T, ProviderError>>,
+) -> Option<Result<T, Failure>> {
+    match std::panic::catch_unwind(AssertUnwindSafe(call)) {
+        Ok(answer) => answer.map(|outcome| outcome.map_err(Failure::Error)),
+        Err(payload) => Some(Err(Failure::Panicked(panic_message(payload.as_ref())))),
+    }
+}
+
 /// The text of a panic payload: `panic!` produces a `&str` or a `String`.
 fn panic_message(payload: &(dyn Any + Send)) -> String {
     if let Some(text) = payload.downcast_ref::<&str>() {

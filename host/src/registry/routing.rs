@@ -18,7 +18,7 @@ use futures::future::join_all;
 use maitool_protocol::{ToolExecutionContext, ToolExecutionResult, ToolInvocation, ToolSpec};
 
 use super::ToolRegistry;
-use super::guard::{Failure, guarded};
+use super::guard::{Failure, guarded, guarded_now};
 use super::slots::{ProviderSlot, Snapshot};
 use crate::metrics::CallOutcome;
 
@@ -103,12 +103,19 @@ impl ToolRegistry {
             index = self.routing_index(true).await;
         }
 
-        let availability = ctx.availability();
+        // Derived only for a provider that cannot answer at once: it copies five strings.
+        let mut availability = None;
         let limit = self.inner.metadata_timeout;
         let mut unanswered = None;
         for slot in index.candidates(&name) {
-            let check = async { slot.provider.available_tool(&name, &availability).await };
-            let available = guarded(check, limit).await;
+            let available = match guarded_now(|| slot.provider.available_tool_now(&name, ctx)) {
+                Some(answer) => answer,
+                None => {
+                    let availability = &*availability.get_or_insert_with(|| ctx.availability());
+                    let check = async { slot.provider.available_tool(&name, availability).await };
+                    guarded(check, limit).await
+                }
+            };
             match available {
                 Ok(Some(spec)) => {
                     let result = match slot.arguments.check(&spec, &mut invocation.arguments) {

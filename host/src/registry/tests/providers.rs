@@ -122,7 +122,8 @@ impl ToolProvider for StoreProvider {
     }
 }
 
-/// Exposes `group_poll` in group chats only; relies on the default `is_available`.
+/// Exposes `group_poll` in group chats only; relies on the default `is_available`. It
+/// answers availability at once, from the execution context (`available_tool_now`).
 pub(super) struct GroupOnlyProvider;
 
 #[async_trait]
@@ -158,6 +159,52 @@ impl ToolProvider for GroupOnlyProvider {
 
     async fn declared_tool_names(&self) -> Result<Vec<String>, ProviderError> {
         Ok(vec!["group_poll".to_owned()])
+    }
+
+    fn available_tool_now(
+        &self,
+        name: &str,
+        ctx: &ToolExecutionContext,
+    ) -> Option<Result<Option<std::sync::Arc<ToolSpec>>, ProviderError>> {
+        let listed = name == "group_poll" && ctx.is_group_chat == Some(true);
+        Some(Ok(listed.then(|| std::sync::Arc::new(spec(name, "groups")))))
+    }
+}
+
+/// Panics whenever asked whether a tool is available, at once or not.
+pub(super) struct PanickingCheckProvider;
+
+#[async_trait]
+impl ToolProvider for PanickingCheckProvider {
+    fn provider_name(&self) -> &str {
+        "check_panicky"
+    }
+
+    fn provider_type(&self) -> ProviderType {
+        ProviderType::Plugin
+    }
+
+    async fn list_tools(
+        &self,
+        _ctx: &ToolAvailabilityContext,
+    ) -> Result<Vec<std::sync::Arc<ToolSpec>>, ProviderError> {
+        Ok(shared(vec![spec("checked", "check_panicky")]))
+    }
+
+    async fn invoke(
+        &self,
+        invocation: ToolInvocation,
+        _ctx: &ToolExecutionContext,
+    ) -> Result<ToolExecutionResult, ProviderError> {
+        Ok(ToolExecutionResult::success(invocation.tool_name, "ran"))
+    }
+
+    fn available_tool_now(
+        &self,
+        name: &str,
+        _ctx: &ToolExecutionContext,
+    ) -> Option<Result<Option<std::sync::Arc<ToolSpec>>, ProviderError>> {
+        panic!("availability check exploded: {name}");
     }
 }
 

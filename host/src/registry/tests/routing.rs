@@ -94,6 +94,26 @@ async fn a_panicking_provider_fails_its_call_and_the_registry_keeps_serving() {
 }
 
 #[tokio::test]
+async fn a_panicking_availability_check_fails_the_call_and_the_registry_keeps_serving() {
+    let registry = ToolRegistry::new();
+    registry.register_provider(Arc::new(PanickingCheckProvider));
+    let result = registry.invoke(call("checked", 1), &private_chat()).await;
+    assert!(!result.success);
+    assert_eq!(
+        result.error_message,
+        "tool checked failed: provider check_panicky could not check availability: \
+         panicked: availability check exploded: checked"
+    );
+
+    // A later provider with the same tool is still asked, and other tools are served.
+    registry.register_provider(StoreProvider::new("backup", &["checked", "ok"]));
+    let result = registry.invoke(call("checked", 2), &private_chat()).await;
+    assert_eq!(result.content, "checked by backup n=2");
+    let ok = registry.invoke(call("ok", 3), &private_chat()).await;
+    assert_eq!(ok.content, "ok by backup n=3");
+}
+
+#[tokio::test]
 async fn availability_follows_the_callers_context() {
     let registry = ToolRegistry::new();
     registry.register_provider(Arc::new(GroupOnlyProvider));
