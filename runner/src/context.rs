@@ -73,10 +73,33 @@ pub struct InvocationContext {
     /// The conversation context (session, stream, chat type, group, user, platform,
     /// reasoning, metadata).
     pub execution: ToolExecutionContext,
-    /// The chat id (MaiBot's `chat_id`: the stream id, else the session id).
-    pub chat_id: String,
     /// Host capabilities for this plugin.
     pub host: HostClient,
     /// The plugin's private data directory (absolute), when the host gave it one.
     pub data_dir: Option<Arc<Path>>,
+    /// A non-empty `chat_id` the host sent among the arguments (a MaiBot-style host does).
+    pub(crate) chat_id_argument: Option<String>,
 }
+
+impl InvocationContext {
+    /// The chat id (MaiBot's `chat_id`): the one the host sent among the arguments, else the
+    /// stream id, else the session id.
+    ///
+    /// Derived when asked: a copy of the stream id for every call, as a field, cost the
+    /// runner an allocation per call that few tools use.
+    pub fn chat_id(&self) -> &str {
+        chat_id_of(self.chat_id_argument.as_deref(), &self.execution)
+    }
+}
+
+fn chat_id_of<'a>(argument: Option<&'a str>, execution: &'a ToolExecutionContext) -> &'a str {
+    match argument {
+        Some(id) if !id.is_empty() => id,
+        _ if !execution.stream_id.is_empty() => &execution.stream_id,
+        _ => &execution.session_id,
+    }
+}
+
+#[cfg(test)]
+#[path = "context_tests.rs"]
+mod tests;

@@ -388,22 +388,22 @@ impl RunnerState {
             // Names are shared, not copied, for every call.
             let plugin_id = Arc::clone(&plugin.tag);
             let InvokeView { component_name, args, context, call_id } = request.invoke_view()?;
-            let Some((tool_name, handler)) = plugin.handlers.get_key_value(component_name.as_str()) else {
+            let Some((tool_name, handler)) = plugin.handlers.get_key_value(&*component_name) else {
                 return Err(RpcError::new(
                     ErrorCode::ToolNotFound,
                     format!("plugin {plugin_id} has no component {component_name}"),
                 ));
             };
             let (tool_name, handler) = (Arc::clone(tool_name), Arc::clone(handler));
-            let (execution, chat_id) = execution_context(&args, context);
+            let (execution, chat_id_argument) = execution_context(&args, context);
             let ctx = InvocationContext {
                 host: HostClient::new(state.peer().clone(), Arc::clone(&plugin_id)),
                 plugin_id: Arc::clone(&plugin_id),
                 component_name: Arc::clone(&tool_name),
                 call_id,
                 execution,
-                chat_id,
                 data_dir: plugin.data_dir.get().cloned(),
+                chat_id_argument,
             };
             state.in_flight.fetch_add(1, Ordering::Relaxed);
             let _guard = InFlightGuard(&state.in_flight);
@@ -425,13 +425,13 @@ impl RunnerState {
     }
 }
 
-/// The conversation context and chat id of a call. The host's own context is taken as is
-/// (moved, not copied: this runs for every call); a MaiBot-style host sends the values as
-/// arguments only.
+/// The conversation context of a call, and the `chat_id` argument if the host sent one. The
+/// host's own context is taken as is (moved, not copied: this runs for every call); a
+/// MaiBot-style host sends the values as arguments only.
 fn execution_context(
     args: &EncodedValue,
     context: Option<ToolExecutionContext>,
-) -> (ToolExecutionContext, String) {
+) -> (ToolExecutionContext, Option<String>) {
     let arg = |key: &str| args.str_entry(key).unwrap_or_default().to_owned();
     let execution = context.unwrap_or_else(|| ToolExecutionContext {
         stream_id: arg("stream_id"),
@@ -441,11 +441,10 @@ fn execution_context(
         reasoning: arg("reasoning"),
         ..ToolExecutionContext::default()
     });
-    let chat_id = match args.str_entry("chat_id") {
-        Some(id) if !id.is_empty() => id.to_owned(),
-        _ if !execution.stream_id.is_empty() => execution.stream_id.clone(),
-        _ => execution.session_id.clone(),
-    };
+    let chat_id = args
+        .str_entry("chat_id")
+        .filter(|id| !id.is_empty())
+        .map(str::to_owned);
     (execution, chat_id)
 }
 

@@ -9,6 +9,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use maitool_protocol::rpc::RpcPeer;
 use maitool_protocol::wire::methods::{LogBatchPayload, LogEntry, names};
 use parking_lot::Mutex;
+use tokio::sync::Notify;
 use tracing::field::{Field, Visit};
 use tracing::{Event, Level, Subscriber};
 use tracing_subscriber::layer::{Context, SubscriberExt};
@@ -32,6 +33,8 @@ struct Shared {
     buffer: Mutex<std::collections::VecDeque<LogEntry>>,
     peer: OnceLock<RpcPeer>,
     dropped: AtomicU64,
+    /// Told when a record lands in an empty buffer.
+    records_waiting: Notify,
 }
 
 impl LogForwarder {
@@ -57,10 +60,15 @@ impl LogForwarder {
             return;
         }
         let shared = self.shared.clone();
+        // A flush is scheduled by the first record after the last one, not by a clock: a
+        // pending timer made every park of the runtime (each call, for a runner answering one
+        // call at a time) walk the timer wheel and read the clock, although most runners log
+        // nothing between their calls.
         tokio::spawn(async move {
-            let mut tick = tokio::time::interval(FLUSH_INTERVAL);
             loop {
-                tick.tick().await;
+                shared.records_waiting.notified().await;
+                // Records that arrive meanwhile go out in the same batch.
+                tokio::time::sleep(FLUSH_INTERVAL).await;
                 if !shared.flush() {
                     break;
                 }
@@ -127,7 +135,12 @@ impl Shared {
             buffer.pop_front();
             self.dropped.fetch_add(1, Ordering::Relaxed);
         }
+        let first = buffer.is_empty();
         buffer.push_back(record);
+        drop(buffer);
+        if first {
+            self.records_waiting.notify_one();
+        }
     }
 }
 

@@ -338,7 +338,7 @@ impl ComponentHandler for ActionHandler {
             action_data,
             reasoning,
             stream_id: first_non_empty(text(&args, "stream_id"), &ctx.execution.stream_id),
-            chat_id: first_non_empty(text(&args, "chat_id"), &ctx.chat_id),
+            chat_id: first_non_empty(text(&args, "chat_id"), ctx.chat_id()),
             group_id: first_non_empty(text(&args, "group_id"), &ctx.execution.group_id),
             user_id: first_non_empty(text(&args, "user_id"), &ctx.execution.user_id),
             platform: first_non_empty(text(&args, "platform"), &ctx.execution.platform),

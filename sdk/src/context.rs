@@ -44,7 +44,7 @@ impl ToolContext {
 
     /// MaiBot's chat id (the stream id, else the session id).
     pub fn chat_id(&self) -> &str {
-        &self.invocation.chat_id
+        self.invocation.chat_id()
     }
 
     /// The group id in a group chat.

@@ -98,6 +98,16 @@ fn serve_counts_calls_failures_and_timeouts_in_status_and_prometheus_with_json_l
         ),
         (Some("examples.dice"), Some("dice"))
     );
+    // A record logged after the first batch went out is forwarded too.
+    let (code, _, _) =
+        fixture.maitool(&["call", "roll_dice", "--args", r#"{"count": 3, "sides": 6}"#]);
+    assert_eq!(code, 0);
+    serve.wait_for_log(|r| {
+        r["target"] == "maitool::plugin"
+            && r["fields"]["message"]
+                .as_str()
+                .is_some_and(|m| m.starts_with("rolled 3 dice"))
+    });
     let (code, _, _) = fixture.maitool(&["call", "no_such_tool"]);
     assert_eq!(code, 1);
 
@@ -153,7 +163,7 @@ fn serve_counts_calls_failures_and_timeouts_in_status_and_prometheus_with_json_l
         ),
         (Some(1), Some(1), Some(1))
     );
-    assert_eq!(row("plugin_runtime", "roll_dice")["calls"], 1);
+    assert_eq!(row("plugin_runtime", "roll_dice")["calls"], 2);
     let totals = &status["metrics"];
     assert_eq!(
         (
@@ -162,7 +172,7 @@ fn serve_counts_calls_failures_and_timeouts_in_status_and_prometheus_with_json_l
             totals["timeouts"].as_u64(),
             totals["unrouted"].as_u64()
         ),
-        (Some(7), Some(3), Some(2), Some(1)),
+        (Some(8), Some(3), Some(2), Some(1)),
         "{totals}"
     );
     assert!(

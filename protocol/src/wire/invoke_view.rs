@@ -3,8 +3,9 @@
 use std::ops::Range;
 
 use bytes::Bytes;
+use bytestring::ByteString;
 
-use super::header_walk::{bool_value, set, str_value};
+use super::header_walk::{bool_value, set, shared_text, str_value};
 use super::methods::InvokePayload;
 use super::{
     EncodedValue, MAX_NESTING_DEPTH, PayloadAt, WireError, decode_header_located,
@@ -17,8 +18,8 @@ use crate::model::ToolExecutionContext;
 /// decodes them once, straight into its own argument type.
 #[derive(Debug, Clone, Default)]
 pub struct InvokeView {
-    /// Component (tool) name within the plugin.
-    pub component_name: String,
+    /// Component (tool) name within the plugin: a slice of the received frame, not a copy.
+    pub component_name: ByteString,
     /// The arguments map, still encoded (an empty map when the payload has none).
     pub args: EncodedValue,
     /// The host's execution context, if it sent one.
@@ -56,7 +57,7 @@ impl InvokeView {
     pub fn from_payload(payload: InvokePayload) -> Result<InvokeView, WireError> {
         Ok(InvokeView {
             args: EncodedValue::encode(&payload.args)?,
-            component_name: payload.component_name,
+            component_name: payload.component_name.into(),
             context: payload.context,
             call_id: payload.call_id,
         })
@@ -76,7 +77,10 @@ pub(crate) fn walk(frame: &Bytes, range: Range<usize>) -> Option<InvokeView> {
     skip::each_entry(payload, |key, at| {
         let value = &payload[at.clone()];
         match key {
-            b"component_name" => set(&mut component_name, str_value(value)?.to_owned()),
+            b"component_name" => {
+                let at = range.start + at.start..range.start + at.end;
+                set(&mut component_name, frame_text(frame, at)?)
+            }
             b"call_id" => set(&mut call_id, str_value(value)?.to_owned()),
             b"args" if value == [0xc0] => set(&mut args, EncodedValue::default()),
             b"args" => {
@@ -107,6 +111,16 @@ pub(crate) fn walk(frame: &Bytes, range: Range<usize>) -> Option<InvokeView> {
         context: context.flatten(),
         call_id: call_id.unwrap_or_default(),
     })
+}
+
+/// The `str` that is exactly `frame[at]`, as a slice of the frame's buffer (an allocation and
+/// a copy fewer for every call than an owned string).
+fn frame_text(frame: &Bytes, at: Range<usize>) -> Option<ByteString> {
+    let (text, end) = skip::str_at(frame, at.start)?;
+    if end != at.end {
+        return None;
+    }
+    shared_text(frame, end - text.len()..end)
 }
 
 /// Reads a context made of its text fields and `is_group_chat` (what a host sends on every

@@ -44,6 +44,23 @@ fn reads_what_serde_reads_and_leaves_the_arguments_encoded() {
 }
 
 #[test]
+fn the_component_name_is_a_slice_of_the_frame() {
+    let payload = bytes(&json!({"component_name": "echo", "call_id": "c1"}));
+    let view = walked(&payload).expect("walks");
+    assert_eq!(view.component_name, "echo");
+    let name = view.component_name.as_bytes().as_ptr();
+    assert!(
+        payload.as_ptr_range().contains(&name),
+        "the name was copied"
+    );
+    // A name that is not UTF-8 is serde's to refuse.
+    let mut bad = rmp_serde::to_vec_named(&json!({"component_name": "ab"})).unwrap();
+    let last = bad.len() - 1;
+    bad[last] = 0xff;
+    assert!(walked(&Bytes::from(bad)).is_none());
+}
+
+#[test]
 fn missing_and_nil_fields_take_their_defaults() {
     for payload in [
         json!({}),

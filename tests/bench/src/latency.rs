@@ -6,12 +6,15 @@
 //! placements' ratios; each placement's figures are reported too. A machine with one vCPU
 //! has only the first placement.
 
-use anyhow::Result;
+use std::fmt::Write as _;
+use std::path::Path;
+
+use anyhow::{Context, Result};
 use maitool_host::ToolRegistry;
 
 use crate::floor::Floor;
 use crate::host;
-use crate::placement::Cpus;
+use crate::placement::{Cpus, Placement};
 use crate::plan::Plan;
 use crate::procs::CpuMeter;
 use crate::report::{Report, Target};
@@ -65,6 +68,9 @@ pub async fn run(
         }
     }
 
+    if let Some(path) = &plan.samples_out {
+        write_samples(path, &placements, &by_placement)?;
+    }
     let calls = (plan.rounds * plan.per_round * placements.len()) as f64;
     let cpu = [
         (FLOOR, "floor_client_cpu_us", "client", floor_cpu.first),
@@ -196,4 +202,17 @@ pub async fn run(
         "x",
     );
     Ok(())
+}
+
+/// Writes every sample as `placement,path,ns` rows, in call order within each path.
+fn write_samples(path: &Path, placements: &[Placement], samples: &[Samples]) -> Result<()> {
+    let mut csv = String::from("placement,path,ns\n");
+    for (placement, samples) in placements.iter().zip(samples) {
+        for (name, path_samples) in [("floor", &samples.floor), ("invoke", &samples.invoke)] {
+            for sample in path_samples {
+                let _ = writeln!(csv, "{placement:?},{name},{}", sample.as_nanos());
+            }
+        }
+    }
+    std::fs::write(path, csv).with_context(|| format!("cannot write {}", path.display()))
 }

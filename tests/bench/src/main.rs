@@ -76,6 +76,10 @@ struct Args {
     /// instructions under callgrind.
     #[arg(long)]
     load_calls: Option<usize>,
+    /// Also write every sequential latency sample to this CSV file (`placement,path,ns`, in
+    /// call order), to study the tail: which calls are slow, and whether they come in runs.
+    #[arg(long)]
+    samples_out: Option<PathBuf>,
 }
 
 /// Every key the issue tracks; always present in the JSON (null when its section failed).
@@ -134,10 +138,13 @@ fn start_watchdog(limit: Duration) {
 }
 
 fn run(args: &Args) -> Result<Report> {
-    let plan = if args.quick {
-        Plan::quick()
-    } else {
-        Plan::full()
+    let plan = Plan {
+        samples_out: args.samples_out.clone(),
+        ..if args.quick {
+            Plan::quick()
+        } else {
+            Plan::full()
+        }
     };
     let selected = |name: &str| args.only.is_empty() || args.only.iter().any(|only| only == name);
     let bins = bins::locate(!args.no_build)?;

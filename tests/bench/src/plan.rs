@@ -29,6 +29,8 @@ pub struct Plan {
     pub mcp_per_round: usize,
     /// Alternating MCP rounds.
     pub mcp_rounds: usize,
+    /// Where to write every sequential latency sample, if anywhere.
+    pub samples_out: Option<std::path::PathBuf>,
 }
 
 impl Plan {
@@ -48,6 +50,7 @@ impl Plan {
             route_calls: 20_000,
             mcp_per_round: 300,
             mcp_rounds: 6,
+            samples_out: None,
         }
     }
 
@@ -67,6 +70,7 @@ impl Plan {
             route_calls: 200,
             mcp_per_round: 20,
             mcp_rounds: 1,
+            samples_out: None,
         }
     }
 }
