@@ -16,11 +16,11 @@ use maitool_protocol::rpc::{
 };
 use maitool_protocol::wire::methods::{
     AckPayload, ConfigUpdatedPayload, ConfigUpdatedResponse, HealthPayload, HelloPayload,
-    HelloResponsePayload, InvokeResultPayload, RegisterComponentsPayload,
-    RegisterComponentsResponse, RunnerReadyPayload, ShutdownPayload, names,
+    HelloResponsePayload, RegisterComponentsPayload, RegisterComponentsResponse,
+    RunnerReadyPayload, ShutdownPayload, names,
 };
 use maitool_protocol::wire::{EncodedValue, ErrorCode, InvokeView, SUPPORTED_PROTOCOL_VERSIONS};
-use maitool_protocol::{JsonObject, ToolExecutionContext, ToolExecutionResult};
+use maitool_protocol::{JsonObject, NamedResult, ToolExecutionContext, ToolExecutionResult};
 use tokio::sync::Notify;
 
 use crate::log_forward::LogForwarder;
@@ -408,7 +408,7 @@ impl RunnerState {
             state.in_flight.fetch_add(1, Ordering::Relaxed);
             let _guard = InFlightGuard(&state.in_flight);
             let call = crate::log_forward::in_plugin(plugin.tag.clone(), handler.call(args, ctx));
-            let mut result = match std::panic::AssertUnwindSafe(call).catch_unwind().await {
+            let result = match std::panic::AssertUnwindSafe(call).catch_unwind().await {
                 Ok(result) => result,
                 Err(panic) => {
                     let message = panic_message(panic.as_ref());
@@ -416,10 +416,9 @@ impl RunnerState {
                     ToolExecutionResult::failure(&*tool_name, format!("tool {tool_name} panicked: {message}"))
                 }
             };
-            if result.tool_name.is_empty() {
-                result.tool_name = tool_name.to_string();
-            }
-            Payload::encode(&InvokeResultPayload { success: result.success, result: None, tool_result: Some(result) })
+            // A result the handler left unnamed is sent under the tool's name, not a copy of it.
+            let tool_result = NamedResult { tool_name: &tool_name, result: &result };
+            Payload::encode(&ToolAnswer { success: result.success, tool_result })
         }
         .boxed()
     }
@@ -446,6 +445,13 @@ fn execution_context(
         .filter(|id| !id.is_empty())
         .map(str::to_owned);
     (execution, chat_id)
+}
+
+/// An [`InvokeResultPayload`] with a `tool_result`, by reference: the same map on the wire.
+#[derive(serde::Serialize)]
+struct ToolAnswer<'a> {
+    success: bool,
+    tool_result: NamedResult<'a>,
 }
 
 struct InFlightGuard<'a>(&'a AtomicU64);
@@ -577,3 +583,7 @@ impl RequestHandler for RunnerHandler {
         }
     }
 }
+
+#[cfg(test)]
+#[path = "engine_tests.rs"]
+mod tests;

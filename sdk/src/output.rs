@@ -63,9 +63,10 @@ impl ToolOutput {
         self
     }
 
-    pub(crate) fn into_result(self, tool_name: &str) -> ToolExecutionResult {
+    /// The successful result this output makes. It is left unnamed: the runner sends it
+    /// under the tool's name.
+    pub(crate) fn into_result(self) -> ToolExecutionResult {
         ToolExecutionResult {
-            tool_name: tool_name.to_owned(),
             success: true,
             content: self.text,
             structured_content: self.structured,

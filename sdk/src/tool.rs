@@ -269,7 +269,7 @@ impl ComponentHandler for ToolHandler {
 /// The result a handler's outcome becomes.
 fn outcome_result(outcome: Result<ToolOutput, ToolError>, name: &str) -> ToolExecutionResult {
     match outcome {
-        Ok(output) => output.into_result(name),
+        Ok(output) => output.into_result(),
         Err(err) => ToolExecutionResult::failure(name, err.message()),
     }
 }

@@ -18,7 +18,7 @@ pub use binary::BinaryData;
 pub use content::{ContentType, ToolContentItem};
 pub use context::{ToolAvailabilityContext, ToolExecutionContext};
 pub use invocation::ToolInvocation;
-pub use result::ToolExecutionResult;
+pub use result::{NamedResult, ToolExecutionResult};
 pub use spec::{ProviderType, ToolSpec};
 
 /// A JSON object: argument maps, schemas and metadata.

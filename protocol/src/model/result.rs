@@ -30,17 +30,77 @@ pub struct ToolExecutionResult {
 
 impl Serialize for ToolExecutionResult {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serialize_compact!(serializer, "ToolExecutionResult", self, {
+        NamedResult {
+            tool_name: "",
+            result: self,
+        }
+        .serialize(serializer)
+    }
+}
+
+/// A result that serializes as a [`ToolExecutionResult`] whose `tool_name` is `tool_name`
+/// when the result's own is empty.
+///
+/// A runner answers every call with its tool's result; naming it this way spares copying the
+/// tool's name into each result.
+#[derive(Debug, Clone, Copy)]
+pub struct NamedResult<'a> {
+    /// The name written when `result.tool_name` is empty.
+    pub tool_name: &'a str,
+    /// The result.
+    pub result: &'a ToolExecutionResult,
+}
+
+impl Serialize for NamedResult<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        // Destructured without `..`, so that a new field cannot be forgotten here.
+        let ToolExecutionResult {
+            tool_name,
+            success,
+            content,
+            error_message,
+            structured_content,
+            content_items,
+            post_history_messages,
+            metadata,
+        } = self.result;
+        let fields = ResultFields {
+            tool_name: if tool_name.is_empty() {
+                self.tool_name
+            } else {
+                tool_name
+            },
+            success: *success,
+            content,
+            error_message,
+            structured_content,
+            content_items,
+            post_history_messages,
+            metadata,
+        };
+        serialize_compact!(serializer, "ToolExecutionResult", &fields, {
             tool_name: true,
             success: true,
-            content: !self.content.is_empty(),
-            error_message: !self.error_message.is_empty(),
-            structured_content: self.structured_content.is_some(),
-            content_items: !self.content_items.is_empty(),
-            post_history_messages: !self.post_history_messages.is_empty(),
-            metadata: !self.metadata.is_empty(),
+            content: !fields.content.is_empty(),
+            error_message: !fields.error_message.is_empty(),
+            structured_content: fields.structured_content.is_some(),
+            content_items: !fields.content_items.is_empty(),
+            post_history_messages: !fields.post_history_messages.is_empty(),
+            metadata: !fields.metadata.is_empty(),
         })
     }
+}
+
+/// The fields of a result as [`NamedResult`] writes them.
+struct ResultFields<'a> {
+    tool_name: &'a str,
+    success: bool,
+    content: &'a str,
+    error_message: &'a str,
+    structured_content: &'a Option<serde_json::Value>,
+    content_items: &'a [ToolContentItem],
+    post_history_messages: &'a [serde_json::Value],
+    metadata: &'a JsonObject,
 }
 
 impl ToolExecutionResult {

@@ -694,3 +694,31 @@ fn msgpack_results_always_carry_name_and_success_and_nothing_empty() {
     assert_round_trips(&ok);
     assert_round_trips(&rich);
 }
+
+#[test]
+fn a_named_result_serializes_as_the_result_with_that_name() {
+    fn named(result: &ToolExecutionResult) -> NamedResult<'_> {
+        NamedResult {
+            tool_name: "echo",
+            result,
+        }
+    }
+    for mut result in [full_result(), ToolExecutionResult::default()] {
+        result.tool_name.clear();
+        let with_name = ToolExecutionResult {
+            tool_name: "echo".into(),
+            ..result.clone()
+        };
+        assert_eq!(to_msgpack(&named(&result)), to_msgpack(&with_name));
+        assert_eq!(
+            serde_json::to_value(named(&result)).unwrap(),
+            serde_json::to_value(&with_name).unwrap()
+        );
+        // A result that names itself keeps its own name.
+        let own = ToolExecutionResult {
+            tool_name: "other".into(),
+            ..result
+        };
+        assert_eq!(to_msgpack(&named(&own)), to_msgpack(&own));
+    }
+}

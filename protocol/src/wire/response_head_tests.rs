@@ -108,3 +108,28 @@ fn requests_and_broadcasts_are_what_the_serde_encoding_of_the_envelope_is() {
         );
     }
 }
+
+#[test]
+fn frames_larger_and_smaller_than_the_last_one_are_encoded_whole() {
+    let fields = HeadFields {
+        message_type: MessageType::Request,
+        protocol_version: PROTOCOL_VERSION,
+        request_id: 7,
+        method: "m",
+        plugin_id: "p",
+        timeout_ms: 1_000,
+    };
+    // The next buffer starts at half again the last frame's length, whatever that was.
+    for len in [10, 5_000, 3, 200_000, 40] {
+        let text = "x".repeat(len);
+        let frame = encode_outgoing(&fields, &text).unwrap();
+        assert_eq!(
+            super::next_capacity(),
+            (frame.len() * 3 / 2).clamp(64, 64 * 1024)
+        );
+        let decoded: String = crate::wire::decode_envelope::<String>(&frame)
+            .unwrap()
+            .payload;
+        assert_eq!(decoded, text);
+    }
+}
