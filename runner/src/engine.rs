@@ -447,7 +447,8 @@ fn execution_context(
     (execution, chat_id)
 }
 
-/// An [`InvokeResultPayload`] with a `tool_result`, by reference: the same map on the wire.
+/// An [`InvokeResultPayload`](maitool_protocol::wire::methods::InvokeResultPayload) with a
+/// `tool_result`, by reference: the same map on the wire.
 #[derive(serde::Serialize)]
 struct ToolAnswer<'a> {
     success: bool,
