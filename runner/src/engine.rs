@@ -416,9 +416,7 @@ impl RunnerState {
                     ToolExecutionResult::failure(&*tool_name, format!("tool {tool_name} panicked: {message}"))
                 }
             };
-            // A result the handler left unnamed is sent under the tool's name, not a copy of it.
-            let tool_result = NamedResult { tool_name: &tool_name, result: &result };
-            Payload::encode(&ToolAnswer { success: result.success, tool_result })
+            answer(&tool_name, &result)
         }
         .boxed()
     }
@@ -445,6 +443,16 @@ fn execution_context(
         .filter(|id| !id.is_empty())
         .map(str::to_owned);
     (execution, chat_id)
+}
+
+/// The answer to an invocation of `tool_name`: `result`, under the tool's name if the handler
+/// left it unnamed (the name is shared, not copied into every result).
+fn answer(tool_name: &str, result: &ToolExecutionResult) -> Result<Payload, RpcError> {
+    let tool_result = NamedResult { tool_name, result };
+    Payload::encode(&ToolAnswer {
+        success: result.success,
+        tool_result,
+    })
 }
 
 /// An [`InvokeResultPayload`](maitool_protocol::wire::methods::InvokeResultPayload) with a
