@@ -134,6 +134,8 @@ pub async fn serve(
     };
     let config = PeerConfig {
         name: runner_id.clone(),
+        // A runner calls the host rarely; between requests it waits with no timer pending.
+        release_idle_timer: true,
         ..PeerConfig::default()
     };
     let peer = RpcPeer::start(stream, Arc::new(RunnerHandler(state.clone())), config);

@@ -18,7 +18,11 @@ const LEVELS_ABOVE_ARGUMENTS: usize = 2;
 /// apart without recursion and left empty.
 pub(crate) fn check_arguments(arguments: &mut JsonObject, extra: usize) -> Result<(), String> {
     let allowed = MAX_NESTING_DEPTH - LEVELS_ABOVE_ARGUMENTS - extra;
-    if !deeper_than(arguments.values(), allowed - 1) {
+    // Most calls pass flat arguments: those are answered without the walk's allocation.
+    let flat = arguments
+        .values()
+        .all(|value| !value.is_array() && !value.is_object());
+    if flat || !deeper_than(arguments.values(), allowed - 1) {
         return Ok(());
     }
     dismantle(Value::Object(std::mem::take(arguments)));

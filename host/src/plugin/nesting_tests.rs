@@ -51,3 +51,14 @@ fn a_hundred_thousand_levels_are_refused_and_dropped_on_a_small_stack() {
         .expect("no stack overflow");
     assert!(refused);
 }
+
+#[test]
+fn flat_arguments_pass_untouched() {
+    let mut arguments = JsonObject::new();
+    arguments.insert("text".into(), Value::from("hello"));
+    arguments.insert("count".into(), Value::from(3));
+    arguments.insert("none".into(), Value::Null);
+    let before = arguments.clone();
+    assert_eq!(check_arguments(&mut arguments, 1), Ok(()));
+    assert_eq!(arguments, before);
+}

@@ -59,6 +59,22 @@ pub(super) async fn guarded<T>(
         },
         None => caught.await,
     };
+    settled(outcome)
+}
+
+/// [`guarded`] without a time limit, for calls that may legitimately run long. Its future has
+/// no room for a timer, which the `None` case of [`guarded`] still carries: it is built, moved
+/// and dropped for every tool call.
+pub(super) async fn unbounded<T>(
+    call: impl Future<Output = Result<T, ProviderError>>,
+) -> Result<T, Failure> {
+    settled(AssertUnwindSafe(call).catch_unwind().await)
+}
+
+/// The outcome of a provider call that ran under `catch_unwind`.
+fn settled<T>(
+    outcome: Result<Result<T, ProviderError>, Box<dyn Any + Send>>,
+) -> Result<T, Failure> {
     match outcome {
         Ok(Ok(value)) => Ok(value),
         Ok(Err(error)) => Err(Failure::Error(error)),

@@ -18,7 +18,7 @@ use futures::future::join_all;
 use maitool_protocol::{ToolExecutionContext, ToolExecutionResult, ToolInvocation, ToolSpec};
 
 use super::ToolRegistry;
-use super::guard::{Failure, guarded, guarded_now};
+use super::guard::{Failure, guarded, guarded_now, unbounded};
 use super::slots::{ProviderSlot, Snapshot};
 use crate::metrics::CallOutcome;
 
@@ -211,7 +211,7 @@ async fn invoke_on(
 ) -> ToolExecutionResult {
     // No time limit: a tool may legitimately run long; providers bound their own calls.
     let call = async { slot.provider.invoke_available(spec, invocation, ctx).await };
-    match guarded(call, None).await {
+    match unbounded(call).await {
         Ok(mut result) => {
             if result.tool_name.is_empty() {
                 result.tool_name = name.to_owned();

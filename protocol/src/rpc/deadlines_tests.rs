@@ -1,31 +1,24 @@
 //! The sweeper against a hand-driven peer that answers only when told to, on a paused clock:
 //! time moves only when every task waits, so each deadline is observed exactly.
 
-use std::sync::Arc;
 use std::time::Duration;
 
-use futures::future::BoxFuture;
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
-use crate::rpc::raw_peer_tests::RawPeer;
-use crate::rpc::{IncomingMessage, Payload, PeerConfig, RequestHandler, RpcError, RpcPeer};
+use crate::rpc::raw_peer_tests::{RawPeer, silent_peer_with};
+use crate::rpc::{PeerConfig, RpcError, RpcPeer};
 use crate::wire::{Envelope, ErrorCode};
 
-/// This side serves nothing; only its outgoing calls are under test.
-struct NoRequests;
-
-impl RequestHandler for NoRequests {
-    fn handle(&self, request: IncomingMessage) -> BoxFuture<'static, Result<Payload, RpcError>> {
-        let method = request.header.method.clone();
-        Box::pin(async move { Err(RpcError::method_not_allowed(&method)) })
-    }
+fn silent_peer() -> (RpcPeer, RawPeer) {
+    silent_peer_with(PeerConfig::new("swept"))
 }
 
-fn silent_peer() -> (RpcPeer, RawPeer) {
-    let (near, far) = tokio::io::duplex(64 * 1024);
-    let peer = RpcPeer::start(near, Arc::new(NoRequests), PeerConfig::new("swept"));
-    (peer, RawPeer::new(far))
+/// Lets the sweeper task act on what it was told.
+async fn let_the_sweeper_run() {
+    for _ in 0..10 {
+        tokio::task::yield_now().await;
+    }
 }
 
 /// `method` called in a task of its own, with `limit_ms` to answer.
@@ -157,4 +150,55 @@ async fn a_dropped_call_is_cancelled_once_and_the_sweeper_skips_it() {
     tokio::time::sleep(Duration::from_millis(200)).await;
     assert!(raw.nothing_more().await);
     assert_eq!(peer.in_flight(), 0);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_peer_that_releases_its_idle_timer_has_no_schedule_between_calls_and_still_times_out() {
+    let (peer, mut raw) = silent_peer_with(PeerConfig {
+        release_idle_timer: true,
+        ..PeerConfig::new("released")
+    });
+    let answered = spawn_call(&peer, "answered", 10_000);
+    let (request, _) = raw.recv().await;
+    assert!(peer.next_sweep().is_some(), "a waiting call is swept for");
+    raw.send(&Envelope::response_to(&request, 1u64)).await;
+    assert_eq!(answered.await.unwrap().unwrap(), 1);
+    let_the_sweeper_run().await;
+    assert_eq!(
+        peer.next_sweep(),
+        None,
+        "no timer is left for the answered call"
+    );
+
+    // The next call arms the sweeper again, and its deadline holds to the millisecond.
+    let started = Instant::now();
+    let err = peer
+        .call::<_, u64>("unanswered", "", &(), Duration::from_millis(50))
+        .await
+        .unwrap_err();
+    let waited = started.elapsed();
+    assert_eq!(err.message, "request unanswered timed out after 50ms");
+    assert!(
+        (Duration::from_millis(50)..Duration::from_millis(52)).contains(&waited),
+        "failed after {waited:?}"
+    );
+    let (unanswered, _) = raw.recv().await;
+    assert_eq!(raw.cancelled(1).await, [unanswered.request_id]);
+}
+
+#[tokio::test(start_paused = true)]
+async fn by_default_the_sweep_stays_scheduled_after_the_last_answer() {
+    let (peer, mut raw) = silent_peer();
+    let answered = spawn_call(&peer, "answered", 10_000);
+    let (request, _) = raw.recv().await;
+    let scheduled = peer.next_sweep();
+    raw.send(&Envelope::response_to(&request, 1u64)).await;
+    assert_eq!(answered.await.unwrap().unwrap(), 1);
+    let_the_sweeper_run().await;
+    assert!(scheduled.is_some());
+    assert_eq!(
+        peer.next_sweep(),
+        scheduled,
+        "re-arming per call would cost two wake-ups"
+    );
 }

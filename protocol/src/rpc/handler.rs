@@ -41,6 +41,15 @@ pub struct PeerConfig {
     pub default_timeout: Duration,
     /// The plugin id stamped on outgoing envelopes whose caller passes an empty one.
     pub plugin_id: String,
+    /// Whether the deadline sweeper drops its timer when the last outgoing call ends.
+    ///
+    /// Off, the sweeper keeps its timer until the earliest deadline it knew of passes, even if
+    /// every call was answered long before: re-arming it for each call costs two wake-ups of
+    /// the sweeper, which a peer that calls out all the time (the host) would pay per call.
+    /// On, a peer whose calls out are rare (a runner: registration, the odd host call) waits
+    /// for requests without a timer pending, and a runtime with a pending timer pays for it at
+    /// every wait (about 0.3 µs a round trip on the benchmark's one-vCPU placement).
+    pub release_idle_timer: bool,
 }
 
 impl PeerConfig {
@@ -61,6 +70,7 @@ impl Default for PeerConfig {
             max_incoming: 1024,
             default_timeout: Duration::from_secs(30),
             plugin_id: String::new(),
+            release_idle_timer: false,
         }
     }
 }

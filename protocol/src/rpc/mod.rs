@@ -12,6 +12,7 @@ mod error;
 mod handler;
 mod message;
 mod peer;
+mod pending_call;
 mod reader;
 mod replies;
 mod shared;
@@ -19,6 +20,8 @@ mod writer;
 
 #[cfg(test)]
 mod flood_tests;
+#[cfg(test)]
+mod pending_call_tests;
 #[cfg(test)]
 mod raw_peer_tests;
 #[cfg(test)]
@@ -28,3 +31,4 @@ pub use error::RpcError;
 pub use handler::{DisconnectReason, PeerConfig, RequestHandler};
 pub use message::{IncomingMessage, Payload};
 pub use peer::RpcPeer;
+pub use pending_call::PendingCall;

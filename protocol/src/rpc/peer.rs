@@ -12,7 +12,8 @@ use tokio::sync::mpsc;
 use tokio::time::Instant;
 use tokio_util::codec::{Framed, FramedWrite, LengthDelimitedCodec};
 
-use super::shared::{Delivery, Shared};
+use super::pending_call::PendingCall;
+use super::shared::Shared;
 use super::{
     DisconnectReason, IncomingMessage, PeerConfig, RequestHandler, RpcError, deadlines, reader,
     writer,
@@ -144,6 +145,27 @@ impl RpcPeer {
     where
         Req: Serialize + ?Sized,
     {
+        self.start_call(method, plugin_id, payload, timeout)?.await
+    }
+
+    /// Sends a call to `method` now, and returns the future of its raw response (see
+    /// [`call_raw`](Self::call_raw), which is this, awaited).
+    ///
+    /// The request is encoded and handed to the connection before this returns, so `payload`
+    /// need not outlive it: a caller that awaits the response keeps only the [`PendingCall`]
+    /// across that `await`, not the request or its encoding. Fails at once, sending nothing,
+    /// when the payload does not encode (`E_BAD_PAYLOAD`), the send queue is full
+    /// (`E_BACK_PRESSURE`) or the connection is closed (`E_PLUGIN_CRASHED`).
+    pub fn start_call<'a, Req>(
+        &'a self,
+        method: &'a str,
+        plugin_id: &str,
+        payload: &Req,
+        timeout: Duration,
+    ) -> Result<PendingCall<'a>, RpcError>
+    where
+        Req: Serialize + ?Sized,
+    {
         let shared = &self.handle.shared;
         let timeout = if timeout.is_zero() {
             shared.default_timeout
@@ -164,27 +186,14 @@ impl RpcPeer {
             RpcError::bad_payload(format!("cannot encode the request {method}: {err}"))
         })?;
         let (response, alone) = shared.register_call(id, deadline_after(timeout))?;
-        let mut guard = CallGuard {
-            shared,
-            id,
-            armed: true,
-        };
+        let mut call = PendingCall::new(shared, id, response, method, timeout_ms);
         if let Err(err) = shared.send_request(frame, alone) {
             // Never sent: nothing to cancel.
-            guard.armed = false;
+            call.guard_mut().disarm();
             shared.forget_call(id);
             return Err(err);
         }
-        let delivery = response.await;
-        // Whatever ended the call also removed it from the table (and the sweeper told the
-        // peer about a timeout): nothing is left for the guard to do.
-        guard.armed = false;
-        match delivery {
-            Ok(Delivery::Response(message)) => Ok(message),
-            Ok(Delivery::Failed(err)) => Err(err),
-            Ok(Delivery::TimedOut) => Err(RpcError::timeout(method, timeout_ms)),
-            Err(_) => Err(RpcError::crashed("connection closed")),
-        }
+        Ok(call)
     }
 
     /// Sends a one-way message. Fails with `E_BACK_PRESSURE` if the send queue is full and
@@ -250,6 +259,12 @@ impl RpcPeer {
     pub fn name(&self) -> &str {
         &self.handle.shared.name
     }
+
+    /// When the deadline sweeper next looks, if it has a timer at all.
+    #[cfg(test)]
+    pub(crate) fn next_sweep(&self) -> Option<Instant> {
+        self.handle.shared.next_sweep()
+    }
 }
 
 /// The deadline `timeout` from now; a limit too far out to represent (`Duration::MAX`) is
@@ -258,20 +273,4 @@ fn deadline_after(timeout: Duration) -> Instant {
     const FAR_FUTURE: Duration = Duration::from_secs(30 * 365 * 24 * 60 * 60);
     let now = Instant::now();
     now.checked_add(timeout).unwrap_or_else(|| now + FAR_FUTURE)
-}
-
-/// Abandons a call whose future ends without its response: forgets it and sends the cancel
-/// message, unless the response or a disconnect got there first.
-struct CallGuard<'a> {
-    shared: &'a Shared,
-    id: u64,
-    armed: bool,
-}
-
-impl Drop for CallGuard<'_> {
-    fn drop(&mut self) {
-        if self.armed && self.shared.forget_call(self.id) {
-            self.shared.send_cancel(self.id);
-        }
-    }
 }

@@ -1,14 +1,17 @@
 //! A hand-driven peer for the RPC tests: raw frames in and out, to check exactly what goes
 //! over the wire.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
+use futures::future::BoxFuture;
 use futures::{SinkExt, StreamExt};
 use serde::Serialize;
 use tokio::io::DuplexStream;
 use tokio_util::codec::{Framed, LengthDelimitedCodec};
 
+use crate::rpc::{IncomingMessage, Payload, PeerConfig, RequestHandler, RpcError, RpcPeer};
 use crate::wire::{self, CancelPayload, Envelope, EnvelopeHeader, frame_codec};
 
 /// Generous bound so that a broken peer fails a test instead of hanging it.
@@ -66,4 +69,22 @@ impl RawPeer {
             .await
             .is_err()
     }
+}
+
+/// A handler for a side that serves nothing; only its outgoing calls are under test.
+pub(super) struct NoRequests;
+
+impl RequestHandler for NoRequests {
+    fn handle(&self, request: IncomingMessage) -> BoxFuture<'static, Result<Payload, RpcError>> {
+        let method = request.header.method.clone();
+        Box::pin(async move { Err(RpcError::method_not_allowed(&method)) })
+    }
+}
+
+/// A peer that serves nothing, started with `config`, and the raw end that drives the other
+/// side by hand.
+pub(super) fn silent_peer_with(config: PeerConfig) -> (RpcPeer, RawPeer) {
+    let (near, far) = tokio::io::duplex(64 * 1024);
+    let peer = RpcPeer::start(near, Arc::new(NoRequests), config);
+    (peer, RawPeer::new(far))
 }

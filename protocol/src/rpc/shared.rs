@@ -34,6 +34,8 @@ pub(super) struct Shared {
     pub(super) name: String,
     pub(super) plugin_id: String,
     pub(super) default_timeout: Duration,
+    /// See [`PeerConfig::release_idle_timer`].
+    release_idle_timer: bool,
     next_id: AtomicU64,
     queue: mpsc::Sender<Bytes>,
     queue_capacity: usize,
@@ -113,6 +115,7 @@ impl Shared {
             name: config.name.clone(),
             plugin_id: config.plugin_id.clone(),
             default_timeout: config.default_timeout,
+            release_idle_timer: config.release_idle_timer,
             next_id: AtomicU64::new(1),
             queue_capacity: queue.max_capacity(),
             queue,
@@ -201,7 +204,25 @@ impl Shared {
 
     /// Removes a call; true if it was still waiting (no response, no disconnect yet).
     pub(super) fn forget_call(&self, id: u64) -> bool {
-        self.pending.lock().calls.remove(&id).is_some()
+        self.take_call(id).is_some()
+    }
+
+    /// Removes the call `id` from the table. With `release_idle_timer`, the last call out
+    /// also clears the sweeper's schedule and wakes it, so that it waits without a timer.
+    fn take_call(&self, id: u64) -> Option<PendingCall> {
+        let (call, released) = {
+            let mut pending = self.pending.lock();
+            let call = pending.calls.remove(&id);
+            let released = self.release_idle_timer
+                && call.is_some()
+                && pending.calls.is_empty()
+                && pending.next_sweep.take().is_some();
+            (call, released)
+        };
+        if released {
+            self.sweep_sooner.notify_one();
+        }
+        call
     }
 
     pub(super) fn in_flight(&self) -> usize {
@@ -211,7 +232,7 @@ impl Shared {
     /// Delivers a response to its call.
     pub(super) fn resolve(&self, response: IncomingMessage) {
         let id = response.header.request_id;
-        match self.pending.lock().calls.remove(&id) {
+        match self.take_call(id) {
             // The caller may have given up in the meantime; nothing to do then.
             Some(call) => drop(call.tx.send(Delivery::Response(response))),
             None => tracing::debug!(
@@ -225,7 +246,7 @@ impl Shared {
 
     /// Fails one call, for a response that arrived but cannot be read.
     pub(super) fn fail_call(&self, id: u64, err: RpcError) {
-        if let Some(call) = self.pending.lock().calls.remove(&id) {
+        if let Some(call) = self.take_call(id) {
             drop(call.tx.send(Delivery::Failed(err)));
         }
     }
