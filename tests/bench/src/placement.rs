@@ -1,8 +1,8 @@
 //! Where the two processes of a latency measurement run: both on one vCPU, or one on each.
 //!
-//! A sequential round trip costs about 10 µs when both processes share a vCPU (the wake-up
-//! is a context switch) and 50–70 µs when they are on two (the wake-up crosses vCPUs, which on
-//! these VMs means waking an idle one). Left to itself the scheduler picks either, and keeps
+//! A sequential round trip costs 6–10 µs when both processes share a vCPU (the wake-up is a
+//! context switch) and, when they are on two, anything from 9 to 70 µs depending on the machine
+//! (the wake-up crosses vCPUs, which on these VMs means waking an idle one). Left to itself the scheduler picks either, and keeps
 //! its pick for a while, so the floor's rounds could run on one placement and maitool's on the
 //! other: the p50 ratio then read 0.2 or 6 for the same code. Each latency round therefore
 //! pins the benchmark's threads and its peer's, the same way for the floor and for maitool,
