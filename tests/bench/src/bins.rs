@@ -30,28 +30,26 @@ const NAMES: [&str; 4] = [
     "maitool-example-mcp-server",
 ];
 
-/// The `cargo build` arguments, one build each. The first selects this package too, so its
-/// features unify exactly as in `cargo run -p maitool-bench` and the host library built for
-/// the benchmark is reused; the MCP server is built on its own, as a plain build would.
-const BUILDS: &[&[&str]] = &[
-    &[
-        "-p",
-        "maitool-bench",
-        "-p",
-        "maitool-host",
-        "--bin",
-        "maitool-bench-echo",
-        "--bin",
-        "maitool-bench-floor",
-        "--bin",
-        "maitool",
-    ],
-    &[
-        "-p",
-        "maitool-example-mcp-server",
-        "--bin",
-        "maitool-example-mcp-server",
-    ],
+/// The `cargo build` arguments of the siblings, in one build that also selects this package,
+/// so that features unify exactly as in `cargo run -p maitool-bench` and nothing built for it
+/// is built again. The benchmark's dependencies enable a superset of the features the MCP
+/// server's do; built on its own, the server got a second copy of Tokio, rmcp, serde_json and
+/// some hundred crates under them (2–3 minutes of a cold build on two cores).
+const BUILD: &[&str] = &[
+    "-p",
+    "maitool-bench",
+    "-p",
+    "maitool-host",
+    "-p",
+    "maitool-example-mcp-server",
+    "--bin",
+    "maitool-bench-echo",
+    "--bin",
+    "maitool-bench-floor",
+    "--bin",
+    "maitool",
+    "--bin",
+    "maitool-example-mcp-server",
 ];
 
 /// Finds the executables, building them first when `build` is set and cargo is available.
@@ -94,24 +92,22 @@ fn build_siblings(cargo: &Path, dir: &Path) -> Result<()> {
         .file_name()
         .and_then(|name| name.to_str())
         .unwrap_or("release");
-    for build in BUILDS {
-        let mut command = Command::new(cargo);
-        command.args(["build", "--quiet"]).args(*build);
-        match profile {
-            "debug" => {}
-            "release" => {
-                command.arg("--release");
-            }
-            other => {
-                command.args(["--profile", other]);
-            }
+    let mut command = Command::new(cargo);
+    command.args(["build", "--quiet"]).args(BUILD);
+    match profile {
+        "debug" => {}
+        "release" => {
+            command.arg("--release");
         }
-        let status = command
-            .status()
-            .with_context(|| format!("cannot run {}", cargo.display()))?;
-        if !status.success() {
-            bail!("`cargo build {}` failed ({status})", build.join(" "));
+        other => {
+            command.args(["--profile", other]);
         }
+    }
+    let status = command
+        .status()
+        .with_context(|| format!("cannot run {}", cargo.display()))?;
+    if !status.success() {
+        bail!("`cargo build {}` failed ({status})", BUILD.join(" "));
     }
     Ok(())
 }
