@@ -31,7 +31,7 @@ use tokio::task::JoinHandle;
 
 use crate::metrics::ToolMetrics;
 use crate::provider::{ToolProvider, ToolSetVersion};
-use guard::guarded;
+use guard::unbounded;
 use routing::RoutingIndex;
 use slots::{ProviderSlot, Snapshot};
 
@@ -195,7 +195,7 @@ impl ToolRegistry {
     pub async fn close(&self) -> Vec<CloseError> {
         let snapshot = self.inner.snapshot();
         let closes = snapshot.slots.iter().map(|slot| async move {
-            let outcome = guarded(async { slot.provider.close().await }, None).await;
+            let outcome = unbounded(async { slot.provider.close().await }).await;
             outcome.err().map(|failure| CloseError {
                 provider: slot.name.to_string(),
                 cause: failure.to_string(),

@@ -34,24 +34,33 @@ fn spawn_call(
     })
 }
 
+/// Calls `method` with 50 ms to answer, unanswered, and checks that it fails with a timeout
+/// at its deadline, not later.
+async fn times_out_at_50ms(peer: &RpcPeer, method: &str) {
+    let started = Instant::now();
+    let err = peer
+        .call::<_, u64>(method, "", &(), Duration::from_millis(50))
+        .await
+        .unwrap_err();
+    let waited = started.elapsed();
+    assert_eq!(err.code, ErrorCode::Timeout);
+    assert_eq!(
+        err.message,
+        format!("request {method} timed out after 50ms")
+    );
+    assert!(
+        (Duration::from_millis(50)..Duration::from_millis(52)).contains(&waited),
+        "{method} failed after {waited:?}, not at its 50 ms deadline"
+    );
+}
+
 #[tokio::test(start_paused = true)]
 async fn a_short_deadline_registered_behind_a_long_one_expires_at_its_own_time() {
     let (peer, mut raw) = silent_peer();
     let long = spawn_call(&peer, "slow", 60_000);
     let (long_request, _) = raw.recv().await;
 
-    let started = Instant::now();
-    let err = peer
-        .call::<_, u64>("quick", "", &(), Duration::from_millis(50))
-        .await
-        .unwrap_err();
-    let waited = started.elapsed();
-    assert_eq!(err.code, ErrorCode::Timeout);
-    assert_eq!(err.message, "request quick timed out after 50ms");
-    assert!(
-        (Duration::from_millis(50)..Duration::from_millis(52)).contains(&waited),
-        "failed after {waited:?}, not at its 50 ms deadline"
-    );
+    times_out_at_50ms(&peer, "quick").await;
     assert_eq!(peer.in_flight(), 1, "the long call is still waiting");
 
     let (quick_request, _) = raw.recv().await;
@@ -171,17 +180,7 @@ async fn a_peer_that_releases_its_idle_timer_has_no_schedule_between_calls_and_s
     );
 
     // The next call arms the sweeper again, and its deadline holds to the millisecond.
-    let started = Instant::now();
-    let err = peer
-        .call::<_, u64>("unanswered", "", &(), Duration::from_millis(50))
-        .await
-        .unwrap_err();
-    let waited = started.elapsed();
-    assert_eq!(err.message, "request unanswered timed out after 50ms");
-    assert!(
-        (Duration::from_millis(50)..Duration::from_millis(52)).contains(&waited),
-        "failed after {waited:?}"
-    );
+    times_out_at_50ms(&peer, "unanswered").await;
     let (unanswered, _) = raw.recv().await;
     assert_eq!(raw.cancelled(1).await, [unanswered.request_id]);
 }

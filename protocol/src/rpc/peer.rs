@@ -186,14 +186,12 @@ impl RpcPeer {
             RpcError::bad_payload(format!("cannot encode the request {method}: {err}"))
         })?;
         let (response, alone) = shared.register_call(id, deadline_after(timeout))?;
-        let mut call = PendingCall::new(shared, id, response, method, timeout_ms);
         if let Err(err) = shared.send_request(frame, alone) {
             // Never sent: nothing to cancel.
-            call.guard_mut().disarm();
             shared.forget_call(id);
             return Err(err);
         }
-        Ok(call)
+        Ok(PendingCall::new(shared, id, response, method, timeout_ms))
     }
 
     /// Sends a one-way message. Fails with `E_BACK_PRESSURE` if the send queue is full and

@@ -52,10 +52,6 @@ impl<'a> PendingCall<'a> {
     pub fn request_id(&self) -> u64 {
         self.guard.id
     }
-
-    pub(super) fn guard_mut(&mut self) -> &mut CallGuard<'a> {
-        &mut self.guard
-    }
 }
 
 impl fmt::Debug for PendingCall<'_> {
@@ -87,17 +83,10 @@ impl Future for PendingCall<'_> {
 
 /// Abandons a call whose future ends without its response: forgets it and sends the cancel
 /// message, unless the response or a disconnect got there first.
-pub(super) struct CallGuard<'a> {
+struct CallGuard<'a> {
     shared: &'a Shared,
     id: u64,
     armed: bool,
-}
-
-impl CallGuard<'_> {
-    /// For a call that was never sent: there is nothing to cancel.
-    pub(super) fn disarm(&mut self) {
-        self.armed = false;
-    }
 }
 
 impl Drop for CallGuard<'_> {

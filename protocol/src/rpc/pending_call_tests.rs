@@ -67,3 +67,32 @@ async fn a_call_that_cannot_be_sent_fails_at_once_and_leaves_nothing_behind() {
     assert_eq!(err.code, ErrorCode::PluginCrashed);
     assert_eq!(peer.in_flight(), 0);
 }
+
+/// A payload whose encoding fails, as a value that serde cannot represent would.
+struct Unencodable;
+
+impl serde::Serialize for Unencodable {
+    fn serialize<S: serde::Serializer>(&self, _: S) -> Result<S::Ok, S::Error> {
+        Err(serde::ser::Error::custom("not representable"))
+    }
+}
+
+#[tokio::test]
+async fn a_payload_that_does_not_encode_fails_at_once_and_sends_nothing() {
+    let (peer, mut raw) = peer_and_raw();
+    let err = peer
+        .start_call("echo", "", &Unencodable, Duration::from_secs(5))
+        .unwrap_err();
+    assert_eq!(err.code, ErrorCode::BadPayload);
+    assert!(err.message.contains("not representable"), "{}", err.message);
+    assert_eq!(peer.in_flight(), 0);
+    assert!(raw.nothing_more().await, "nothing went over the wire");
+
+    // The peer still serves the next call.
+    let next = peer
+        .start_call("echo", "", &(), Duration::from_secs(5))
+        .unwrap();
+    let (request, _) = raw.recv().await;
+    raw.send(&Envelope::response_to(&request, 3u64)).await;
+    assert_eq!(next.await.unwrap().payload::<u64>().unwrap(), 3);
+}
