@@ -1,6 +1,8 @@
 //! The assembled host: the unified registry over the built-in, plugin and MCP providers,
 //! as the `maitool` binary and embedders start it from a configuration.
 
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -21,6 +23,9 @@ use crate::plugin::{
 use crate::provider::ToolProvider;
 use crate::registry::ToolRegistry;
 use parking_lot::RwLock;
+
+/// A future boxed behind `dyn Future` where it is built, so that its code is compiled there.
+pub(crate) type ErasedFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// Why the host could not start.
 #[derive(Debug, thiserror::Error)]
@@ -144,6 +149,24 @@ impl Host {
         config: LoadedConfig,
         observer: Option<&dyn StartObserver>,
     ) -> Result<Host, HostError> {
+        Self::start_erased(config, observer).await
+    }
+
+    /// The start-up behind `dyn Future`, built in this crate. An `async fn` is compiled in
+    /// every crate that awaits it, with everything it awaits (the MCP client's services, the
+    /// built-in store's seeding, Tokio's tasks): each binary built its own copy. Boxed here,
+    /// it is compiled once, in the library.
+    fn start_erased<'a>(
+        config: LoadedConfig,
+        observer: Option<&'a dyn StartObserver>,
+    ) -> ErasedFuture<'a, Result<Host, HostError>> {
+        Box::pin(Self::start_inner(config, observer))
+    }
+
+    async fn start_inner(
+        config: LoadedConfig,
+        observer: Option<&dyn StartObserver>,
+    ) -> Result<Host, HostError> {
         let settings = &config.config;
         let kv = KvStore::open(&settings.host.data_dir.join("plugin_kv.sqlite3"))
             .await
@@ -253,6 +276,15 @@ impl Host {
     /// `[mcp]` sections rebuild those providers. A file that fails to load or validate is
     /// rejected as a whole and nothing changes.
     pub async fn reload(&self) -> Result<ReloadReport, String> {
+        self.reload_erased().await
+    }
+
+    /// Boxed in this crate, as [`start_erased`](Self::start_erased) is.
+    fn reload_erased(&self) -> ErasedFuture<'_, Result<ReloadReport, String>> {
+        Box::pin(self.reload_inner())
+    }
+
+    async fn reload_inner(&self) -> Result<ReloadReport, String> {
         let _guard = self.reloading.lock().await;
         let current = self.config();
         let Some(path) = current.path.clone() else {
@@ -355,9 +387,16 @@ impl Host {
 
     /// Stops runners gracefully, then closes every provider (MCP servers are terminated).
     pub async fn shutdown(&self) {
-        self.plugins.shutdown().await;
-        for failure in self.registry.close().await {
-            tracing::warn!("{failure}");
-        }
+        self.shutdown_erased().await
+    }
+
+    /// Boxed in this crate, as [`start_erased`](Self::start_erased) is.
+    fn shutdown_erased(&self) -> ErasedFuture<'_, ()> {
+        Box::pin(async {
+            self.plugins.shutdown().await;
+            for failure in self.registry.close().await {
+                tracing::warn!("{failure}");
+            }
+        })
     }
 }

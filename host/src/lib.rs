@@ -11,9 +11,12 @@
 //! * [`mcp`]: tools of external MCP servers.
 //! * [`metrics`]: per-tool call statistics, the Prometheus endpoint, start-up progress.
 //! * [`front`]: the registry exposed as an MCP server (`maitool serve --mcp-stdio|--mcp-http`).
+//! * `cli` (feature `cli`, on by default): the `maitool` binary's command line.
 
 pub mod app;
 pub mod builtin;
+#[cfg(feature = "cli")]
+pub mod cli;
 pub mod config;
 pub mod control;
 pub mod front;

@@ -1,9 +1,9 @@
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
+use crate::builtin::Stage;
+use crate::control::views::DefinitionFormat;
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use maitool_host::builtin::Stage;
-use maitool_host::control::views::DefinitionFormat;
 use maitool_protocol::{ToolAvailabilityContext, ToolExecutionContext};
 
 /// maitool: one tool host for plugin tools, legacy Actions, built-in engine tools and MCP

@@ -1,4 +1,7 @@
-//! The `maitool` command line.
+//! The `maitool` command line (feature `cli`).
+//!
+//! The binary's `main` is [`main`]; the code lives in the library so that the generic code the
+//! command line and the library share is compiled once (see the feature's note in Cargo.toml).
 
 mod args;
 mod commands;
@@ -15,6 +18,7 @@ pub const EXIT_USAGE: u8 = 2;
 /// Exit status of a failed tool result.
 pub const EXIT_FAILED: u8 = 1;
 
+/// Parses the process's arguments, runs the command on a Tokio runtime, and gives the exit status.
 pub fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,

@@ -1,7 +1,7 @@
 use std::io::{IsTerminal, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use maitool_host::metrics::{StartObserver, StartProgress};
+use crate::metrics::{StartObserver, StartProgress};
 use maitool_protocol::{ToolExecutionResult, ToolSpec};
 use tracing_subscriber::EnvFilter;
 

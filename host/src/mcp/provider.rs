@@ -85,6 +85,18 @@ impl McpToolProvider {
     /// an invalid configuration is an error. With `enable = false` nothing is started and
     /// every server reports `disabled`.
     pub async fn start(config: McpConfig) -> Result<Arc<McpToolProvider>, McpConfigError> {
+        Self::start_erased(config).await
+    }
+
+    /// Boxed in this crate, so that the MCP client's code is compiled here once rather than
+    /// in every crate that awaits [`start`](Self::start) (see `Host::start_erased`).
+    fn start_erased(
+        config: McpConfig,
+    ) -> crate::app::ErasedFuture<'static, Result<Arc<McpToolProvider>, McpConfigError>> {
+        Box::pin(Self::start_inner(config))
+    }
+
+    async fn start_inner(config: McpConfig) -> Result<Arc<McpToolProvider>, McpConfigError> {
         let servers = if config.enable {
             config.effective_servers()?
         } else {

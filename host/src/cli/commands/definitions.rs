@@ -2,11 +2,11 @@
 
 use std::process::ExitCode;
 
+use crate::LoadedConfig;
+use crate::builtin::Stage;
+use crate::control::DefinitionsRequest;
+use crate::control::views::{self, DefinitionFormat, Definitions};
 use anyhow::{Result, anyhow};
-use maitool_host::LoadedConfig;
-use maitool_host::builtin::Stage;
-use maitool_host::control::DefinitionsRequest;
-use maitool_host::control::views::{self, DefinitionFormat, Definitions};
 use serde_json::Value;
 
 use super::{Target, target};

@@ -8,11 +8,11 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use crate::control::ControlClient;
+use crate::metrics::{MetricsEndpoint, MetricsSource};
 use anyhow::{Context, Result};
 use futures::FutureExt;
 use futures::future::BoxFuture;
-use maitool_host::control::ControlClient;
-use maitool_host::metrics::{MetricsEndpoint, MetricsSource};
 
 /// Renders the exposition of the host on a control socket.
 struct ControlMetrics {

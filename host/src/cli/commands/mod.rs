@@ -1,10 +1,10 @@
 use std::process::ExitCode;
 use std::sync::Arc;
 
+use crate::control::ControlClient;
+use crate::metrics::StartObserver;
+use crate::{Host, HostConfig, LoadedConfig};
 use anyhow::{Context, Result, anyhow};
-use maitool_host::control::ControlClient;
-use maitool_host::metrics::StartObserver;
-use maitool_host::{Host, HostConfig, LoadedConfig};
 use maitool_protocol::ToolInvocation;
 
 use super::args::{Cli, Command};

@@ -2,9 +2,9 @@
 
 use std::process::ExitCode;
 
+use crate::LoadedConfig;
+use crate::control::views::{self, PluginView};
 use anyhow::{Result, anyhow};
-use maitool_host::LoadedConfig;
-use maitool_host::control::views::{self, PluginView};
 
 use super::{Target, target};
 use crate::cli::args::Cli;

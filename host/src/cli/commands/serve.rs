@@ -7,10 +7,10 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::control::ControlServer;
+use crate::front::{FrontConfig, FrontError, HTTP_PATH, McpFront};
+use crate::{Host, LoadedConfig};
 use anyhow::{Context, Result, anyhow};
-use maitool_host::control::ControlServer;
-use maitool_host::front::{FrontConfig, FrontError, HTTP_PATH, McpFront};
-use maitool_host::{Host, LoadedConfig};
 use maitool_protocol::ToolExecutionContext;
 use tokio_util::sync::CancellationToken;
 
@@ -42,7 +42,7 @@ pub(super) async fn serve(cli: &Cli, args: &ServeArgs, config: LoadedConfig) -> 
         config,
         progress
             .as_ref()
-            .map(|p| p as &dyn maitool_host::metrics::StartObserver),
+            .map(|p| p as &dyn crate::metrics::StartObserver),
     )
     .await;
     drop(progress);
