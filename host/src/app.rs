@@ -1,14 +1,13 @@
 //! The assembled host: the unified registry over the built-in, plugin and MCP providers,
 //! as the `maitool` binary and embedders start it from a configuration.
 
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
 use serde::Serialize;
 
+use crate::ErasedFuture;
 use crate::builtin::engine::{ImageData, NewMessage};
 use crate::builtin::{
     Discovery, EngineBridge, MaisakaBuiltinToolProvider, Store, StoreEngine, seed_store,
@@ -23,9 +22,6 @@ use crate::plugin::{
 use crate::provider::ToolProvider;
 use crate::registry::ToolRegistry;
 use parking_lot::RwLock;
-
-/// A future boxed behind `dyn Future` where it is built, so that its code is compiled there.
-pub(crate) type ErasedFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// Why the host could not start.
 #[derive(Debug, thiserror::Error)]
