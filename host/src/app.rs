@@ -5,9 +5,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
+use futures::future::BoxFuture;
 use serde::Serialize;
 
-use crate::ErasedFuture;
 use crate::builtin::engine::{ImageData, NewMessage};
 use crate::builtin::{
     Discovery, EngineBridge, MaisakaBuiltinToolProvider, Store, StoreEngine, seed_store,
@@ -155,7 +155,7 @@ impl Host {
     fn start_erased<'a>(
         config: LoadedConfig,
         observer: Option<&'a dyn StartObserver>,
-    ) -> ErasedFuture<'a, Result<Host, HostError>> {
+    ) -> BoxFuture<'a, Result<Host, HostError>> {
         Box::pin(Self::start_inner(config, observer))
     }
 
@@ -276,7 +276,7 @@ impl Host {
     }
 
     /// Boxed in this crate, as [`start_erased`](Self::start_erased) is.
-    fn reload_erased(&self) -> ErasedFuture<'_, Result<ReloadReport, String>> {
+    fn reload_erased(&self) -> BoxFuture<'_, Result<ReloadReport, String>> {
         Box::pin(self.reload_inner())
     }
 
@@ -387,7 +387,7 @@ impl Host {
     }
 
     /// Boxed in this crate, as [`start_erased`](Self::start_erased) is.
-    fn shutdown_erased(&self) -> ErasedFuture<'_, ()> {
+    fn shutdown_erased(&self) -> BoxFuture<'_, ()> {
         Box::pin(async {
             self.plugins.shutdown().await;
             for failure in self.registry.close().await {

@@ -27,11 +27,6 @@ pub mod provider;
 pub mod registry;
 mod sqlite;
 
-/// A future boxed behind `dyn Future` by a non-generic function of this crate, so that its
-/// code is compiled here once: an `async fn`'s body is compiled in every crate that awaits it.
-pub(crate) type ErasedFuture<'a, T> =
-    std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send + 'a>>;
-
 pub use app::{Host, HostError, HostStatus};
 pub use config::{ConfigError, HostConfig, LoadedConfig};
 pub use provider::{ProviderError, ToolProvider, ToolSetVersion};

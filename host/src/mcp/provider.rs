@@ -92,7 +92,7 @@ impl McpToolProvider {
     /// in every crate that awaits [`start`](Self::start) (see `Host::start_erased`).
     fn start_erased(
         config: McpConfig,
-    ) -> crate::ErasedFuture<'static, Result<Arc<McpToolProvider>, McpConfigError>> {
+    ) -> futures::future::BoxFuture<'static, Result<Arc<McpToolProvider>, McpConfigError>> {
         Box::pin(Self::start_inner(config))
     }
 
