@@ -280,6 +280,15 @@ fn frames() -> Vec<(&'static str, Vec<u8>)> {
         ("nil_payload", frame_with_payload(&[0xc0])),
         // Integer keys, which serde reads as field indices (`1` is `request_id` here).
         ("integer_keys", integer_keys_frame()),
+        // A string `request_id` and the message type under `2`, `RawHeader`'s index for it:
+        // the header decodes, recovery finds the id and no type (CI's fuzz run found this).
+        ("integer_key_message_type", integer_key_message_type_frame()),
+        // A payload nested past the depth limit, then a byte after the map: recovery sets the
+        // byte aside and walks the map, where serde alone stops at the limit.
+        (
+            "deep_payload_trailing_byte",
+            deep_payload_trailing_byte_frame(),
+        ),
     ]
 }
 
@@ -304,6 +313,29 @@ fn integer_keys_frame() -> Vec<u8> {
     rmp::encode::write_str(&mut frame, "message_type").expect("write to a Vec");
     rmp::encode::write_str(&mut frame, "request").expect("write to a Vec");
     frame.extend([0x05, 0x80]);
+    frame
+}
+
+/// `{"request_id": 7, 2: "request"}`.
+fn integer_key_message_type_frame() -> Vec<u8> {
+    let mut frame = vec![0x82];
+    rmp::encode::write_str(&mut frame, "request_id").expect("write to a Vec");
+    frame.extend([0x07, 0x02]);
+    rmp::encode::write_str(&mut frame, "request").expect("write to a Vec");
+    frame
+}
+
+/// `{"request_id": 7, "message_type": "request", "payload": [[[…nil…]]]}`, 200 arrays deep,
+/// then a nil after the map.
+fn deep_payload_trailing_byte_frame() -> Vec<u8> {
+    let mut frame = vec![0x83];
+    rmp::encode::write_str(&mut frame, "request_id").expect("write to a Vec");
+    frame.push(0x07);
+    rmp::encode::write_str(&mut frame, "message_type").expect("write to a Vec");
+    rmp::encode::write_str(&mut frame, "request").expect("write to a Vec");
+    rmp::encode::write_str(&mut frame, "payload").expect("write to a Vec");
+    frame.extend(std::iter::repeat_n(0x91, 200));
+    frame.extend([0xc0, 0xc0]);
     frame
 }
 

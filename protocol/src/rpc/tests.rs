@@ -17,7 +17,7 @@ use super::raw_peer_tests::{BOUND, RawPeer};
 use super::*;
 use crate::model::JsonObject;
 use crate::wire::{
-    self, CANCEL_METHOD, CancelPayload, Envelope, ErrorCode, MessageType, frame_codec,
+    self, CANCEL_METHOD, CancelPayload, Envelope, ErrorCode, MessageType, frame_codec, test_frames,
 };
 
 const LONG: Duration = Duration::from_secs(60);
@@ -660,15 +660,8 @@ async fn garbage_frames_are_skipped_and_answered_when_possible() {
     rmp::encode::write_str(&mut unknown, "notify").unwrap();
     raw.send_bytes(unknown.into()).await;
     // A request whose header is broken but whose id is readable gets an answer.
-    let mut broken = Vec::new();
-    rmp::encode::write_map_len(&mut broken, 3).unwrap();
-    rmp::encode::write_str(&mut broken, "request_id").unwrap();
-    rmp::encode::write_uint(&mut broken, 7).unwrap();
-    rmp::encode::write_str(&mut broken, "message_type").unwrap();
-    rmp::encode::write_str(&mut broken, "request").unwrap();
-    rmp::encode::write_str(&mut broken, "method").unwrap();
-    rmp::encode::write_uint(&mut broken, 123).unwrap();
-    raw.send_bytes(broken.into()).await;
+    raw.send_bytes(test_frames::broken_request(7, None, &[]).into())
+        .await;
     // A request whose payload, the frame's last entry, is cut short: its header reads, so it is
     // answered as a payload that does not fit.
     let whole = wire::encode_envelope(&Envelope::request(
@@ -717,6 +710,27 @@ async fn garbage_frames_are_skipped_and_answered_when_possible() {
     assert_eq!(second.request_id, 9);
     assert!(second.error.is_none());
     assert_eq!(wire::decode_payload::<Echo>(&frame).unwrap().n, 9);
+    assert!(!peer.is_closed());
+}
+
+#[tokio::test]
+async fn a_broken_request_with_a_deep_payload_and_a_trailing_byte_is_answered() {
+    // Found by fuzzing: recovery of the id refused the byte after the map and fell back to
+    // serde, which stopped at the depth limit, so the request was skipped unanswered.
+    let (peer, _, mut raw) = raw_pair();
+    let deep = test_frames::nested_arrays(2 * wire::MAX_NESTING_DEPTH);
+    raw.send_bytes(test_frames::broken_request(11, Some(&deep), &[0xc0]).into())
+        .await;
+
+    let (answer, _) = raw.recv().await;
+    assert_eq!(answer.request_id, 11);
+    let error = answer.error.unwrap();
+    assert_eq!(error.code, ErrorCode::BadPayload);
+    assert!(
+        error.message.starts_with("undecodable frame: "),
+        "{}",
+        error.message
+    );
     assert!(!peer.is_closed());
 }
 

@@ -21,6 +21,8 @@ mod result_walk;
 mod skip;
 
 #[cfg(test)]
+pub(crate) mod test_frames;
+#[cfg(test)]
 mod tests;
 
 use serde::{Deserialize, Serialize};

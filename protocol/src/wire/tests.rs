@@ -262,14 +262,7 @@ fn unknown_message_type_is_reported_with_its_id() {
 
 #[test]
 fn request_id_is_recovered_from_a_broken_header() {
-    let mut buf = Vec::new();
-    rmp::encode::write_map_len(&mut buf, 3).unwrap();
-    rmp::encode::write_str(&mut buf, "request_id").unwrap();
-    rmp::encode::write_uint(&mut buf, 77).unwrap();
-    rmp::encode::write_str(&mut buf, "message_type").unwrap();
-    rmp::encode::write_str(&mut buf, "request").unwrap();
-    rmp::encode::write_str(&mut buf, "method").unwrap();
-    rmp::encode::write_uint(&mut buf, 123).unwrap();
+    let buf = test_frames::broken_request(77, None, &[]);
     assert!(matches!(decode_header(&buf), Err(WireError::Decode(_))));
     assert_eq!(
         recover_request_id(&buf),
@@ -280,6 +273,22 @@ fn request_id_is_recovered_from_a_broken_header() {
     );
     assert_eq!(recover_request_id(b"\xc1garbage"), None);
     assert_eq!(recover_request_id(&[0x93, 1, 2, 3]), None);
+}
+
+#[test]
+fn request_id_is_recovered_past_a_deep_payload_and_trailing_bytes() {
+    // The walk sees the whole map once the byte after it is set aside, where serde alone
+    // would stop at the depth limit in the payload.
+    let deep = test_frames::nested_arrays(2 * MAX_NESTING_DEPTH);
+    let buf = test_frames::broken_request(78, Some(&deep), &[0xc0]);
+    assert!(decode_header(&buf).is_err());
+    assert_eq!(
+        recover_request_id(&buf),
+        Some(RecoveredId {
+            request_id: 78,
+            message_type: Some("request".into())
+        })
+    );
 }
 
 #[test]
