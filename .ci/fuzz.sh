@@ -51,6 +51,9 @@ for target in $(cargo fuzz list --fuzz-dir fuzz); do
         failed=$((failed + 1))
         echo "!! $target failed; the end of its log:"
         tail -60 "$log"
+        # The backtrace fills the tail; the assertion or sanitizer report is above it.
+        echo "!! $target: what failed:"
+        grep -m1 -A8 -E "panicked at|ERROR: AddressSanitizer|ERROR: libFuzzer" "$log" || true
         for artifact in fuzz/artifacts/"$target"/*; do
             [[ -f "$artifact" ]] || continue
             echo "!! crashing input $artifact (base64):"
