@@ -283,12 +283,17 @@ fn frames() -> Vec<(&'static str, Vec<u8>)> {
         // A string `request_id` and the message type under `2`, `RawHeader`'s index for it:
         // the header decodes, recovery finds the id and no type (CI's fuzz run found this).
         ("integer_key_message_type", integer_key_message_type_frame()),
-        // A payload nested past the depth limit, then a byte after the map: recovery sets the
-        // byte aside and walks the map, where serde alone stops at the limit.
+        // A payload nested past the depth limit, then a byte after the map: the walks ignore
+        // the byte as serde does, where serde's decode of the whole frame stops at the limit.
         (
             "deep_payload_trailing_byte",
             deep_payload_trailing_byte_frame(),
         ),
+        ("deep_payload_in_the_middle_trailing_byte", {
+            let mut frame = frame_with_payload(&[0x91; 200]);
+            frame.push(0xc0);
+            frame
+        }),
     ]
 }
 

@@ -715,8 +715,9 @@ async fn garbage_frames_are_skipped_and_answered_when_possible() {
 
 #[tokio::test]
 async fn a_broken_request_with_a_deep_payload_and_a_trailing_byte_is_answered() {
-    // Found by fuzzing: recovery of the id refused the byte after the map and fell back to
-    // serde, which stopped at the depth limit, so the request was skipped unanswered.
+    // Found by fuzzing: the walk that recovers the id refused the byte after the map, and
+    // serde's decode, its fallback, stopped at the depth limit, so the request was skipped
+    // unanswered.
     let (peer, _, mut raw) = raw_pair();
     let deep = test_frames::nested_arrays(2 * wire::MAX_NESTING_DEPTH);
     raw.send_bytes(test_frames::broken_request(11, Some(&deep), &[0xc0]).into())

@@ -1,16 +1,10 @@
 use serde_json::Value;
 
+use crate::wire::test_frames::{broken_request, nested_arrays};
 use crate::wire::{
     EnvelopeHeader, MAX_NESTING_DEPTH, MessageType, WireError, decode_header, decode_payload,
     encode_response_raw, recover_request_id,
 };
-
-/// `depth` nested one-element arrays around a 0, as raw MessagePack.
-fn nested_arrays(depth: usize) -> Vec<u8> {
-    let mut bytes = vec![0x91; depth];
-    bytes.push(0x00);
-    bytes
-}
 
 /// `{"v": <payload value>}`, the value given as raw MessagePack.
 fn map_of(value: &[u8]) -> Vec<u8> {
@@ -89,6 +83,37 @@ fn an_unknown_envelope_key_nested_too_deep_fails_the_header_but_not_recovery() {
     let recovered = recover_request_id(&frame).expect("id and type are found by walking");
     assert_eq!(recovered.request_id, 7);
     assert_eq!(recovered.message_type.as_deref(), Some("response"));
+}
+
+#[test]
+fn a_byte_after_the_map_does_not_send_the_walks_to_the_depth_limit() {
+    // Found by fuzzing: the walk refused bytes after the map, and serde's decode of the whole
+    // frame, its fallback, stopped in a payload nested past the limit. A broken request was
+    // then not answered, since its id could not be recovered...
+    let deep = nested_arrays(2 * MAX_NESTING_DEPTH);
+    let frame = broken_request(78, Some(&deep), &[0xc0]);
+    assert!(decode_header(&frame).is_err());
+    let recovered = recover_request_id(&frame).expect("id and type are found by walking");
+    assert_eq!(recovered.request_id, 78);
+    assert_eq!(recovered.message_type.as_deref(), Some("request"));
+
+    // ... and a sound header around a deep payload that is not the map's last entry was
+    // refused as a header, where the payload alone is at fault.
+    let mut frame = response_with(&[0x80]);
+    let payload_key = [&[0xa7][..], b"payload"].concat();
+    let at = frame
+        .windows(payload_key.len())
+        .position(|window| window == payload_key)
+        .expect("a payload key")
+        + payload_key.len();
+    assert_eq!(frame.split_off(at), [0x80], "the payload is last");
+    frame.extend_from_slice(&deep);
+    frame.extend([0xa5, b'e', b'x', b't', b'r', b'a', 0x01]);
+    frame[0] = 0x8a;
+    frame.push(0xc0);
+    assert_eq!(decode_header(&frame).unwrap().request_id, 7);
+    let err = decode_payload::<Value>(&frame).unwrap_err();
+    assert!(is_depth_error(&err), "{err}");
 }
 
 #[test]

@@ -286,10 +286,6 @@ pub fn recover_request_id(frame: &[u8]) -> Option<RecoveredId> {
         request_id: u64,
         message_type: String,
     }
-    // Bytes after the envelope map are ignored, here as by every decoder (PROTOCOL.md); the
-    // walk below refuses them, and serde's decode, its fallback, may stop at the depth limit
-    // in a payload the walk would have skipped.
-    let frame = skip::skip(frame, 0).map_or(frame, |end| &frame[..end]);
     // The walk reads the two values alone, so a frame that fails elsewhere (nested too deep,
     // invalid UTF-8 under another key) can still be answered.
     if let Some(id_range) = skip::value_of(frame, "request_id") {

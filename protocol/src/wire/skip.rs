@@ -7,7 +7,8 @@
 //! known, the header is decoded from the frame minus the payload and the payload from its
 //! own bytes. Anything this walk does not understand (a frame that is not a map with string
 //! keys, a truncated value, a duplicate key) makes the callers fall back to the full serde
-//! decode, so errors are reported exactly as before.
+//! decode, so errors are reported exactly as before. Bytes after the map are ignored, as
+//! serde ignores them.
 
 use std::ops::Range;
 
@@ -20,7 +21,9 @@ pub(crate) struct Entry<'a> {
 }
 
 /// The top-level entries of a frame that is a map with string keys, and where the entries
-/// begin (after the map header); `None` for anything else.
+/// begin (after the map header); `None` for anything else. Bytes after the map are ignored,
+/// as serde's decode of the frame ignores them (PROTOCOL.md): refusing them here would send
+/// the frame to that decode, which reads the whole payload and may stop at the depth limit.
 pub(crate) fn top_level_entries(frame: &[u8]) -> Option<(usize, Vec<Entry<'_>>)> {
     let (count, mut pos) = map_header(frame)?;
     let first = pos;
@@ -36,7 +39,7 @@ pub(crate) fn top_level_entries(frame: &[u8]) -> Option<(usize, Vec<Entry<'_>>)>
         });
         pos = end;
     }
-    (pos == frame.len()).then_some((first, entries))
+    Some((first, entries))
 }
 
 /// The byte range of the value under `key` in a well-formed frame; `None` when the frame
@@ -53,8 +56,8 @@ pub(crate) fn value_of(frame: &[u8], key: &str) -> Option<Option<Range<usize>>> 
     Some(found)
 }
 
-/// A copy of `frame` without the entry under `key`: `None` when the frame cannot be walked,
-/// the key is absent or appears more than once (nothing to gain, or ambiguous).
+/// A copy of `frame`'s map without the entry under `key`: `None` when the frame cannot be
+/// walked, the key is absent or appears more than once (nothing to gain, or ambiguous).
 pub(crate) fn without_key(frame: &[u8], key: &str) -> Option<Vec<u8>> {
     let (first, entries) = top_level_entries(frame)?;
     let mut matching = entries.iter().filter(|entry| entry.key == key.as_bytes());
@@ -62,10 +65,11 @@ pub(crate) fn without_key(frame: &[u8], key: &str) -> Option<Vec<u8>> {
     if matching.next().is_some() {
         return None;
     }
-    let mut out = Vec::with_capacity(frame.len());
+    let map_end = entries.last().map_or(first, |last| last.entry.end);
+    let mut out = Vec::with_capacity(map_end);
     write_map_header(&mut out, entries.len() - 1);
     out.extend_from_slice(&frame[first..removed.entry.start]);
-    out.extend_from_slice(&frame[removed.entry.end..]);
+    out.extend_from_slice(&frame[removed.entry.end..map_end]);
     Some(out)
 }
 
