@@ -373,3 +373,20 @@ fn both_runtime_flavours_serve_calls_and_an_unknown_one_is_exit_2() {
         "{err}"
     );
 }
+
+#[test]
+fn version_names_the_features_the_binary_was_built_with() {
+    let output = Command::new(workspace_bin("maitool"))
+        .arg("--version")
+        .output()
+        .expect("maitool runs");
+    assert!(output.status.success());
+    let line = String::from_utf8_lossy(&output.stdout);
+    // The workspace builds the host with its default features; the binary and the library
+    // report the same set.
+    assert_eq!(
+        line.trim(),
+        format!("maitool 0.1.0 (features: {})", maitool_host::FEATURES)
+    );
+    assert_eq!(maitool_host::FEATURES, "cli mimalloc http");
+}

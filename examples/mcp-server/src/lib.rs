@@ -7,7 +7,8 @@
 //! ```
 //!
 //! stdio by default; `--http` serves Streamable HTTP at `http://ADDR/mcp` (port 0 picks a
-//! free port; `--addr-file` receives the bound address). `--page-size` sets the
+//! free port; `--addr-file` receives the bound address; cargo feature `http`, on by
+//! default). `--page-size` sets the
 //! `tools/list` page size (default 3, so listing takes several pages); `--legacy-only`
 //! supports protocol versions up to 2025-11-25 only. Over HTTP the extra tool
 //! `request_headers` reports the `Authorization` and `x-*` headers it received.
@@ -35,8 +36,6 @@ use std::time::Duration;
 
 use anyhow::{Context as _, bail};
 use rmcp::ServiceExt;
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
-use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 
 use server::{ExampleServer, State};
 
@@ -154,6 +153,17 @@ async fn run() -> anyhow::Result<()> {
     }
 }
 
+#[cfg(not(feature = "http"))]
+async fn serve_http(
+    _state: Arc<State>,
+    _addr: SocketAddr,
+    _addr_file: Option<PathBuf>,
+) -> anyhow::Result<()> {
+    bail!(
+        "--http: this build has no Streamable HTTP (cargo feature `http` of maitool-example-mcp-server)"
+    )
+}
+
 async fn serve_stdio(state: Arc<State>) -> anyhow::Result<()> {
     tracing::info!("maitool-example-mcp-server ready on stdio");
     let running = ExampleServer::new(state)
@@ -164,11 +174,15 @@ async fn serve_stdio(state: Arc<State>) -> anyhow::Result<()> {
     Ok(())
 }
 
+#[cfg(feature = "http")]
 async fn serve_http(
     state: Arc<State>,
     addr: SocketAddr,
     addr_file: Option<PathBuf>,
 ) -> anyhow::Result<()> {
+    use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+    use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
+
     let service = StreamableHttpService::new(
         move || Ok(ExampleServer::new(state.clone())),
         Arc::new(LocalSessionManager::default()),

@@ -9,7 +9,7 @@ use maitool_protocol::{ToolAvailabilityContext, ToolExecutionContext};
 /// maitool: one tool host for plugin tools, legacy Actions, built-in engine tools and MCP
 /// servers.
 #[derive(Debug, Parser)]
-#[command(name = "maitool", version, about)]
+#[command(name = "maitool", version = crate::VERSION_LINE, about)]
 pub struct Cli {
     /// Configuration file (default: ./maitool.toml if present, else built-in defaults).
     #[arg(long, global = true, value_name = "PATH")]
@@ -198,7 +198,8 @@ pub struct ServeArgs {
     #[arg(long, conflicts_with = "mcp_http")]
     pub mcp_stdio: bool,
     /// Serve the unified tools as an MCP server over Streamable HTTP at http://ADDR/mcp
-    /// (port 0 picks a free port); the URL is printed on stdout.
+    /// (port 0 picks a free port); the URL is printed on stdout. Needs the `http` feature (on
+    /// by default).
     #[arg(long, value_name = "ADDR")]
     pub mcp_http: Option<SocketAddr>,
     /// Tools per MCP `tools/list` page.

@@ -15,8 +15,8 @@
 //! * The chat context comes from [`FrontConfig::context`], overridden per request by `_meta`
 //!   keys (see [`context`]).
 //!
-//! Transports: stdio ([`McpFront::serve_stdio`]) and Streamable HTTP at `/mcp`
-//! ([`McpFront::serve_http`]). `docs/MCP_FRONT.md` describes the operator side.
+//! Transports: stdio ([`McpFront::serve_stdio`]) and, with the `http` feature, Streamable HTTP
+//! at `/mcp` (`McpFront::serve_http`). `docs/MCP_FRONT.md` describes the operator side.
 
 pub mod context;
 pub mod cursor;
@@ -30,7 +30,9 @@ mod handler;
 mod tests;
 
 use std::fmt;
+#[cfg(feature = "http")]
 use std::future::Future;
+#[cfg(feature = "http")]
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
@@ -38,9 +40,12 @@ use std::time::Duration;
 use maitool_protocol::ToolExecutionContext;
 use parking_lot::Mutex;
 use rmcp::ServiceExt;
+#[cfg(feature = "http")]
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+#[cfg(feature = "http")]
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio::task::JoinHandle;
+#[cfg(feature = "http")]
 use tokio_util::sync::CancellationToken;
 
 use crate::registry::ToolRegistry;
@@ -157,9 +162,10 @@ impl McpFront {
         Ok(())
     }
 
-    /// The Streamable HTTP service (mount it at [`HTTP_PATH`]). Requests are accepted for
+    /// The Streamable HTTP service (mount it at [`HTTP_PATH`]; feature `http`). Requests are accepted for
     /// loopback hosts and for `bound` when given (rmcp checks the `Host` header against DNS
     /// rebinding). `shutdown` ends every session.
+    #[cfg(feature = "http")]
     pub fn http_service(
         self,
         bound: Option<SocketAddr>,
@@ -180,7 +186,9 @@ impl McpFront {
         )
     }
 
-    /// Serves Streamable HTTP at `http://ADDR/mcp` on `listener` until `shutdown` completes.
+    /// Serves Streamable HTTP at `http://ADDR/mcp` on `listener` until `shutdown` completes
+    /// (feature `http`).
+    #[cfg(feature = "http")]
     pub async fn serve_http(
         self,
         listener: tokio::net::TcpListener,

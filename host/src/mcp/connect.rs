@@ -7,12 +7,15 @@ use rmcp::service::{
     RunningService,
 };
 use rmcp::transport::DynamicTransportError;
+#[cfg(feature = "http")]
 use rmcp::transport::streamable_http_client::StreamableHttpError;
 
 use super::config::{McpProtocol, McpServerConfig, McpTransport};
 use super::handler::McpClientHandler;
+#[cfg(feature = "http")]
 use super::http_client::{header_map, http_client, streamable_http_transport};
 use super::process::StdioProcess;
+#[cfg(feature = "http")]
 use super::sse::SseTransport;
 
 /// A live, initialised connection.
@@ -108,6 +111,7 @@ pub fn with_sources(err: &dyn std::error::Error) -> String {
 /// exposing it as a source, so it is dug out here to show e.g. a refused connection or a
 /// TLS failure instead of just "error sending request".
 pub fn describe_transport_error(error: &DynamicTransportError) -> String {
+    #[cfg(feature = "http")]
     if let Some(StreamableHttpError::Client(inner)) = error
         .error
         .downcast_ref::<StreamableHttpError<reqwest::Error>>()
@@ -138,6 +142,14 @@ async fn connect_with(
                 }
             }
         }
+        #[cfg(not(feature = "http"))]
+        McpTransport::StreamableHttp | McpTransport::Sse => {
+            return Err(Failure::Other(format!(
+                "the {} transport needs a maitool built with the `http` feature; this one speaks MCP over stdio only",
+                server.transport.as_str()
+            )));
+        }
+        #[cfg(feature = "http")]
         McpTransport::StreamableHttp => {
             let transport = streamable_http_transport(server).map_err(Failure::Other)?;
             let running = handler
@@ -146,6 +158,7 @@ async fn connect_with(
                 .map_err(|err| Failure::Handshake(Box::new(err)))?;
             (running, None)
         }
+        #[cfg(feature = "http")]
         McpTransport::Sse => {
             let client = http_client(server).map_err(Failure::Other)?;
             let headers = header_map(server, true).map_err(Failure::Other)?;
@@ -201,3 +214,7 @@ fn lifecycle(protocol: McpProtocol) -> ClientLifecycleMode {
         },
     }
 }
+
+#[cfg(all(test, not(feature = "http")))]
+#[path = "connect_tests.rs"]
+mod tests;

@@ -6,7 +6,8 @@
 //!   has a supervisor ([`supervisor`]) that connects, refreshes, health-checks and
 //!   reconnects it.
 //! * [`connect`], [`process`], [`handler`]: one connection (stdio child in its own process
-//!   group with stderr in the log, or Streamable HTTP), and its client callbacks.
+//!   group with stderr in the log, or Streamable HTTP and legacy SSE with the `http`
+//!   feature), and its client callbacks.
 //! * [`catalog`], [`naming`], [`spec`]: the exposed tool set, names and `ToolSpec`s;
 //!   [`call`], [`result`]: one call and the mapping of its outcome.
 //!
@@ -19,6 +20,7 @@ pub mod client_config;
 pub mod config;
 mod connect;
 mod handler;
+#[cfg(feature = "http")]
 mod http_client;
 pub mod naming;
 mod process;
@@ -28,7 +30,9 @@ pub mod result;
 pub mod server_config;
 mod slot;
 pub mod spec;
+#[cfg(feature = "http")]
 mod sse;
+#[cfg(feature = "http")]
 mod sse_events;
 pub mod status;
 mod supervisor;

@@ -35,7 +35,12 @@ const NAMES: [&str; 4] = [
 /// is built again. The benchmark's dependencies enable a superset of the features the MCP
 /// server's do; built on its own, the server got a second copy of Tokio, rmcp, serde_json and
 /// some hundred crates under them (2–3 minutes of a cold build on two cores).
+///
+/// `--no-default-features` keeps the `http` features of the host and the MCP server off, as the
+/// benchmark's own dependencies on them do; the host still gets `cli` and `mimalloc`, the
+/// `maitool` binary's, through the benchmark's dependency on it.
 const BUILD: &[&str] = &[
+    "--no-default-features",
     "-p",
     "maitool-bench",
     "-p",

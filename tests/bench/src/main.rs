@@ -160,6 +160,8 @@ fn run(args: &Args) -> Result<Report> {
             .unwrap_or(0),
     );
     report.note("host_runtime", args.host_runtime.as_str());
+    // The host library's features, which the `maitool` binary it runs shares (bins.rs).
+    report.note("host_features", maitool_host::FEATURES);
 
     // By default the host side runs on the runtime `maitool serve` uses.
     let runtime = match args.host_runtime.as_str() {

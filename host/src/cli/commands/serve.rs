@@ -8,7 +8,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::control::ControlServer;
-use crate::front::{FrontConfig, FrontError, HTTP_PATH, McpFront};
+#[cfg(feature = "http")]
+use crate::front::HTTP_PATH;
+use crate::front::{FrontConfig, FrontError, McpFront};
 use crate::{Host, LoadedConfig};
 use anyhow::{Context, Result, anyhow};
 use maitool_protocol::ToolExecutionContext;
@@ -18,6 +20,12 @@ use crate::cli::EXIT_FAILED;
 use crate::cli::args::{Cli, ServeArgs};
 
 type FrontTask = Pin<Box<dyn Future<Output = Result<(), FrontError>> + Send>>;
+
+/// The `--mcp-http` listener; a build without the `http` feature has none.
+#[cfg(feature = "http")]
+type HttpListener = tokio::net::TcpListener;
+#[cfg(not(feature = "http"))]
+type HttpListener = std::convert::Infallible;
 
 /// How long open HTTP sessions get to close when serve stops.
 const HTTP_DRAIN: Duration = Duration::from_secs(1);
@@ -29,11 +37,7 @@ pub(super) async fn serve(cli: &Cli, args: &ServeArgs, config: LoadedConfig) -> 
         .unwrap_or_else(|| config.config.host.control_socket.clone());
     // Bind before starting anything, so a busy port fails fast and starts no runner.
     let http = match args.mcp_http {
-        Some(addr) => Some(
-            tokio::net::TcpListener::bind(addr)
-                .await
-                .with_context(|| format!("cannot listen on {addr} for --mcp-http"))?,
-        ),
+        Some(addr) => Some(bind_http(addr).await?),
         None => None,
     };
     // A live "starting: n/m runners ready" line, only when stderr is a terminal.
@@ -65,14 +69,7 @@ pub(super) async fn serve(cli: &Cli, args: &ServeArgs, config: LoadedConfig) -> 
         tracing::info!("MCP front serving on stdio");
         Box::pin(McpFront::new(host.registry.clone(), front_config(args)).serve_stdio())
     } else if let Some(listener) = http {
-        let bound = listener.local_addr()?;
-        // stdout is free in HTTP mode: print the endpoint for scripts and people.
-        println!("http://{bound}{HTTP_PATH}");
-        let stop = stop_http.clone();
-        Box::pin(
-            McpFront::new(host.registry.clone(), front_config(args))
-                .serve_http(listener, async move { stop.cancelled().await }),
-        )
+        http_front(&host, args, listener, &stop_http)?
     } else {
         Box::pin(std::future::pending())
     };
@@ -117,6 +114,47 @@ pub(super) async fn serve(cli: &Cli, args: &ServeArgs, config: LoadedConfig) -> 
     drop(control);
     host.shutdown().await;
     Ok(code)
+}
+
+#[cfg(feature = "http")]
+async fn bind_http(addr: std::net::SocketAddr) -> Result<HttpListener> {
+    tokio::net::TcpListener::bind(addr)
+        .await
+        .with_context(|| format!("cannot listen on {addr} for --mcp-http"))
+}
+
+#[cfg(not(feature = "http"))]
+async fn bind_http(_addr: std::net::SocketAddr) -> Result<HttpListener> {
+    Err(anyhow!(
+        "--mcp-http needs a maitool built with the `http` feature; this one serves MCP on stdio only (--mcp-stdio)"
+    ))
+}
+
+#[cfg(feature = "http")]
+fn http_front(
+    host: &Host,
+    args: &ServeArgs,
+    listener: HttpListener,
+    stop: &CancellationToken,
+) -> Result<FrontTask> {
+    let bound = listener.local_addr()?;
+    // stdout is free in HTTP mode: print the endpoint for scripts and people.
+    println!("http://{bound}{HTTP_PATH}");
+    let stop = stop.clone();
+    Ok(Box::pin(
+        McpFront::new(host.registry.clone(), front_config(args))
+            .serve_http(listener, async move { stop.cancelled().await }),
+    ))
+}
+
+#[cfg(not(feature = "http"))]
+fn http_front(
+    _host: &Host,
+    _args: &ServeArgs,
+    listener: HttpListener,
+    _stop: &CancellationToken,
+) -> Result<FrontTask> {
+    match listener {}
 }
 
 fn front_config(args: &ServeArgs) -> FrontConfig {

@@ -1,0 +1,50 @@
+//! A build without the `http` feature: a server reached by URL fails to connect, with the
+//! reason, and nothing is attempted on the network. (With the feature, the workspace tests
+//! connect to real servers over both transports.)
+
+use std::sync::Arc;
+
+use tokio::net::TcpListener;
+use tokio::sync::Notify;
+
+use super::connect;
+use crate::mcp::handler::McpClientHandler;
+use crate::mcp::{McpClientConfig, McpServerConfig, McpTransport};
+
+async fn refusal(transport: McpTransport, url: String) -> String {
+    let server = McpServerConfig {
+        name: "remote".to_owned(),
+        transport,
+        url,
+        ..McpServerConfig::default()
+    };
+    let handler = McpClientHandler::new(
+        Arc::from("remote"),
+        Arc::new(McpClientConfig::default()),
+        Arc::new(Notify::new()),
+    );
+    connect(&server, handler)
+        .await
+        .expect_err("a URL server cannot connect without the http feature")
+}
+
+#[tokio::test]
+async fn a_url_server_is_refused_with_the_missing_feature_named_and_no_connection_made() {
+    // A listener that would see any attempt: it must see none.
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    for (transport, name) in [
+        (McpTransport::StreamableHttp, "streamable_http"),
+        (McpTransport::Sse, "sse"),
+    ] {
+        let err = refusal(transport, url.clone()).await;
+        assert_eq!(
+            err,
+            format!(
+                "the {name} transport needs a maitool built with the `http` feature; this one speaks MCP over stdio only"
+            )
+        );
+    }
+    let attempt = tokio::time::timeout(std::time::Duration::from_millis(50), listener.accept());
+    assert!(attempt.await.is_err(), "no connection was attempted");
+}
