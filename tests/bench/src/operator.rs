@@ -104,6 +104,7 @@ pub fn run(bins: &Bins, plan: &Plan, report: &mut Report) -> Result<()> {
 
     let mut calls = Vec::with_capacity(plan.cli_calls);
     let mut spawns = Vec::with_capacity(plan.cli_calls);
+    let mut version = String::new();
     for _ in 0..plan.cli_calls {
         let started = Instant::now();
         let output = maitool(
@@ -134,7 +135,10 @@ pub fn run(bins: &Bins, plan: &Plan, report: &mut Report) -> Result<()> {
         if !output.status.success() {
             bail!("maitool --version failed");
         }
+        version = String::from_utf8_lossy(&output.stdout).trim().to_owned();
     }
+    // The binary's own features: with `--no-build` it may not be the benchmark's build.
+    report.note("maitool_version", version);
     let call = Latency::of(&mut calls);
     let spawn = Latency::of(&mut spawns);
     report.add(

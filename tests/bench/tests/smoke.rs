@@ -80,6 +80,14 @@ fn a_quick_run_reports_every_tracked_figure_and_leaves_no_process_behind() {
         );
     }
     assert_eq!(json["errors"], serde_json::json!([]));
+    // Which build was measured: the benchmark's host library, and the binary it ran.
+    let features = json["meta"]["host_features"].as_str().unwrap_or_default();
+    assert!(features.contains("cli"), "host_features: {features:?}");
+    let version = json["meta"]["maitool_version"].as_str().unwrap_or_default();
+    assert!(
+        version.starts_with("maitool ") && version.contains("(features: cli"),
+        "maitool_version: {version:?}"
+    );
     std::thread::sleep(std::time::Duration::from_millis(200));
     assert_eq!(
         our_children(),
