@@ -19,6 +19,7 @@ pub mod builtin;
 pub mod cli;
 pub mod config;
 pub mod control;
+mod features;
 pub mod front;
 pub mod mcp;
 pub mod metrics;
@@ -29,58 +30,7 @@ mod sqlite;
 
 pub use app::{Host, HostError, HostStatus};
 
-#[cfg(feature = "cli")]
-macro_rules! cli_feature {
-    () => {
-        " cli"
-    };
-}
-#[cfg(not(feature = "cli"))]
-macro_rules! cli_feature {
-    () => {
-        ""
-    };
-}
-#[cfg(feature = "mimalloc")]
-macro_rules! mimalloc_feature {
-    () => {
-        " mimalloc"
-    };
-}
-#[cfg(not(feature = "mimalloc"))]
-macro_rules! mimalloc_feature {
-    () => {
-        ""
-    };
-}
-#[cfg(feature = "http")]
-macro_rules! http_feature {
-    () => {
-        " http"
-    };
-}
-#[cfg(not(feature = "http"))]
-macro_rules! http_feature {
-    () => {
-        ""
-    };
-}
-
-/// The cargo features this library was built with, space-separated (`maitool --version`
-/// shows them): a build without `http` speaks MCP over stdio only.
-pub const FEATURES: &str =
-    concat!(cli_feature!(), mimalloc_feature!(), http_feature!()).trim_ascii();
-
-/// `maitool --version`: the version and [`FEATURES`].
-#[cfg(feature = "cli")]
-const VERSION_LINE: &str = concat!(
-    env!("CARGO_PKG_VERSION"),
-    " (features:",
-    cli_feature!(),
-    mimalloc_feature!(),
-    http_feature!(),
-    ")"
-);
 pub use config::{ConfigError, HostConfig, LoadedConfig};
+pub use features::FEATURES;
 pub use provider::{ProviderError, ToolProvider, ToolSetVersion};
 pub use registry::ToolRegistry;

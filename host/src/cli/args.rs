@@ -9,7 +9,7 @@ use maitool_protocol::{ToolAvailabilityContext, ToolExecutionContext};
 /// maitool: one tool host for plugin tools, legacy Actions, built-in engine tools and MCP
 /// servers.
 #[derive(Debug, Parser)]
-#[command(name = "maitool", version = crate::VERSION_LINE, about)]
+#[command(name = "maitool", version = crate::features::VERSION_LINE, about)]
 pub struct Cli {
     /// Configuration file (default: ./maitool.toml if present, else built-in defaults).
     #[arg(long, global = true, value_name = "PATH")]

@@ -178,3 +178,25 @@ fn front_config(args: &ServeArgs) -> FrontConfig {
             .filter(|interval| !interval.is_zero()),
     }
 }
+
+#[cfg(all(test, not(feature = "http")))]
+mod tests {
+    use tokio::net::TcpListener;
+
+    /// A build without `http` refuses `--mcp-http` with the reason, and binds nothing: the
+    /// address stays free.
+    #[tokio::test]
+    async fn mcp_http_is_refused_with_the_missing_feature_named_and_nothing_bound() {
+        let probe = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = probe.local_addr().unwrap();
+        drop(probe);
+        let err = super::bind_http(addr).await.unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "--mcp-http needs a maitool built with the `http` feature; this one serves MCP on stdio only (--mcp-stdio)"
+        );
+        TcpListener::bind(addr)
+            .await
+            .expect("the address was left free");
+    }
+}
