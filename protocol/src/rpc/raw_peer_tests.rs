@@ -12,7 +12,7 @@ use tokio::io::DuplexStream;
 use tokio_util::codec::{Framed, LengthDelimitedCodec};
 
 use crate::rpc::{IncomingMessage, Payload, PeerConfig, RequestHandler, RpcError, RpcPeer};
-use crate::wire::{self, CancelPayload, Envelope, EnvelopeHeader, frame_codec};
+use crate::wire::{self, CancelPayload, Envelope, EnvelopeHeader, ErrorCode, frame_codec};
 
 /// Generous bound so that a broken peer fails a test instead of hanging it.
 pub(super) const BOUND: Duration = Duration::from_secs(10);
@@ -46,6 +46,16 @@ impl RawPeer {
             .unwrap()
             .freeze();
         (wire::decode_header(&frame).unwrap(), frame)
+    }
+
+    /// Receives the next frame and checks that it refuses `request_id` with
+    /// `E_BAD_PAYLOAD` and a message starting with `prefix`.
+    pub(super) async fn refusal(&mut self, request_id: u64, prefix: &str) {
+        let (answer, _) = self.recv().await;
+        assert_eq!(answer.request_id, request_id);
+        let error = answer.error.expect("an error response");
+        assert_eq!(error.code, ErrorCode::BadPayload);
+        assert!(error.message.starts_with(prefix), "{}", error.message);
     }
 
     /// The abandoned request ids of the next `count` frames, each a cancel message.
