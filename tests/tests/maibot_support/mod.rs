@@ -33,6 +33,8 @@ pub fn maibot_python() -> Option<PathBuf> {
             "import src.plugin_runtime.runner.runner_main, maibot_sdk",
         ])
         .env("MAIBOT_INSTANCE_DIR", instance.path())
+        // It writes a log folder into its working directory.
+        .current_dir(instance.path())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .status()
