@@ -76,11 +76,11 @@ fn tools_are_listed_with_schemas_from_their_parameter_lists_and_calls_are_normal
             "required": ["item", "quantity"]
         })
     );
-    let greet = tool(&tools, "greet");
-    assert_eq!(greet["metadata"]["legacy_action"], true);
-    assert_eq!(greet["metadata"]["invoke_method"], "plugin.invoke_action");
+    let welcome = tool(&tools, "welcome");
+    assert_eq!(welcome["metadata"]["legacy_action"], true);
+    assert_eq!(welcome["metadata"]["invoke_method"], "plugin.invoke_action");
     assert_eq!(
-        greet["parameters_schema"]["properties"]["name"],
+        welcome["parameters_schema"]["properties"]["name"],
         json!({"type": "string", "description": "Who to greet"})
     );
 
@@ -108,10 +108,10 @@ fn tools_are_listed_with_schemas_from_their_parameter_lists_and_calls_are_normal
             .contains("this tool always fails"),
         "{raised}"
     );
-    let (code, greeted) = fixture.call("greet", r#"{"name": "Bo"}"#);
+    let (code, greeted) = fixture.call("welcome", r#"{"name": "Bo"}"#);
     assert_eq!(code, 0, "{greeted}");
     assert_eq!(greeted["content"], "Hello, Bo!");
-    let (code, nobody) = fixture.call("greet", r#"{"name": ""}"#);
+    let (code, nobody) = fixture.call("welcome", r#"{"name": ""}"#);
     assert_eq!(code, 1);
     assert_eq!(nobody["success"], false);
     assert_eq!(nobody["error_message"], "nobody to greet: `name` is empty");
@@ -192,7 +192,7 @@ fn a_plugin_without_the_grant_gets_its_capability_call_refused_by_name() {
     // greet calls send.text, which the operator did not grant it.
     let fixture = Fixture::new(python, "");
     let _serve = fixture.serve();
-    let (code, result) = fixture.call("greet", r#"{"name": "Bo"}"#);
+    let (code, result) = fixture.call("welcome", r#"{"name": "Bo"}"#);
     assert_eq!(code, 1, "{result}");
     let message = result["error_message"].as_str().unwrap();
     assert!(
@@ -213,8 +213,8 @@ fn an_operator_disabled_plugin_is_not_loaded_and_overrides_reach_the_plugin() {
     );
     let _serve = fixture.serve();
     let tools = names(&fixture.json(&["tools", "--json"]));
-    assert!(!tools.contains(&"greet".to_owned()), "{tools:?}");
-    assert!(tools.contains(&"echo".to_owned()), "{tools:?}");
+    assert!(!tools.contains(&"welcome".to_owned()), "{tools:?}");
+    assert!(tools.contains(&"echo_text".to_owned()), "{tools:?}");
     let plugins = fixture.json(&["plugins", "--json"]);
     let action = plugin(&plugins, "examples.maibot_action");
     assert_ne!(action["state"], "loaded", "{action}");
@@ -242,7 +242,7 @@ fn a_sigkilled_runner_is_restarted_and_callable_again() {
     let runner = fixture.wait_ready(1);
     assert_ne!(runner["pid"].as_u64().unwrap() as i32, pid);
     assert_eq!(runner["last_exit_reason"], "killed by signal SIGKILL");
-    let (code, echoed) = fixture.call("echo", r#"{"text": "back"}"#);
+    let (code, echoed) = fixture.call("echo_text", r#"{"text": "back"}"#);
     assert_eq!(code, 0, "{echoed}");
     assert_eq!(echoed["content"], "back");
 }
@@ -278,7 +278,7 @@ fn reload_delivers_a_changed_config_and_unloads_a_disabled_plugin_without_a_rest
     let pid = fixture.runner()["pid"].clone();
     let (_, greeting) = fixture.call("configured_greeting", r#"{"name": "Ann"}"#);
     assert_eq!(greeting["content"], "Hello, Ann!");
-    assert!(names(&fixture.json(&["tools", "--json"])).contains(&"greet".to_owned()));
+    assert!(names(&fixture.json(&["tools", "--json"])).contains(&"welcome".to_owned()));
 
     fixture.write_config(
         "[runners.plugins.\"examples.maibot_config\"]\nconfig = { greeting = { punctuation = \"?\" } }\n\n\
@@ -303,8 +303,8 @@ fn reload_delivers_a_changed_config_and_unloads_a_disabled_plugin_without_a_rest
         "the file's salutation, the operator's punctuation"
     );
     let tools = names(&fixture.json(&["tools", "--json"]));
-    assert!(!tools.contains(&"greet".to_owned()), "{tools:?}");
-    let (code, gone) = fixture.call("greet", r#"{"name": "Bo"}"#);
+    assert!(!tools.contains(&"welcome".to_owned()), "{tools:?}");
+    let (code, gone) = fixture.call("welcome", r#"{"name": "Bo"}"#);
     assert_ne!(code, 0, "{gone}");
     let runner = fixture.runner();
     assert_eq!(runner["pid"], pid, "no restart: {runner}");
