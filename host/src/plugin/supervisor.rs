@@ -274,8 +274,13 @@ impl Supervisor {
                 .await;
         }
         tracing::info!(runner = %name, loaded = ?ready.loaded_plugins, failed = ?ready.failed_plugins, "runner ready");
+        let settings = self.runner.settings();
         for (plugin, reason) in &ready.failed_plugin_reasons {
-            tracing::error!(runner = %name, plugin_id = %plugin, "plugin failed to load: {reason}");
+            if settings.get(plugin).is_some_and(|s| !s.enabled) {
+                tracing::info!(runner = %name, plugin_id = %plugin, "plugin not loaded: disabled by the operator");
+            } else {
+                tracing::error!(runner = %name, plugin_id = %plugin, "plugin failed to load: {reason}");
+            }
         }
 
         let health_every = (config.health_check_interval_ms > 0)
