@@ -311,3 +311,107 @@ fn reload_delivers_a_changed_config_and_unloads_a_disabled_plugin_without_a_rest
     assert_eq!(action["state"], "unloaded", "{action}");
     assert_eq!(action["components"], json!([]));
 }
+
+#[test]
+fn a_plugin_copied_from_a_maibot_install_loads_and_its_command_stays_unused() {
+    let Some(python) = maibot_python() else {
+        return;
+    };
+    // MaiBot's own built-in plugin-management plugin, from the installed package.
+    let output = std::process::Command::new(&python)
+        .args([
+            "-c",
+            "import importlib.util, os; print(os.path.dirname(importlib.util.find_spec('src').origin))",
+        ])
+        .output()
+        .unwrap();
+    let package = std::path::PathBuf::from(String::from_utf8(output.stdout).unwrap().trim());
+    let original = package.join("plugins/built_in/plugin_management");
+    assert!(
+        original.join("_manifest.json").exists(),
+        "{}",
+        original.display()
+    );
+    let fixture = Fixture::new(python, "");
+    maibot_support::copy_dir(&original, &fixture.plugins_dir().join("plugin_management"));
+    let _serve = fixture.serve();
+
+    let plugins = fixture.json(&["plugins", "--json"]);
+    let management = plugin(&plugins, "builtin.plugin-management");
+    assert_eq!(management["state"], "loaded", "{management}");
+    assert_eq!(
+        management["components"],
+        json!([{
+            "full_name": "builtin.plugin-management.management",
+            "component_type": "COMMAND",
+            "visibility": "deferred",
+            "enabled": true,
+            "legacy_action": false
+        }])
+    );
+    assert!(
+        management["declared_capabilities"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("component.reload_plugin"))
+    );
+    let tools = names(&fixture.json(&["tools", "--json"]));
+    assert!(!tools.contains(&"management".to_owned()), "{tools:?}");
+    assert!(tools.contains(&"quote_order".to_owned()), "{tools:?}");
+}
+
+#[test]
+fn stopping_the_host_stops_the_processes_a_runners_plugins_started() {
+    let Some(python) = maibot_python() else {
+        return;
+    };
+    let fixture = Fixture::new(python, "");
+    // A plugin that starts a long-lived child process of its own.
+    let spawner = fixture.plugins_dir().join("spawner");
+    std::fs::create_dir_all(&spawner).unwrap();
+    let manifest =
+        std::fs::read_to_string(fixture.plugins_dir().join("legacy_action/_manifest.json"))
+            .unwrap()
+            .replace("examples.maibot_action", "tests.spawner");
+    std::fs::write(spawner.join("_manifest.json"), manifest).unwrap();
+    std::fs::write(
+        spawner.join("plugin.py"),
+        r#"
+import subprocess
+from maibot_sdk import MaiBotPlugin, Tool
+
+class Spawner(MaiBotPlugin):
+    async def on_load(self):
+        self.child = subprocess.Popen(["sleep", "600"])
+    async def on_unload(self):
+        pass
+    async def on_config_update(self, scope, config_data, version):
+        pass
+    @Tool("child_pid", description="The pid of the child process.", core_tool=True)
+    async def handle_child_pid(self, **kwargs):
+        return {"content": str(self.child.pid)}
+
+def create_plugin():
+    return Spawner()
+"#,
+    )
+    .unwrap();
+    let serve = fixture.serve();
+    let (code, result) = fixture.call("child_pid", "{}");
+    assert_eq!(code, 0, "{result}");
+    let child: u32 = result["content"].as_str().unwrap().parse().unwrap();
+    assert!(
+        alive(child) && cmdline(child).starts_with("sleep 600"),
+        "{}",
+        cmdline(child)
+    );
+    drop(serve); // SIGTERM: the host stops its runners gracefully, then exits.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while alive(child) {
+        assert!(
+            Instant::now() < deadline,
+            "the plugin's child {child} outlived its stopped runner"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
