@@ -173,6 +173,11 @@ fn tools_are_listed_with_schemas_from_their_parameter_lists_and_calls_are_normal
         loaded["fields"]["plugin_id"], "examples.maibot_typed",
         "{loaded}"
     );
+    let module = serve.wait_for_log(|l| l["fields"]["message"] == "module logger ready");
+    assert_eq!(
+        module["fields"]["plugin_id"], "examples.maibot_typed",
+        "{module}"
+    );
     let empty: Vec<Value> = serve
         .log()
         .into_iter()

@@ -4,15 +4,21 @@ This folder is what a MaiBot user already has: maitool runs it with MaiBot's own
 unmodified.
 """
 
+import logging
 from typing import Any
 
 from maibot_sdk import MaiBotPlugin, Tool
 from maibot_sdk.types import ToolParameterInfo, ToolParamType
 
 
+# A module-level logger, as plugins often have; its records are tagged with the plugin too.
+logger = logging.getLogger(__name__)
+
+
 class TypedToolsPlugin(MaiBotPlugin):
     async def on_load(self) -> None:
         self.ctx.logger.info("typed tools loaded")
+        logger.info("module logger ready")
 
     async def on_unload(self) -> None:
         pass

@@ -13,6 +13,9 @@ use maitool_protocol::wire::methods::{
     UnregisterPayload, names,
 };
 
+use std::collections::BTreeMap;
+
+use super::config::PluginSettings;
 use super::runtime::{RunnerShared, RuntimeShared};
 
 /// The host's handler for one runner connection.
@@ -45,8 +48,9 @@ impl RequestHandler for RunnerConnectionHandler {
         if message.method() == names::LOG_BATCH {
             match message.payload::<LogBatchPayload>() {
                 Ok(batch) => {
+                    let plugins = self.runner.settings();
                     for entry in batch.entries {
-                        log_plugin_record(&self.runner.name, entry);
+                        log_plugin_record(&self.runner.name, &plugins, entry);
                     }
                 }
                 Err(err) => {
@@ -256,23 +260,57 @@ fn granted_by(grants: &[String], capability: &str) -> bool {
         .any(|g| g == "*" || g == capability || g.strip_suffix(".*") == Some(family))
 }
 
-/// The plugin a forwarded record belongs to: the record's own id, else the one in its
-/// logger's name (`plugin.<id>`, which a MaiBot plugin's `ctx.logger` uses). `None` for the
-/// runner's own records.
-fn record_plugin_id(entry: &maitool_protocol::wire::methods::LogEntry) -> Option<&str> {
+/// The plugin a forwarded record belongs to: the record's own id, else the one its logger's
+/// name gives: `plugin.<id>` (a MaiBot plugin's `ctx.logger`), or the module MaiBot's loader
+/// imported one of `plugins` as (`_maibot_plugin_<id with [^A-Za-z0-9_] as _>`, the logger of
+/// `logging.getLogger(__name__)` in plugin code). `None` for the runner's own records.
+fn record_plugin_id<'a>(
+    entry: &'a maitool_protocol::wire::methods::LogEntry,
+    plugins: impl IntoIterator<Item = &'a String>,
+) -> Option<&'a str> {
     if !entry.plugin_id.is_empty() {
         return Some(&entry.plugin_id);
     }
-    entry
-        .logger_name
-        .strip_prefix("plugin.")
-        .filter(|id| !id.is_empty())
+    if let Some(id) = entry.logger_name.strip_prefix("plugin.")
+        && !id.is_empty()
+    {
+        return Some(id);
+    }
+    let module = entry.logger_name.strip_prefix("_maibot_plugin_")?;
+    let module = module.split('.').next().unwrap_or(module);
+    plugins
+        .into_iter()
+        .find(|id| maibot_module_name(id) == module)
+        .map(String::as_str)
+}
+
+/// The module name MaiBot's loader gives a plugin, less its `_maibot_plugin_` prefix.
+fn maibot_module_name(plugin_id: &str) -> String {
+    let mut name: String = plugin_id
+        .trim()
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if name.starts_with(|c: char| c.is_ascii_digit()) {
+        name.insert(0, '_');
+    }
+    name
 }
 
 /// Re-emits a forwarded record in the host's log, tagged with runner and plugin (or as the
 /// runner's own record when it names no plugin).
-fn log_plugin_record(runner: &str, entry: maitool_protocol::wire::methods::LogEntry) {
-    let Some(plugin) = record_plugin_id(&entry).map(str::to_owned) else {
+fn log_plugin_record(
+    runner: &str,
+    plugins: &BTreeMap<String, PluginSettings>,
+    entry: maitool_protocol::wire::methods::LogEntry,
+) {
+    let Some(plugin) = record_plugin_id(&entry, plugins.keys()).map(str::to_owned) else {
         log_runner_record(runner, &entry);
         return;
     };
@@ -341,19 +379,20 @@ mod tests {
             logger_name: logger.into(),
             ..LogEntry::default()
         };
+        let plugins = ["acme.y".to_owned(), "9lives.cat-tool".to_owned()];
+        let tag = |plugin_id: &str, logger: &str| {
+            record_plugin_id(&entry(plugin_id, logger), &plugins).map(str::to_owned)
+        };
+        assert_eq!(tag("acme.x", "whatever").as_deref(), Some("acme.x"));
+        assert_eq!(tag("", "plugin.acme.y").as_deref(), Some("acme.y"));
+        assert_eq!(tag("", "_maibot_plugin_acme_y").as_deref(), Some("acme.y"));
         assert_eq!(
-            record_plugin_id(&entry("acme.x", "whatever")),
-            Some("acme.x")
+            tag("", "_maibot_plugin__9lives_cat_tool.helpers").as_deref(),
+            Some("9lives.cat-tool")
         );
-        assert_eq!(
-            record_plugin_id(&entry("", "plugin.acme.y")),
-            Some("acme.y")
-        );
-        assert_eq!(
-            record_plugin_id(&entry("", "plugin_runtime.runner.main")),
-            None
-        );
-        assert_eq!(record_plugin_id(&entry("", "plugin.")), None);
+        assert_eq!(tag("", "_maibot_plugin_unknown"), None);
+        assert_eq!(tag("", "plugin_runtime.runner.main"), None);
+        assert_eq!(tag("", "plugin."), None);
     }
 
     #[test]
