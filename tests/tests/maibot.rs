@@ -317,20 +317,55 @@ fn reload_delivers_a_changed_config_and_unloads_a_disabled_plugin_without_a_rest
     assert_eq!(action["components"], json!([]));
 }
 
-#[test]
-fn a_plugin_copied_from_a_maibot_install_loads_and_its_command_stays_unused() {
-    let Some(python) = maibot_python() else {
-        return;
-    };
-    // MaiBot's own built-in plugin-management plugin, from the installed package.
-    let output = std::process::Command::new(&python)
+/// The folder of MaiBot's `src` package in the runner's venv.
+fn maibot_package(python: &std::path::Path) -> std::path::PathBuf {
+    let output = std::process::Command::new(python)
         .args([
             "-c",
             "import importlib.util, os; print(os.path.dirname(importlib.util.find_spec('src').origin))",
         ])
         .output()
         .unwrap();
-    let package = std::path::PathBuf::from(String::from_utf8(output.stdout).unwrap().trim());
+    std::path::PathBuf::from(String::from_utf8(output.stdout).unwrap().trim())
+}
+
+#[test]
+fn a_runner_from_a_maibot_checkout_runs_there() {
+    let Some(python) = maibot_python() else {
+        return;
+    };
+    // A "checkout": a folder whose src/ is MaiBot's package.
+    let checkout = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(maibot_package(&python), checkout.path().join("src")).unwrap();
+    let fixture = Fixture::with_runner_keys(
+        python,
+        &format!("maibot_source = \"{}\"", checkout.path().display()),
+        "",
+    );
+    let _serve = fixture.serve();
+    let pid = fixture.runner()["pid"].as_u64().unwrap();
+    let cwd = std::fs::read_link(format!("/proc/{pid}/cwd")).unwrap();
+    assert_eq!(cwd, checkout.path().canonicalize().unwrap());
+    let environ = std::fs::read(format!("/proc/{pid}/environ")).unwrap();
+    let pythonpath = format!("PYTHONPATH={}", checkout.path().display());
+    assert!(
+        environ
+            .split(|b| *b == 0)
+            .any(|var| String::from_utf8_lossy(var).starts_with(&pythonpath)),
+        "no {pythonpath}"
+    );
+    let (code, echoed) = fixture.call("echo_text", r#"{"text": "from a checkout"}"#);
+    assert_eq!(code, 0, "{echoed}");
+    assert_eq!(echoed["content"], "from a checkout");
+}
+
+#[test]
+fn a_plugin_copied_from_a_maibot_install_loads_and_its_command_stays_unused() {
+    let Some(python) = maibot_python() else {
+        return;
+    };
+    // MaiBot's own built-in plugin-management plugin, from the installed package.
+    let package = maibot_package(&python);
     let original = package.join("plugins/built_in/plugin_management");
     assert!(
         original.join("_manifest.json").exists(),

@@ -21,12 +21,18 @@ use serde_json::Value;
 pub struct Fixture {
     dir: tempfile::TempDir,
     python: PathBuf,
+    runner_keys: String,
     pub config: PathBuf,
 }
 
 impl Fixture {
     /// `extra` is appended to the configuration (more plugin settings).
     pub fn new(python: PathBuf, extra: &str) -> Fixture {
+        Fixture::with_runner_keys(python, "", extra)
+    }
+
+    /// [`Fixture::new`], with `runner_keys` added to the runner's own table.
+    pub fn with_runner_keys(python: PathBuf, runner_keys: &str, extra: &str) -> Fixture {
         let dir = tempfile::tempdir().unwrap();
         copy_dir(
             &Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/maibot-plugins"),
@@ -36,6 +42,7 @@ impl Fixture {
             config: dir.path().join("maitool.toml"),
             dir,
             python,
+            runner_keys: runner_keys.to_owned(),
         };
         fixture.write_config(extra);
         fixture
@@ -49,11 +56,17 @@ impl Fixture {
              enable_builtin = true\n\n\
              [builtin]\ndatabase = \"{root}/maitool.sqlite3\"\nfocus_mode = true\n\n\
              [[runners]]\nname = \"maibot\"\nkind = \"maibot\"\npython = \"{}\"\n\
-             plugin_dirs = [\"plugins\"]\n\n\
+             plugin_dirs = [\"plugins\"]\n{}\n\n\
              [runners.plugins.\"examples.maibot_typed\"]\ncapabilities = [\"send.text\"]\n\n{extra}",
-            self.python.display()
+            self.python.display(),
+            self.runner_keys
         );
         std::fs::write(&self.config, text).unwrap();
+    }
+
+    /// The fixture's temporary folder.
+    pub fn root(&self) -> &Path {
+        self.dir.path()
     }
 
     pub fn plugins_dir(&self) -> PathBuf {
