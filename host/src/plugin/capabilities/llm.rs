@@ -110,7 +110,9 @@ fn chat_body(config: &LlmConfig, args: &Args<'_>) -> Result<Value, RpcError> {
         }
         Some(Value::Array(items)) if !items.is_empty() => Value::Array(items.clone()),
         _ => {
-            return Err(args.bad("argument `prompt` must be a non-empty string or list of messages"));
+            return Err(
+                args.bad("argument `prompt` must be a non-empty string or list of messages")
+            );
         }
     };
     let mut body =
