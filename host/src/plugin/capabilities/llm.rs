@@ -291,11 +291,11 @@ async fn post(
             ))
         })?)
     };
-    let client = reqwest::Client::builder()
+    let mut request = client()
+        .map_err(|err| args.failed(format!("HTTP client: {err}")))?
+        .post(config.url(path))
         .timeout(std::time::Duration::from_millis(config.timeout_ms))
-        .build()
-        .map_err(|err| args.failed(format!("HTTP client: {err}")))?;
-    let mut request = client.post(config.url(path)).json(&body);
+        .json(&body);
     if let Some(key) = key {
         request = request.bearer_auth(key);
     }
@@ -317,9 +317,27 @@ async fn post(
         .map_err(|err| args.failed(format!("the endpoint's answer is not JSON: {err}")))
 }
 
+/// One client for every call: building one sets up a TLS context and a connection pool, which
+/// calls to the same endpoint should share.
+#[cfg(feature = "http")]
+fn client() -> Result<&'static reqwest::Client, reqwest::Error> {
+    static CLIENT: std::sync::OnceLock<reqwest::Client> = std::sync::OnceLock::new();
+    if let Some(client) = CLIENT.get() {
+        return Ok(client);
+    }
+    let built = reqwest::Client::builder().build()?;
+    Ok(CLIENT.get_or_init(|| built))
+}
+
 #[cfg(not(feature = "http"))]
-async fn post(_: &LlmConfig, args: &Args<'_>, _: &str, _: Value) -> Result<Value, RpcError> {
-    Err(args.failed(
-        "this maitool was built without the `http` feature, which llm.* needs to reach the [llm] endpoint",
-    ))
+async fn post(
+    config: &LlmConfig,
+    args: &Args<'_>,
+    path: &str,
+    _: Value,
+) -> Result<Value, RpcError> {
+    Err(args.failed(format!(
+        "this maitool was built without the `http` feature, which llm.* needs to reach {}",
+        config.url(path)
+    )))
 }

@@ -31,7 +31,9 @@ impl CapabilityService {
                 window.start = now() - hours * 3600.0;
                 window.end = None;
                 let found = store.messages_in_window(window).await.map_err(failed)?;
-                Ok(json!({ "success": true, "messages": dicts(&store, found, binary).await? }))
+                Ok(
+                    json!({ "success": true, "messages": dicts(&args, &store, found, binary).await? }),
+                )
             }
             "message.get_by_time" | "message.get_by_time_in_chat" => {
                 let chat_id = if args.capability == "message.get_by_time_in_chat" {
@@ -41,7 +43,9 @@ impl CapabilityService {
                 };
                 let window = window(&args, chat_id, 0)?;
                 let found = store.messages_in_window(window).await.map_err(failed)?;
-                Ok(json!({ "success": true, "messages": dicts(&store, found, binary).await? }))
+                Ok(
+                    json!({ "success": true, "messages": dicts(&args, &store, found, binary).await? }),
+                )
             }
             "message.get_by_id" => {
                 let message_id = args.first_str(&["message_id", "msg_id"])?;
@@ -53,7 +57,7 @@ impl CapabilityService {
                     .map_err(failed)?
                     .filter(|m| chat_id.as_ref().is_none_or(|chat| *chat == m.stream_id));
                 let message = match found {
-                    Some(found) => dicts(&store, vec![found], binary).await?.pop(),
+                    Some(found) => dicts(&args, &store, vec![found], binary).await?.pop(),
                     None => None,
                 };
                 Ok(json!({ "success": true, "message": message }))
@@ -128,16 +132,12 @@ fn window(
 
 /// Messages as MaiBot's dictionaries; group streams carry `group_info`.
 async fn dicts(
+    args: &Args<'_>,
     store: &Store,
     messages: Vec<HistoryMessage>,
     binary: bool,
 ) -> Result<Vec<Value>, RpcError> {
-    let failed = |err: crate::builtin::StoreError| {
-        RpcError::new(
-            maitool_protocol::wire::ErrorCode::CapabilityFailed,
-            format!("reading messages failed: {err}"),
-        )
-    };
+    let failed = |err: crate::builtin::StoreError| args.failed(err);
     let mut streams: HashMap<String, Option<StreamInfo>> = HashMap::new();
     let mut out = Vec::with_capacity(messages.len());
     for message in messages {

@@ -98,12 +98,18 @@ fn or(preferred: String, fallback: String) -> String {
 /// A base64 image from the first of `keys` given, its MIME type from `mime_type` or sniffed.
 fn image(args: &Args<'_>, keys: &[&str]) -> Result<OutgoingImage, RpcError> {
     let encoded = args.first_str(keys)?;
-    let key = keys
+    // Name the spelling the plugin used when its data is not base64.
+    let used = keys
         .iter()
-        .find(|key| args.value(key).is_some())
+        .find(|key| {
+            args.opt_str(key)
+                .ok()
+                .flatten()
+                .is_some_and(|v| !v.trim().is_empty())
+        })
         .copied()
         .unwrap_or(keys[0]);
-    decode(args, key, &encoded, args.str_or_empty("mime_type")?)
+    decode(args, used, &encoded, args.str_or_empty("mime_type")?)
 }
 
 fn decode(
