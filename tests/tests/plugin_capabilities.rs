@@ -137,3 +137,69 @@ async fn component_capabilities_list_and_switch_real_plugins() {
     assert_eq!(denied.code, ErrorCode::CapabilityDenied);
     harness.stop().await;
 }
+
+/// The assembled host wires the capabilities to its store and configuration: `send.*` lands
+/// where `message.*` reads, `config.get` answers `[bot]`, and a reload applies new `[bot]` and
+/// `[llm]` sections to the next call.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_host_serves_capabilities_from_its_store_and_reloaded_sections() {
+    use maitool_host::{Host, HostConfig};
+
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("maitool.toml");
+    let write = |bot: &str, llm: &str| {
+        let text = format!(
+            "[host]\ndata_dir = \"data\"\n[mcp]\nenable = false\n[builtin]\ndatabase = \"data/world.sqlite3\"\n{bot}\n{llm}\n"
+        );
+        std::fs::write(&path, text).unwrap();
+    };
+    write("[bot]\nnickname = \"Mai\"", "");
+    let host = Host::start(HostConfig::load(&path).unwrap()).await.unwrap();
+    let capabilities = host.plugins.capabilities().clone();
+    capabilities.configure_plugin("t.plugin", vec!["*".into()], JsonObject::new());
+    let call = |capability: &'static str, value: Value| {
+        let capabilities = capabilities.clone();
+        async move {
+            capabilities
+                .call("t.plugin", capability, &args(value))
+                .await
+        }
+    };
+
+    let sent = call(
+        "send.text",
+        json!({"text": "hello there", "stream_id": "s1"}),
+    )
+    .await
+    .unwrap();
+    let id = sent["message_id"].as_str().unwrap().to_owned();
+    let read = call("message.get_by_id", json!({"message_id": id}))
+        .await
+        .unwrap();
+    assert_eq!(read["message"]["processed_plain_text"], "hello there");
+    assert_eq!(
+        read["message"]["message_info"]["user_info"]["user_id"],
+        "plugin:t.plugin"
+    );
+    let nickname = call("config.get", json!({"key": "bot.nickname"}))
+        .await
+        .unwrap();
+    assert_eq!(nickname["value"], "Mai");
+    let no_llm = call("llm.get_available_models", json!({}))
+        .await
+        .unwrap_err();
+    assert!(no_llm.message.contains("no [llm] section"), "{no_llm:?}");
+
+    write(
+        "[bot]\nnickname = \"Mai 2\"",
+        "[llm]\nbase_url = \"http://127.0.0.1:9/v1\"\nmodels = [\"small\"]",
+    );
+    host.reload().await.unwrap();
+    let nickname = call("config.get", json!({"key": "bot.nickname"}))
+        .await
+        .unwrap();
+    assert_eq!(nickname["value"], "Mai 2");
+    let models = call("llm.get_available_models", json!({})).await.unwrap();
+    assert_eq!(models["models"], json!(["small"]));
+    host.shutdown().await;
+}
