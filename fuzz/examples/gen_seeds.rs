@@ -525,6 +525,7 @@ fn payloads(corpus: &mut Corpus) {
         &ConfigUpdatedResponse {
             accepted: false,
             reason: "max_dice must be positive".into(),
+            ..ConfigUpdatedResponse::default()
         },
     );
     both(

@@ -172,17 +172,31 @@ impl HostConfig {
                 )));
             }
         }
+        let data_dir = if self.host.data_dir.is_absolute() {
+            self.host.data_dir.clone()
+        } else {
+            base.join(&self.host.data_dir)
+        };
         let runners = self
             .runners
             .iter()
             .filter(|r| r.enabled)
-            .map(|r| r.resolve(base))
+            .map(|r| r.resolve(base, &data_dir))
             .collect::<Result<Vec<_>, _>>()
             .map_err(&invalid)?;
         for runner in &runners {
-            if !runner.executable.exists() {
+            // A MaiBot runner's interpreter that is missing fails its launch with the setup
+            // hint instead: the other sources still serve.
+            if runner.maibot.is_none() && crate::plugin::find_program(&runner.executable).is_none()
+            {
+                let hint = if runner.executable.components().count() == 1 {
+                    "not found in PATH".to_owned()
+                } else {
+                    "does not exist (build the examples with `cargo build --workspace --bins`)"
+                        .to_owned()
+                };
                 return Err(invalid(format!(
-                    "runners.{}: executable {} does not exist (build the examples with `cargo build --workspace --bins`)",
+                    "runners.{}: executable {} {hint}",
                     runner.name,
                     runner.executable.display()
                 )));

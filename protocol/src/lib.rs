@@ -11,9 +11,12 @@
 //!   symmetric multiplexed RPC peer over any `AsyncRead + AsyncWrite`. `rpc` is the only module
 //!   that performs I/O.
 //!
+//! * [`launch`]: the environment variables a host passes to the runners it starts.
+//!
 //! The wire format is specified byte by byte in `docs/PROTOCOL.md`.
 #![warn(missing_docs)]
 
+pub mod launch;
 pub mod llm;
 pub mod model;
 pub mod rpc;

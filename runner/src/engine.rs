@@ -552,6 +552,7 @@ impl RunnerState {
                 return Payload::encode(&ConfigUpdatedResponse {
                     accepted: false,
                     reason: format!("invalid configuration: {reason}"),
+                    ..ConfigUpdatedResponse::default()
                 });
             }
             let scope = if update.config_scope.is_empty() {
@@ -566,10 +567,12 @@ impl RunnerState {
                 Ok(()) => ConfigUpdatedResponse {
                     accepted: true,
                     reason: String::new(),
+                    ..ConfigUpdatedResponse::default()
                 },
                 Err(reason) => ConfigUpdatedResponse {
                     accepted: false,
                     reason,
+                    ..ConfigUpdatedResponse::default()
                 },
             };
             Payload::encode(&response)

@@ -3,11 +3,11 @@
 use crate::RunnerError;
 
 /// The host's socket path.
-pub const ENV_IPC_ADDRESS: &str = "MAITOOL_IPC_ADDRESS";
+pub const ENV_IPC_ADDRESS: &str = maitool_protocol::launch::IPC_ADDRESS;
 /// The one-time session token of this launch.
-pub const ENV_SESSION_TOKEN: &str = "MAITOOL_SESSION_TOKEN";
+pub const ENV_SESSION_TOKEN: &str = maitool_protocol::launch::SESSION_TOKEN;
 /// The name the host gave this runner (for logs).
-pub const ENV_RUNNER_NAME: &str = "MAITOOL_RUNNER_NAME";
+pub const ENV_RUNNER_NAME: &str = maitool_protocol::launch::RUNNER_NAME;
 
 /// The launch parameters, read once and removed from the environment so that plugin code and
 /// child processes never see the token.

@@ -86,11 +86,9 @@ impl Harness {
         let resolved = runners
             .into_iter()
             .map(|spec| ResolvedRunner {
-                name: spec.name,
-                executable: workspace_bin(&spec.binary),
-                args: Vec::new(),
                 env: spec.env,
                 plugins: spec.plugins,
+                ..ResolvedRunner::maitool(spec.name, workspace_bin(&spec.binary))
             })
             .collect();
         let runtime = PluginRuntime::start(config, resolved, capabilities.clone(), None)

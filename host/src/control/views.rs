@@ -189,6 +189,12 @@ pub struct PluginView {
     pub reason: Option<String>,
     /// Its components in declaration order.
     pub components: Vec<ComponentView>,
+    /// The capabilities it declares it needs (a MaiBot plugin's `plugin.bootstrap`).
+    #[serde(default)]
+    pub declared_capabilities: Vec<String>,
+    /// The operator's grants, which decide what it may call.
+    #[serde(default)]
+    pub granted_capabilities: Vec<String>,
 }
 
 /// Every plugin of every runner, in configuration order.
@@ -221,6 +227,8 @@ pub fn plugins(host: &Host) -> Vec<PluginView> {
             runner,
             state: plugin.state,
             reason: plugin.reason,
+            declared_capabilities: plugin.declared_capabilities,
+            granted_capabilities: plugin.granted_capabilities,
         })
         .collect()
 }

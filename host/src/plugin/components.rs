@@ -229,10 +229,22 @@ impl ComponentEntry {
     }
 }
 
-/// The parameters schema: `parameters_raw` as an object schema or a property map (with
-/// per-property `required: true`), else MaiBot's `action_parameters` for legacy Actions.
+/// The parameters schema: a parameter list (`parameters`, with `parameters_raw` empty),
+/// `parameters_raw` as an object schema or a property map (with per-property
+/// `required: true`), else MaiBot's `action_parameters` for legacy Actions.
 /// Every object schema gets a `required` array.
 fn parameters_schema(meta: &JsonObject, legacy_action: bool) -> Result<JsonObject, String> {
+    let raw_is_empty = match meta.get("parameters_raw") {
+        None | Some(serde_json::Value::Null) => true,
+        Some(serde_json::Value::Object(raw)) => raw.is_empty(),
+        Some(_) => false,
+    };
+    if raw_is_empty
+        && let Some(list) = meta.get("parameters").and_then(|v| v.as_array())
+        && !list.is_empty()
+    {
+        return super::parameter_list::schema_from_parameter_list(list);
+    }
     let mut schema = match meta.get("parameters_raw") {
         Some(serde_json::Value::Object(raw))
             if raw.get("type").is_some() || raw.contains_key("properties") =>

@@ -6,6 +6,8 @@ use std::path::{Path, PathBuf};
 use maitool_protocol::JsonObject;
 use serde::{Deserialize, Serialize};
 
+pub use super::maibot::MaibotLaunch;
+
 /// Supervision limits shared by every runner (`[plugin_runtime]`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -78,15 +80,52 @@ impl RuntimeConfig {
     }
 }
 
+/// What program a runner is, and so how it is launched.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunnerKind {
+    /// A maitool runner (the SDK's `run`, or any program speaking docs/PROTOCOL.md):
+    /// `executable` or `plugin_dir`.
+    #[default]
+    Maitool,
+    /// MaiBot's own Python runner, loading MaiBot plugin folders from `plugin_dirs`
+    /// (docs/MAIBOT.md).
+    Maibot,
+}
+
 /// One runner process (`[[runners]]`): an executable that hosts one or more plugins.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RunnerConfig {
     /// Unique name, used in logs and status.
     pub name: String,
-    /// The runner executable. Relative paths resolve against the config file's directory.
+    /// What the runner is; `maitool` unless set.
+    #[serde(default)]
+    pub kind: RunnerKind,
+    /// The runner executable. A value with a `/` resolves against the config file's
+    /// directory; a bare name is looked up in `PATH`, as a shell does.
     #[serde(default)]
     pub executable: Option<PathBuf>,
+    /// (`kind = "maibot"`) The Python interpreter, resolved like `executable`; `python3`
+    /// unless set. MaiBot's runner needs Python 3.12 or later.
+    #[serde(default)]
+    pub python: Option<PathBuf>,
+    /// (`kind = "maibot"`) Folders of MaiBot plugins: each subfolder with a `_manifest.json`
+    /// and a `plugin.py` is one plugin.
+    #[serde(default)]
+    pub plugin_dirs: Vec<PathBuf>,
+    /// (`kind = "maibot"`) A MaiBot source checkout to run the runner from, instead of the
+    /// `maibot` package installed for `python`.
+    #[serde(default)]
+    pub maibot_source: Option<PathBuf>,
+    /// (`kind = "maibot"`) The MaiBot instance directory, where the runner writes its logs;
+    /// `<data_dir>/maibot/<name>` unless set.
+    #[serde(default)]
+    pub instance_dir: Option<PathBuf>,
+    /// (`kind = "maibot"`) The MaiBot version plugin manifests are checked against; the
+    /// installed `maibot` package's own version unless set.
+    #[serde(default)]
+    pub host_version: Option<String>,
     /// A plugin folder with a `maitool-plugin.toml` manifest, instead of `executable`.
     #[serde(default)]
     pub plugin_dir: Option<PathBuf>,
@@ -206,7 +245,7 @@ impl PluginManifest {
 pub struct ResolvedRunner {
     /// Runner name.
     pub name: String,
-    /// Absolute executable path.
+    /// Absolute executable path, or a bare name looked up in `PATH` at launch.
     pub executable: PathBuf,
     /// Arguments.
     pub args: Vec<String>,
@@ -214,15 +253,104 @@ pub struct ResolvedRunner {
     pub env: BTreeMap<String, String>,
     /// Per-plugin settings with configuration files merged in.
     pub plugins: BTreeMap<String, PluginSettings>,
+    /// What MaiBot's runner needs besides, for a `kind = "maibot"` runner.
+    pub maibot: Option<MaibotLaunch>,
+}
+
+impl ResolvedRunner {
+    /// A maitool runner started as `executable` with no arguments, environment or plugin
+    /// settings.
+    pub fn maitool(name: impl Into<String>, executable: impl Into<PathBuf>) -> ResolvedRunner {
+        ResolvedRunner {
+            name: name.into(),
+            executable: executable.into(),
+            args: Vec::new(),
+            env: BTreeMap::new(),
+            plugins: BTreeMap::new(),
+            maibot: None,
+        }
+    }
+
+    /// Whether this is MaiBot's runner.
+    pub fn kind(&self) -> RunnerKind {
+        if self.maibot.is_some() {
+            RunnerKind::Maibot
+        } else {
+            RunnerKind::Maitool
+        }
+    }
+}
+
+/// Resolves a program the way a shell does: a bare name (no `/`) is left for a `PATH`
+/// lookup at launch, anything else is a path relative to `base`.
+pub fn resolve_program(base: &Path, program: &Path) -> PathBuf {
+    if program.components().count() == 1 && !program.is_absolute() {
+        program.to_path_buf()
+    } else {
+        base.join(program)
+    }
+}
+
+/// Where `program` (as [`resolve_program`] left it) is: itself when it has a `/`, else the
+/// first executable file of that name in `PATH`.
+pub fn find_program(program: &Path) -> Option<PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    if program.components().count() != 1 || program.is_absolute() {
+        return program.exists().then(|| program.to_path_buf());
+    }
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(program))
+        .find(|candidate| {
+            candidate
+                .metadata()
+                .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        })
 }
 
 impl RunnerConfig {
+    /// A maitool runner named `name` that starts `executable`, with every other setting at
+    /// its default.
+    pub fn executable(name: impl Into<String>, executable: impl Into<PathBuf>) -> RunnerConfig {
+        RunnerConfig {
+            name: name.into(),
+            kind: RunnerKind::Maitool,
+            executable: Some(executable.into()),
+            python: None,
+            plugin_dirs: Vec::new(),
+            maibot_source: None,
+            instance_dir: None,
+            host_version: None,
+            plugin_dir: None,
+            args: Vec::new(),
+            env: BTreeMap::new(),
+            enabled: true,
+            plugins: BTreeMap::new(),
+        }
+    }
+
     /// Resolves paths against `base` and reads the manifest and configuration files.
-    pub fn resolve(&self, base: &Path) -> Result<ResolvedRunner, String> {
+    /// `data_dir` is where a MaiBot runner's default instance directory goes.
+    pub fn resolve(&self, base: &Path, data_dir: &Path) -> Result<ResolvedRunner, String> {
         let key = format!("runners.{}", self.name);
+        if self.kind == RunnerKind::Maibot {
+            return super::maibot::resolve(self, base, data_dir);
+        }
+        let maibot_only = [
+            ("python", self.python.is_some()),
+            ("plugin_dirs", !self.plugin_dirs.is_empty()),
+            ("maibot_source", self.maibot_source.is_some()),
+            ("instance_dir", self.instance_dir.is_some()),
+            ("host_version", self.host_version.is_some()),
+        ];
+        if let Some((field, _)) = maibot_only.iter().find(|(_, set)| *set) {
+            return Err(format!(
+                "{key}.{field} is for MaiBot runners: add `kind = \"maibot\"`"
+            ));
+        }
         let mut plugins = self.plugins.clone();
         let executable = match (&self.executable, &self.plugin_dir) {
-            (Some(exe), None) => base.join(exe),
+            (Some(exe), None) => resolve_program(base, exe),
             (None, Some(dir)) => {
                 let dir = base.join(dir);
                 let manifest_path = dir.join("maitool-plugin.toml");
@@ -269,6 +397,7 @@ impl RunnerConfig {
             args: self.args.clone(),
             env: self.env.clone(),
             plugins,
+            maibot: None,
         })
     }
 }

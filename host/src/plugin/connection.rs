@@ -8,8 +8,9 @@ use futures::future::BoxFuture;
 use maitool_protocol::rpc::{IncomingMessage, Payload, RequestHandler, RpcError};
 use maitool_protocol::wire::ErrorCode;
 use maitool_protocol::wire::methods::{
-    AckPayload, CapabilityRequestPayload, CapabilityResponsePayload, LogBatchPayload,
-    RegisterComponentsPayload, RegisterComponentsResponse, RunnerReadyPayload, names,
+    AckPayload, BootstrapPayload, CapabilityRequestPayload, CapabilityResponsePayload,
+    LogBatchPayload, RegisterComponentsPayload, RegisterComponentsResponse, RunnerReadyPayload,
+    UnregisterPayload, names,
 };
 
 use super::runtime::{RunnerShared, RuntimeShared};
@@ -22,13 +23,21 @@ pub(crate) struct RunnerConnectionHandler {
 
 impl RequestHandler for RunnerConnectionHandler {
     fn handle(&self, request: IncomingMessage) -> BoxFuture<'static, Result<Payload, RpcError>> {
-        match request.method() {
+        let answer = match request.method() {
             names::REGISTER_COMPONENTS | names::REGISTER_PLUGIN => {
                 std::future::ready(self.register(&request)).boxed()
             }
+            names::BOOTSTRAP => std::future::ready(self.bootstrap(&request)).boxed(),
+            names::UNREGISTER => std::future::ready(self.unregister(&request)).boxed(),
             names::READY => std::future::ready(self.ready(&request)).boxed(),
             names::CAP_CALL => self.capability(request),
             other => std::future::ready(Err(RpcError::method_not_allowed(other))).boxed(),
+        };
+        if self.runner.launch.maibot.is_some() {
+            // MaiBot's runner raises inside its receive loop on a code its enum lacks.
+            answer.map(|result| result.map_err(for_maibot)).boxed()
+        } else {
+            answer
         }
     }
 
@@ -114,6 +123,83 @@ impl RunnerConnectionHandler {
         }
     }
 
+    /// A plugin's capability declaration, before it registers. Only recorded: the operator's
+    /// grants decide what it may call.
+    fn bootstrap(&self, request: &IncomingMessage) -> Result<Payload, RpcError> {
+        let payload: BootstrapPayload = request.payload()?;
+        let plugin_id = self.own_plugin_id(request, &payload.plugin_id)?;
+        self.runner.plugin_declared(
+            &plugin_id,
+            &payload.plugin_version,
+            &payload.capabilities_required,
+        );
+        let granted = self
+            .runner
+            .settings()
+            .get(&plugin_id)
+            .map(|s| s.capabilities.clone())
+            .unwrap_or_default();
+        let denied: Vec<&String> = payload
+            .capabilities_required
+            .iter()
+            .filter(|cap| !granted_by(&granted, cap))
+            .collect();
+        if !denied.is_empty() {
+            tracing::info!(runner = %self.runner.name, plugin_id = %plugin_id, "the plugin declares capabilities the operator did not grant; calls to them will be refused: {denied:?}");
+        }
+        Payload::encode(&AckPayload {
+            acknowledged: true,
+            in_flight: 0,
+        })
+    }
+
+    /// The runner unloaded a plugin: its components go at once, in one step.
+    fn unregister(&self, request: &IncomingMessage) -> Result<Payload, RpcError> {
+        let payload: UnregisterPayload = request.payload()?;
+        let plugin_id = self.own_plugin_id(request, &payload.plugin_id)?;
+        match self.runtime.owner_of(&plugin_id) {
+            Some(owner) if owner != self.runner.name => {
+                return Err(RpcError::new(
+                    ErrorCode::Unauthorized,
+                    format!("plugin {plugin_id} belongs to runner {owner}"),
+                ));
+            }
+            Some(_) => {
+                self.runtime.unregister(&self.runner.name, &plugin_id);
+                self.runner.plugin_unloaded(&plugin_id, &payload.reason);
+                tracing::info!(runner = %self.runner.name, plugin_id = %plugin_id, reason = %payload.reason, "plugin unloaded; its components are withdrawn");
+            }
+            // Never registered (it failed before that): nothing to withdraw.
+            None => {}
+        }
+        Payload::encode(&AckPayload {
+            acknowledged: true,
+            in_flight: 0,
+        })
+    }
+
+    /// The plugin id a runner's request is about: the payload's, which must agree with the
+    /// envelope's when that is set, and be a valid id.
+    fn own_plugin_id(
+        &self,
+        request: &IncomingMessage,
+        payload_id: &str,
+    ) -> Result<String, RpcError> {
+        let plugin_id = if payload_id.is_empty() {
+            request.plugin_id()
+        } else {
+            payload_id
+        };
+        if !request.plugin_id().is_empty() && request.plugin_id() != plugin_id {
+            return Err(RpcError::bad_payload(format!(
+                "envelope plugin_id {:?} does not match payload plugin_id {plugin_id:?}",
+                request.plugin_id()
+            )));
+        }
+        super::data_dir::check_plugin_id(plugin_id).map_err(RpcError::bad_payload)?;
+        Ok(plugin_id.to_owned())
+    }
+
     fn ready(&self, request: &IncomingMessage) -> Result<Payload, RpcError> {
         let ready: RunnerReadyPayload = request.payload()?;
         self.runner.report_ready(ready);
@@ -151,9 +237,46 @@ impl RunnerConnectionHandler {
     }
 }
 
-/// Re-emits a forwarded record in the host's log, tagged with runner and plugin.
+/// An error for a MaiBot runner: the nearest code it knows, the original kept in the
+/// details as `maitool_code`.
+fn for_maibot(mut err: RpcError) -> RpcError {
+    if !err.code.is_maibot_code() {
+        err.details
+            .insert("maitool_code".into(), err.code.as_str().into());
+        err.code = err.code.to_maibot();
+    }
+    err
+}
+
+/// Whether a grant list admits `capability` (the same rules as the capability service).
+fn granted_by(grants: &[String], capability: &str) -> bool {
+    let family = capability.split('.').next().unwrap_or(capability);
+    grants
+        .iter()
+        .any(|g| g == "*" || g == capability || g.strip_suffix(".*") == Some(family))
+}
+
+/// The plugin a forwarded record belongs to: the record's own id, else the one in its
+/// logger's name (`plugin.<id>`, which a MaiBot plugin's `ctx.logger` uses). `None` for the
+/// runner's own records.
+fn record_plugin_id(entry: &maitool_protocol::wire::methods::LogEntry) -> Option<&str> {
+    if !entry.plugin_id.is_empty() {
+        return Some(&entry.plugin_id);
+    }
+    entry
+        .logger_name
+        .strip_prefix("plugin.")
+        .filter(|id| !id.is_empty())
+}
+
+/// Re-emits a forwarded record in the host's log, tagged with runner and plugin (or as the
+/// runner's own record when it names no plugin).
 fn log_plugin_record(runner: &str, entry: maitool_protocol::wire::methods::LogEntry) {
-    let plugin = &*entry.plugin_id;
+    let Some(plugin) = record_plugin_id(&entry).map(str::to_owned) else {
+        log_runner_record(runner, &entry);
+        return;
+    };
+    let plugin = plugin.as_str();
     let logger = entry.logger_name.as_str();
     let message = entry.message.as_str();
     match entry.level {
@@ -172,5 +295,74 @@ fn log_plugin_record(runner: &str, entry: maitool_protocol::wire::methods::LogEn
         _ => {
             tracing::error!(target: "maitool::plugin", runner, plugin_id = plugin, logger, "{message}")
         }
+    }
+}
+
+/// A forwarded record of the runner itself (no plugin): tagged with the runner alone.
+fn log_runner_record(runner: &str, entry: &maitool_protocol::wire::methods::LogEntry) {
+    let logger = entry.logger_name.as_str();
+    let message = entry.message.as_str();
+    match entry.level {
+        ..=10 => tracing::debug!(target: "maitool::runner", runner, logger, "{message}"),
+        11..=20 => tracing::info!(target: "maitool::runner", runner, logger, "{message}"),
+        21..=30 => tracing::warn!(target: "maitool::runner", runner, logger, "{message}"),
+        _ => tracing::error!(target: "maitool::runner", runner, logger, "{message}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use maitool_protocol::rpc::RpcError;
+    use maitool_protocol::wire::ErrorCode;
+    use maitool_protocol::wire::methods::LogEntry;
+
+    use super::{for_maibot, granted_by, record_plugin_id};
+
+    #[test]
+    fn a_maibot_runner_gets_only_codes_it_knows_and_the_original_in_the_details() {
+        let mapped = for_maibot(RpcError::new(ErrorCode::ToolNotFound, "no such tool"));
+        assert_eq!(mapped.code, ErrorCode::MethodNotAllowed);
+        assert_eq!(mapped.message, "no such tool");
+        assert_eq!(mapped.details["maitool_code"], "E_TOOL_NOT_FOUND");
+        let mapped = for_maibot(RpcError::new(ErrorCode::Other("E_LATER".into()), "x"));
+        assert_eq!(mapped.code, ErrorCode::Unknown);
+        let kept = for_maibot(RpcError::new(ErrorCode::CapabilityDenied, "denied"));
+        assert_eq!(kept.code, ErrorCode::CapabilityDenied);
+        assert!(kept.details.is_empty());
+        for code in ErrorCode::known() {
+            assert!(code.to_maibot().is_maibot_code(), "{code}");
+        }
+    }
+
+    #[test]
+    fn records_are_tagged_with_the_plugin_of_their_logger_or_none() {
+        let entry = |plugin_id: &str, logger: &str| LogEntry {
+            plugin_id: plugin_id.into(),
+            logger_name: logger.into(),
+            ..LogEntry::default()
+        };
+        assert_eq!(
+            record_plugin_id(&entry("acme.x", "whatever")),
+            Some("acme.x")
+        );
+        assert_eq!(
+            record_plugin_id(&entry("", "plugin.acme.y")),
+            Some("acme.y")
+        );
+        assert_eq!(
+            record_plugin_id(&entry("", "plugin_runtime.runner.main")),
+            None
+        );
+        assert_eq!(record_plugin_id(&entry("", "plugin.")), None);
+    }
+
+    #[test]
+    fn grants_are_exact_names_family_patterns_or_everything() {
+        let grants = |list: &[&str]| list.iter().map(|g| g.to_string()).collect::<Vec<_>>();
+        assert!(granted_by(&grants(&["send.text"]), "send.text"));
+        assert!(!granted_by(&grants(&["send.text"]), "send.emoji"));
+        assert!(granted_by(&grants(&["send.*"]), "send.emoji"));
+        assert!(granted_by(&grants(&["*"]), "kv.get"));
+        assert!(!granted_by(&grants(&["send"]), "send.text"));
     }
 }

@@ -43,11 +43,7 @@ pub fn prepare(root: &Path, plugin_id: &str) -> Result<PathBuf, String> {
     let root = std::path::absolute(root)
         .map_err(|err| format!("cannot resolve {}: {err}", root.display()))?;
     let dir = root.join(plugin_id);
-    std::fs::DirBuilder::new()
-        .recursive(true)
-        .mode(PRIVATE)
-        .create(&dir)
-        .map_err(|err| format!("cannot create {}: {err}", dir.display()))?;
+    create_private(&dir)?;
     let mode = std::fs::metadata(&dir)
         .map_err(|err| format!("cannot inspect {}: {err}", dir.display()))?
         .permissions()
@@ -59,6 +55,16 @@ pub fn prepare(root: &Path, plugin_id: &str) -> Result<PathBuf, String> {
         tracing::info!(plugin_id, dir = %dir.display(), "data directory was accessible to others; now 0700");
     }
     Ok(dir)
+}
+
+/// Creates `dir` and its missing parents owner-only (0700); an existing directory is left
+/// as it is.
+pub(crate) fn create_private(dir: &Path) -> Result<(), String> {
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(PRIVATE)
+        .create(dir)
+        .map_err(|err| format!("cannot create {}: {err}", dir.display()))
 }
 
 impl RuntimeShared {

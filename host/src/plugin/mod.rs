@@ -6,12 +6,16 @@ mod capabilities;
 mod chat_view;
 mod components;
 mod config;
+mod config_update;
 mod connection;
 mod data_dir;
 mod invoke_args;
 mod kv;
 mod listener;
+mod maibot;
 mod nesting;
+mod parameter_list;
+mod parent_death;
 mod provider;
 mod result;
 mod runtime;
@@ -23,7 +27,10 @@ pub use capabilities::{
     OutgoingMessage, PRIVILEGED_FAMILIES, StoreSink,
 };
 pub use components::{ChatScope, ComponentEntry, ComponentRegistry, Visibility};
-pub use config::{PluginManifest, PluginSettings, ResolvedRunner, RunnerConfig, RuntimeConfig};
+pub use config::{
+    MaibotLaunch, PluginManifest, PluginSettings, ResolvedRunner, RunnerConfig, RunnerKind,
+    RuntimeConfig, find_program, resolve_program,
+};
 pub use data_dir::check_plugin_id;
 pub use kv::KvStore;
 pub use provider::PluginToolProvider;

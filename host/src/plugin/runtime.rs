@@ -8,10 +8,7 @@ use std::time::Duration;
 
 use foldhash::{HashMap, HashMapExt};
 use maitool_protocol::rpc::RpcPeer;
-use maitool_protocol::wire::methods::{
-    ConfigUpdatedPayload, ConfigUpdatedResponse, RegisterComponentsPayload, RunnerReadyPayload,
-    names,
-};
+use maitool_protocol::wire::methods::{RegisterComponentsPayload, RunnerReadyPayload};
 use parking_lot::{Mutex, RwLock};
 use tokio::sync::{oneshot, watch};
 
@@ -114,17 +111,19 @@ impl RuntimeShared {
             settings.capabilities,
             settings.config,
         );
-        runner.plugin_registered(
-            &payload.plugin_id,
-            &payload.plugin_version,
-            &self.components,
-        );
+        runner.plugin_registered(payload, &self.components);
         if runner.state() == RunnerState::Ready
             && let Some(live) = runner.live()
         {
             self.live.write().insert(payload.plugin_id.clone(), live);
         }
         self.version.bump();
+    }
+
+    /// Withdraws a plugin its runner unloaded, and gives up the runner's claim on its id.
+    pub(crate) fn unregister(&self, runner: &str, plugin_id: &str) {
+        self.withdraw_plugin(plugin_id);
+        self.release_claim(plugin_id, runner);
     }
 
     /// Removes a plugin's components (it failed or unloaded).
@@ -204,18 +203,7 @@ impl RunnerShared {
         let plugins = launch
             .plugins
             .keys()
-            .map(|id| {
-                (
-                    id.clone(),
-                    PluginStatus {
-                        id: id.clone(),
-                        version: String::new(),
-                        state: PluginLoadState::Pending,
-                        reason: None,
-                        components: Vec::new(),
-                    },
-                )
-            })
+            .map(|id| (id.clone(), pending(id)))
             .collect();
         Self {
             name: launch.name.clone(),
@@ -316,13 +304,50 @@ impl RunnerShared {
         }
     }
 
-    fn plugin_registered(&self, plugin_id: &str, version: &str, components: &ComponentRegistry) {
+    /// Records what a plugin declares it needs (`plugin.bootstrap`); empty withdraws it.
+    pub(crate) fn plugin_declared(&self, plugin_id: &str, version: &str, capabilities: &[String]) {
         let mut view = self.view.write();
         let status = view
             .plugins
             .entry(plugin_id.to_owned())
             .or_insert_with(|| pending(plugin_id));
-        status.version = version.to_owned();
+        if !version.is_empty() {
+            status.version = version.to_owned();
+        }
+        status.declared_capabilities = capabilities.to_vec();
+    }
+
+    /// Marks a plugin its runner unloaded while it kept running.
+    pub(crate) fn plugin_unloaded(&self, plugin_id: &str, reason: &str) {
+        let mut view = self.view.write();
+        let status = view
+            .plugins
+            .entry(plugin_id.to_owned())
+            .or_insert_with(|| pending(plugin_id));
+        status.state = PluginLoadState::Unloaded;
+        status.reason = Some(format!("unloaded by its runner ({reason})"));
+        status.components.clear();
+    }
+
+    fn plugin_registered(
+        &self,
+        payload: &RegisterComponentsPayload,
+        components: &ComponentRegistry,
+    ) {
+        let plugin_id = payload.plugin_id.as_str();
+        let mut view = self.view.write();
+        let status = view
+            .plugins
+            .entry(plugin_id.to_owned())
+            .or_insert_with(|| pending(plugin_id));
+        status.version = payload.plugin_version.clone();
+        if !payload.capabilities_required.is_empty() {
+            status.declared_capabilities = payload.capabilities_required.clone();
+        }
+        if status.state == PluginLoadState::Unloaded {
+            status.state = PluginLoadState::Loaded;
+            status.reason = None;
+        }
         status.components = components
             .plugin_components(plugin_id)
             .iter()
@@ -331,6 +356,7 @@ impl RunnerShared {
     }
 
     pub(crate) fn status(&self) -> RunnerStatus {
+        let settings = self.settings.read();
         let view = self.view.read();
         RunnerStatus {
             name: self.name.clone(),
@@ -339,7 +365,17 @@ impl RunnerShared {
             state: view.state,
             restart_count: view.restart_count,
             last_exit_reason: view.last_exit_reason.clone(),
-            plugins: view.plugins.values().cloned().collect(),
+            plugins: view
+                .plugins
+                .values()
+                .map(|plugin| PluginStatus {
+                    granted_capabilities: settings
+                        .get(&plugin.id)
+                        .map(|s| s.capabilities.clone())
+                        .unwrap_or_default(),
+                    ..plugin.clone()
+                })
+                .collect(),
         }
     }
 }
@@ -351,6 +387,8 @@ fn pending(id: &str) -> PluginStatus {
         state: PluginLoadState::Pending,
         reason: None,
         components: Vec::new(),
+        declared_capabilities: Vec::new(),
+        granted_capabilities: Vec::new(),
     }
 }
 
@@ -394,8 +432,11 @@ pub struct ApplyReport {
     /// Plugins whose configuration was delivered through `on_config_update`
     /// (`runner/plugin_id`), without a restart.
     pub reconfigured: Vec<String>,
-    /// Plugins that refused their new configuration (`runner/plugin_id: reason`); they keep
-    /// the old one.
+    /// Plugins a MaiBot runner unloaded because the operator disabled them
+    /// (`runner/plugin_id`), without a restart.
+    pub unloaded: Vec<String>,
+    /// Plugins that refused their new configuration or could not be unloaded
+    /// (`runner/plugin_id: reason`); they keep the old settings.
     pub rejected: Vec<String>,
     /// Runners left running untouched.
     pub unchanged: Vec<String>,
@@ -583,24 +624,50 @@ impl PluginRuntime {
             let old_settings = slot.shared.settings();
             let same_launch = old.executable == launch.executable
                 && old.args == launch.args
-                && old.env == launch.env;
-            let same_plugins = old_settings.len() == launch.plugins.len()
-                && old_settings.iter().all(|(id, s)| {
-                    launch
-                        .plugins
-                        .get(id)
-                        .is_some_and(|n| n.enabled == s.enabled)
-                });
-            if !same_launch || !same_plugins {
+                && old.env == launch.env
+                && match (&old.maibot, &launch.maibot) {
+                    (Some(old), Some(new)) => old.same_launch(new),
+                    (None, None) => true,
+                    _ => false,
+                };
+            let same_ids = old_settings.len() == launch.plugins.len()
+                && old_settings
+                    .keys()
+                    .all(|id| launch.plugins.contains_key(id));
+            let toggled: Vec<(&String, bool)> = old_settings
+                .iter()
+                .filter_map(|(id, s)| {
+                    let now = launch.plugins.get(id)?.enabled;
+                    (now != s.enabled).then_some((id, now))
+                })
+                .collect();
+            // A MaiBot runner unloads a plugin the operator disabled in place; enabling one
+            // needs a restart, since the runner's blocked list is fixed at its launch.
+            let unload_in_place = launch.maibot.is_some()
+                && slot.shared.state() == RunnerState::Ready
+                && toggled.iter().all(|(_, enabled)| !enabled);
+            if !same_launch || !same_ids || (!toggled.is_empty() && !unload_in_place) {
                 report.restarted.push(launch.name.clone());
                 to_stop.push(slot);
                 to_start.push(launch);
                 continue;
             }
-            if old_settings == launch.plugins {
+            let mut plugins = launch.plugins.clone();
+            if !toggled.is_empty() {
+                let disabled: Vec<String> = toggled.iter().map(|(id, _)| (*id).clone()).collect();
+                let refused = self.unload(&slot.shared, &disabled, &mut report).await;
+                // A plugin that could not be unloaded keeps its old settings, so the next
+                // reload tries again.
+                for id in refused {
+                    if let Some(old) = old_settings.get(&id) {
+                        plugins.insert(id, old.clone());
+                    }
+                }
+            }
+            if old_settings == plugins {
                 report.unchanged.push(launch.name.clone());
             } else {
-                self.reconfigure(&slot.shared, &old_settings, &launch.plugins, &mut report)
+                self.reconfigure(&slot.shared, &old_settings, &plugins, &mut report)
                     .await;
             }
             next.push(slot);
@@ -622,6 +689,44 @@ impl PluginRuntime {
         report
     }
 
+    /// Asks a MaiBot runner to unload `plugins` (`plugin.unload_batch`); it withdraws each
+    /// through `plugin.unregister`. Returns the plugins that stayed loaded.
+    async fn unload(
+        &self,
+        runner: &Arc<RunnerShared>,
+        plugins: &[String],
+        report: &mut ApplyReport,
+    ) -> Vec<String> {
+        let outcome = match runner.peer() {
+            Some(peer) => super::maibot::unload_plugins(&peer, plugins).await,
+            None => Err("the runner is not connected".to_owned()),
+        };
+        let mut refused = Vec::new();
+        for plugin_id in plugins {
+            let label = format!("{}/{plugin_id}", runner.name);
+            let failure = match &outcome {
+                Ok(answer) if answer.unloaded_plugins.contains(plugin_id) => None,
+                Ok(answer) => Some(
+                    answer
+                        .failed_plugins
+                        .get(plugin_id)
+                        .cloned()
+                        .unwrap_or_else(|| "the runner did not unload it".to_owned()),
+                ),
+                Err(reason) => Some(reason.clone()),
+            };
+            match failure {
+                None => report.unloaded.push(label),
+                Some(reason) => {
+                    tracing::warn!(runner = %runner.name, plugin_id = %plugin_id, "could not unload the disabled plugin: {reason}");
+                    report.rejected.push(format!("{label}: {reason}"));
+                    refused.push(plugin_id.clone());
+                }
+            }
+        }
+        refused
+    }
+
     async fn reconfigure(
         &self,
         runner: &Arc<RunnerShared>,
@@ -634,39 +739,23 @@ impl PluginRuntime {
             if old.get(plugin_id) == Some(settings) {
                 continue;
             }
+            if !settings.enabled {
+                // Disabled (and unloaded): it gets its settings if it is enabled again.
+                accepted.insert(plugin_id.clone(), settings.clone());
+                continue;
+            }
             let label = format!("{}/{plugin_id}", runner.name);
-            let update = ConfigUpdatedPayload {
-                plugin_id: plugin_id.clone(),
-                config_scope: "self".into(),
-                config_version: format!("reload-{}", maitool_protocol::wire::now_ms()),
-                config_data: settings.config.clone(),
-            };
+            let config_changed = settings.config
+                != old
+                    .get(plugin_id)
+                    .map(|s| s.config.clone())
+                    .unwrap_or_default();
             let outcome = match (
                 runner.peer(),
                 self.shared.owner_of(plugin_id).as_deref() == Some(runner.name.as_str()),
             ) {
-                (Some(peer), true)
-                    if settings.config
-                        != old
-                            .get(plugin_id)
-                            .map(|s| s.config.clone())
-                            .unwrap_or_default() =>
-                {
-                    peer.call::<_, ConfigUpdatedResponse>(
-                        names::CONFIG_UPDATED,
-                        plugin_id,
-                        &update,
-                        Duration::from_secs(10),
-                    )
-                    .await
-                    .map_err(|err| err.to_string())
-                    .and_then(|answer| {
-                        if answer.accepted {
-                            Ok(())
-                        } else {
-                            Err(answer.reason)
-                        }
-                    })
+                (Some(peer), true) if config_changed => {
+                    super::config_update::update_config(&peer, plugin_id, &settings.config).await
                 }
                 // Grants only, or the plugin is not running now: it gets the settings at its
                 // next launch.

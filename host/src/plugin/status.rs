@@ -30,6 +30,8 @@ pub enum PluginLoadState {
     Failed,
     /// Disabled by configuration.
     Inactive,
+    /// Unloaded by its runner while the runner kept running; its components are withdrawn.
+    Unloaded,
 }
 
 /// One plugin of a runner.
@@ -45,6 +47,13 @@ pub struct PluginStatus {
     pub reason: Option<String>,
     /// Registered components (full names).
     pub components: Vec<String>,
+    /// The capabilities the plugin declares it needs (`plugin.bootstrap` or its
+    /// registration). What it may call is `granted_capabilities`.
+    #[serde(default)]
+    pub declared_capabilities: Vec<String>,
+    /// The operator's grants: exact names, `family.*` patterns or `*`.
+    #[serde(default)]
+    pub granted_capabilities: Vec<String>,
 }
 
 /// One runner.

@@ -7,6 +7,7 @@ use std::process::{ExitStatus, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use maitool_protocol::launch as launch_env;
 use maitool_protocol::rpc::{PeerConfig, RpcPeer};
 use maitool_protocol::wire::methods::{
     AckPayload, HealthPayload, PluginBootstrap, ShutdownPayload, names,
@@ -138,8 +139,13 @@ impl Supervisor {
             Ok(child) => child,
             Err(err) => {
                 self.runtime.launches.forget(&token);
+                let hint = if self.runner.launch.maibot.is_some() {
+                    "; `python` must be a Python 3.12+ with MaiBot's runner installed (docs/MAIBOT.md)"
+                } else {
+                    ""
+                };
                 return Outcome::Exited(format!(
-                    "cannot start {}: {err}",
+                    "cannot start {}: {err}{hint}",
                     self.runner.launch.executable.display()
                 ));
             }
@@ -158,12 +164,33 @@ impl Supervisor {
     fn spawn(&self, token: &str) -> std::io::Result<Child> {
         let launch = &self.runner.launch;
         let mut command = Command::new(&launch.executable);
+        command.args(&launch.args).envs(&launch.env);
+        match &launch.maibot {
+            None => {
+                command
+                    .env(launch_env::IPC_ADDRESS, &self.runtime.socket_path)
+                    .env(launch_env::SESSION_TOKEN, token)
+                    .env(launch_env::RUNNER_NAME, &self.runner.name);
+            }
+            Some(maibot) => {
+                super::data_dir::create_private(&maibot.instance_dir).map_err(|err| {
+                    std::io::Error::other(format!(
+                        "cannot create the instance directory {}: {err}",
+                        maibot.instance_dir.display()
+                    ))
+                })?;
+                command
+                    .envs(maibot.environment(
+                        &self.runner.name,
+                        &self.runtime.socket_path,
+                        token,
+                        &self.runner.settings(),
+                    ))
+                    .current_dir(maibot.working_dir());
+            }
+        }
+        super::parent_death::kill_with_host(&mut command);
         command
-            .args(&launch.args)
-            .envs(&launch.env)
-            .env(maitool_runner_env::IPC_ADDRESS, &self.runtime.socket_path)
-            .env(maitool_runner_env::SESSION_TOKEN, token)
-            .env(maitool_runner_env::RUNNER_NAME, &self.runner.name)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -222,7 +249,7 @@ impl Supervisor {
             reads_context: connected.hello.reads_context,
         };
         self.runner.set_peer(Some(live.clone()));
-        tracing::debug!(runner = %name, runner_id = %connected.hello.runner_id, pid = connected.hello.pid, "runner connected");
+        tracing::debug!(runner = %name, runner_id = %connected.hello.runner_id, pid = child.id(), sdk_version = %connected.hello.sdk_version, "runner connected");
 
         let ready_limit = Duration::from_millis(config.ready_timeout_ms);
         let ready = tokio::select! {
@@ -240,6 +267,12 @@ impl Supervisor {
         };
         self.runtime.expose(&name, &ready.loaded_plugins, &live);
         self.runner.set_state(RunnerState::Ready);
+        if let Some(maibot) = &self.runner.launch.maibot {
+            // MaiBot's runner reads only each plugin's own config.toml: the operator's
+            // settings reach it as a configuration update once the plugin is loaded.
+            super::maibot::deliver_overrides(&peer, &self.runner, maibot, &ready.loaded_plugins)
+                .await;
+        }
         tracing::info!(runner = %name, loaded = ?ready.loaded_plugins, failed = ?ready.failed_plugins, "runner ready");
         for (plugin, reason) in &ready.failed_plugin_reasons {
             tracing::error!(runner = %name, plugin_id = %plugin, "plugin failed to load: {reason}");
@@ -365,14 +398,6 @@ impl Supervisor {
         let _ = killpg(group, Signal::SIGKILL);
         let _ = child.wait().await;
     }
-}
-
-/// Environment variable names shared with the runner crate (kept as literals here so the host
-/// does not depend on the runner engine).
-mod maitool_runner_env {
-    pub const IPC_ADDRESS: &str = "MAITOOL_IPC_ADDRESS";
-    pub const SESSION_TOKEN: &str = "MAITOOL_SESSION_TOKEN";
-    pub const RUNNER_NAME: &str = "MAITOOL_RUNNER_NAME";
 }
 
 /// Delay before the restart that follows `recent` restarts inside the window: the first is

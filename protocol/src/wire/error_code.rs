@@ -90,6 +90,36 @@ impl ErrorCode {
             .unwrap_or("E_UNKNOWN")
     }
 
+    /// Whether a MaiBot 1.0.0 peer knows this code. MaiBot's runner converts every error
+    /// code it receives through its `ErrorCode` enum, and an unknown one raises inside its
+    /// receive loop, so a host must never send it one of maitool's additions.
+    pub fn is_maibot_code(&self) -> bool {
+        !matches!(
+            self,
+            ErrorCode::Cancelled | ErrorCode::ToolNotFound | ErrorCode::Other(_)
+        )
+    }
+
+    /// The nearest code a MaiBot 1.0.0 peer knows: the code itself when it knows it,
+    /// `E_TIMEOUT` for an abandoned request, `E_METHOD_NOT_ALLOWED` for an unknown tool or
+    /// component (MaiBot's answer to an unknown component), `E_UNKNOWN` otherwise.
+    ///
+    /// ```
+    /// use maitool_protocol::wire::ErrorCode;
+    ///
+    /// assert_eq!(ErrorCode::CapabilityDenied.to_maibot(), ErrorCode::CapabilityDenied);
+    /// assert_eq!(ErrorCode::ToolNotFound.to_maibot(), ErrorCode::MethodNotAllowed);
+    /// assert_eq!(ErrorCode::Other("E_NEW".into()).to_maibot(), ErrorCode::Unknown);
+    /// ```
+    pub fn to_maibot(&self) -> ErrorCode {
+        match self {
+            ErrorCode::Cancelled => ErrorCode::Timeout,
+            ErrorCode::ToolNotFound => ErrorCode::MethodNotAllowed,
+            ErrorCode::Other(_) => ErrorCode::Unknown,
+            known => known.clone(),
+        }
+    }
+
     /// The code for a wire string; unknown strings become [`ErrorCode::Other`].
     pub fn from_wire(text: &str) -> ErrorCode {
         KNOWN

@@ -24,6 +24,11 @@ pub mod names {
     pub const REGISTER_COMPONENTS: &str = "plugin.register_components";
     /// Runner → host, request: MaiBot's legacy alias of [`REGISTER_COMPONENTS`].
     pub const REGISTER_PLUGIN: &str = "plugin.register_plugin";
+    /// Runner → host, request: a plugin's capability declaration, sent before it registers;
+    /// an empty list withdraws it (MaiBot runners send it on unload).
+    pub const BOOTSTRAP: &str = "plugin.bootstrap";
+    /// Runner → host, request: withdraw one plugin's components (it unloaded).
+    pub const UNREGISTER: &str = "plugin.unregister";
     /// Runner → host, request: initial load results.
     pub const READY: &str = "runner.ready";
     /// Runner → host, broadcast: forwarded plugin logs.
@@ -42,6 +47,9 @@ pub mod names {
     pub const SHUTDOWN: &str = "plugin.shutdown";
     /// Host → runner, request: a plugin's configuration changed.
     pub const CONFIG_UPDATED: &str = "plugin.config_updated";
+    /// Host → runner, request (MaiBot runners): unload some plugins without stopping the
+    /// runner; each unloaded plugin is withdrawn with [`UNREGISTER`].
+    pub const UNLOAD_BATCH: &str = "plugin.unload_batch";
 }
 
 /// `runner.hello` request: the runner introduces itself.
@@ -173,6 +181,57 @@ pub struct RegisterComponentsResponse {
     pub reason: String,
 }
 
+/// `plugin.bootstrap` request: what a plugin declares before it registers. MaiBot's
+/// `BootstrapPluginPayload`. The declaration is informational: the operator's grants decide
+/// what the plugin may call.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(default)]
+pub struct BootstrapPayload {
+    /// The plugin.
+    pub plugin_id: String,
+    /// Its version.
+    pub plugin_version: String,
+    /// `extension` (default) or `adapter`.
+    pub plugin_type: String,
+    /// Capabilities the plugin's manifest asks for; empty withdraws the declaration.
+    pub capabilities_required: Vec<String>,
+}
+
+/// `plugin.unregister` request: the runner unloaded a plugin. MaiBot's
+/// `UnregisterPluginPayload`. Answered with [`AckPayload`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(default)]
+pub struct UnregisterPayload {
+    /// The plugin.
+    pub plugin_id: String,
+    /// Why (`manual`, `shutdown`, `reload`, ...).
+    pub reason: String,
+}
+
+/// `plugin.unload_batch` request. MaiBot's `UnloadPluginsPayload`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(default)]
+pub struct UnloadPluginsPayload {
+    /// The plugins to unload.
+    pub plugin_ids: Vec<String>,
+    /// Why.
+    pub reason: String,
+}
+
+/// Answer to `plugin.unload_batch`. MaiBot's `UnloadPluginsResultPayload`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(default)]
+pub struct UnloadPluginsResponse {
+    /// Whether every requested plugin was unloaded.
+    pub success: bool,
+    /// The plugins asked for.
+    pub requested_plugin_ids: Vec<String>,
+    /// The plugins unloaded (dependents included).
+    pub unloaded_plugins: Vec<String>,
+    /// Why each plugin that could not be unloaded could not.
+    pub failed_plugins: BTreeMap<String, String>,
+}
+
 /// `runner.ready` request: the outcome of loading every plugin the runner hosts.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[serde(default)]
@@ -281,14 +340,32 @@ pub struct ConfigUpdatedPayload {
     pub config_data: JsonObject,
 }
 
-/// Answer to `plugin.config_updated`.
+/// Answer to `plugin.config_updated`. A maitool runner answers `accepted`; a MaiBot runner
+/// answers `acknowledged: true`, and a refusal as an error response.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[serde(default)]
 pub struct ConfigUpdatedResponse {
     /// Whether the plugin applied it.
     pub accepted: bool,
+    /// MaiBot's word for `accepted`.
+    pub acknowledged: bool,
     /// Why not.
     pub reason: String,
+}
+
+impl ConfigUpdatedResponse {
+    /// Whether the plugin applied the configuration, in either runner's words.
+    ///
+    /// ```
+    /// use maitool_protocol::wire::methods::ConfigUpdatedResponse;
+    ///
+    /// let maibot = ConfigUpdatedResponse { acknowledged: true, ..Default::default() };
+    /// assert!(maibot.applied());
+    /// assert!(!ConfigUpdatedResponse::default().applied());
+    /// ```
+    pub fn applied(&self) -> bool {
+        self.accepted || self.acknowledged
+    }
 }
 
 /// `cap.call` request: the plugin (envelope `plugin_id`) asks the host to do something.

@@ -36,13 +36,8 @@ pub fn host_config(dir: &Path, echo: &Path, runners: usize, runtime: RuntimeConf
                 ("BENCH_TOOL_NAME".to_owned(), tool),
             ]);
             RunnerConfig {
-                name: format!("echo{index}"),
-                executable: Some(echo.to_path_buf()),
-                plugin_dir: None,
-                args: Vec::new(),
                 env,
-                enabled: true,
-                plugins: BTreeMap::new(),
+                ..RunnerConfig::executable(format!("echo{index}"), echo)
             }
         })
         .collect();

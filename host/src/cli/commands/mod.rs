@@ -234,6 +234,7 @@ fn print_reload(report: &serde_json::Value) {
         "removed",
         "restarted",
         "reconfigured",
+        "unloaded",
         "rejected",
         "unchanged",
     ] {

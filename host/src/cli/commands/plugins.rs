@@ -59,6 +59,20 @@ fn print_plugins(plugins: &[PluginView]) {
             "{:id_width$}  {version:10}  {:runner_width$}  {state}{reason}",
             plugin.id, plugin.runner
         );
+        if !plugin.declared_capabilities.is_empty() || !plugin.granted_capabilities.is_empty() {
+            let list = |caps: &[String]| {
+                if caps.is_empty() {
+                    "-".to_owned()
+                } else {
+                    caps.join(", ")
+                }
+            };
+            println!(
+                "    capabilities declared: {}; granted: {}",
+                list(&plugin.declared_capabilities),
+                list(&plugin.granted_capabilities)
+            );
+        }
         for component in &plugin.components {
             let enabled = if component.enabled {
                 "enabled"

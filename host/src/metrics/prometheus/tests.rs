@@ -18,6 +18,8 @@ fn runner(name: &str, state: RunnerState, restarts: u32) -> RunnerStatus {
             state: PluginLoadState::Loaded,
             reason: None,
             components: Vec::new(),
+            declared_capabilities: Vec::new(),
+            granted_capabilities: Vec::new(),
         }],
     }
 }

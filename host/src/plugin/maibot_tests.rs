@@ -1,0 +1,170 @@
+use std::path::Path;
+
+use serde_json::json;
+
+use super::*;
+use crate::plugin::config::RunnerKind;
+
+fn plugin_folder(root: &Path, folder: &str, id: &str, config: Option<&str>) {
+    let dir = root.join(folder);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("_manifest.json"), json!({"id": id}).to_string()).unwrap();
+    std::fs::write(dir.join("plugin.py"), "").unwrap();
+    if let Some(config) = config {
+        std::fs::write(dir.join("config.toml"), config).unwrap();
+    }
+}
+
+fn maibot_runner(toml_text: &str) -> RunnerConfig {
+    toml::from_str(toml_text).unwrap()
+}
+
+#[test]
+fn plugins_are_found_by_manifest_id_and_reserved_or_hidden_folders_are_skipped() {
+    let root = tempfile::tempdir().unwrap();
+    let plugins = root.path().join("plugins");
+    plugin_folder(&plugins, "b_folder", "acme.beta", None);
+    plugin_folder(&plugins, "a_folder", "acme.alpha", None);
+    plugin_folder(&plugins, ".hidden", "acme.hidden", None);
+    plugin_folder(&plugins, "data", "acme.data", None);
+    plugin_folder(&plugins, "__pycache__", "acme.cache", None);
+    std::fs::create_dir_all(plugins.join("no_manifest")).unwrap();
+    std::fs::create_dir_all(plugins.join("broken")).unwrap();
+    std::fs::write(plugins.join("broken/_manifest.json"), "{not json").unwrap();
+
+    let config = maibot_runner(
+        r#"
+name = "mb"
+kind = "maibot"
+python = "python3.12"
+plugin_dirs = ["plugins"]
+"#,
+    );
+    assert_eq!(config.kind, RunnerKind::Maibot);
+    let resolved = config.resolve(root.path(), Path::new("/data")).unwrap();
+    assert_eq!(
+        resolved.executable,
+        Path::new("python3.12"),
+        "a bare name is left for PATH"
+    );
+    assert_eq!(
+        resolved.args,
+        ["-m", "src.plugin_runtime.runner.runner_main"]
+    );
+    let ids: Vec<&String> = resolved.plugins.keys().collect();
+    assert_eq!(ids, ["acme.alpha", "acme.beta"]);
+    let maibot = resolved.maibot.unwrap();
+    assert_eq!(maibot.folders["acme.alpha"], plugins.join("a_folder"));
+    assert_eq!(maibot.instance_dir, Path::new("/data/maibot/mb"));
+    assert_eq!(maibot.working_dir(), Path::new("/data/maibot/mb"));
+}
+
+#[test]
+fn operator_overrides_merge_into_the_plugins_config_toml_table_by_table() {
+    let root = tempfile::tempdir().unwrap();
+    plugin_folder(
+        &root.path().join("plugins"),
+        "greeter",
+        "acme.greeter",
+        Some(
+            "[plugin]\nenabled = true\nconfig_version = \"1.0.0\"\n\n[greeting]\nsalutation = \"Hello\"\npunctuation = \"!\"\n",
+        ),
+    );
+    let config = maibot_runner(
+        r#"
+name = "mb"
+kind = "maibot"
+python = "venv/bin/python"
+plugin_dirs = ["plugins"]
+[plugins."acme.greeter"]
+capabilities = ["send.text"]
+config = { greeting = { salutation = "Howdy" } }
+"#,
+    );
+    let resolved = config.resolve(root.path(), Path::new("/data")).unwrap();
+    assert_eq!(resolved.executable, root.path().join("venv/bin/python"));
+    let settings = &resolved.plugins["acme.greeter"];
+    assert_eq!(settings.capabilities, ["send.text"]);
+    assert_eq!(
+        serde_json::Value::Object(settings.config.clone()),
+        json!({
+            "plugin": {"enabled": true, "config_version": "1.0.0"},
+            "greeting": {"salutation": "Howdy", "punctuation": "!"}
+        })
+    );
+    assert!(resolved.maibot.unwrap().overridden.contains("acme.greeter"));
+}
+
+#[test]
+fn misconfigured_maibot_runners_are_refused_with_the_field_named() {
+    let root = tempfile::tempdir().unwrap();
+    plugin_folder(&root.path().join("plugins"), "one", "acme.one", None);
+    let cases = [
+        (
+            "name = \"mb\"\nkind = \"maibot\"\nplugin_dirs = [\"plugins\"]\nexecutable = \"x\"",
+            "runners.mb.executable does not apply to a MaiBot runner",
+        ),
+        (
+            "name = \"mb\"\nkind = \"maibot\"",
+            "runners.mb.plugin_dirs: a MaiBot runner needs",
+        ),
+        (
+            "name = \"mb\"\nkind = \"maibot\"\nplugin_dirs = [\"missing\"]",
+            "runners.mb.plugin_dirs: cannot read",
+        ),
+        (
+            "name = \"mb\"\nkind = \"maibot\"\nplugin_dirs = [\"plugins\"]\n[plugins.\"acme.typo\"]\nenabled = false",
+            "runners.mb.plugins.acme.typo: no plugin with this id in plugin_dirs (found: acme.one)",
+        ),
+        (
+            "name = \"mb\"\nkind = \"maibot\"\nplugin_dirs = [\"plugins\"]\nmaibot_source = \"plugins\"",
+            "runners.mb.maibot_source:",
+        ),
+        (
+            "name = \"mb\"\nexecutable = \"x\"\nplugin_dirs = [\"plugins\"]",
+            "runners.mb.plugin_dirs is for MaiBot runners: add `kind = \"maibot\"`",
+        ),
+    ];
+    for (text, expected) in cases {
+        let err = maibot_runner(text)
+            .resolve(root.path(), Path::new("/data"))
+            .unwrap_err();
+        assert!(err.starts_with(expected), "{text}\n=> {err}");
+    }
+}
+
+#[test]
+fn the_environment_is_what_maibots_supervisor_passes_with_disabled_plugins_blocked() {
+    let launch = MaibotLaunch {
+        plugin_dirs: vec!["/p/one".into(), "/p/two".into()],
+        source: None,
+        instance_dir: "/data/maibot/mb".into(),
+        host_version: Some("1.3.15".into()),
+        folders: BTreeMap::new(),
+        overridden: BTreeSet::new(),
+    };
+    let mut plugins = BTreeMap::new();
+    plugins.insert("acme.on".to_owned(), PluginSettings::default());
+    plugins.insert(
+        "acme.off".to_owned(),
+        PluginSettings {
+            enabled: false,
+            ..PluginSettings::default()
+        },
+    );
+    let vars: BTreeMap<&str, String> = launch
+        .environment("mb", Path::new("/run/host.sock"), "tok", &plugins)
+        .into_iter()
+        .collect();
+    assert_eq!(vars["MAIBOT_IPC_ADDRESS"], "/run/host.sock");
+    assert_eq!(vars["MAIBOT_SESSION_TOKEN"], "tok");
+    assert_eq!(vars["MAIBOT_PLUGIN_DIRS"], "/p/one:/p/two");
+    assert_eq!(vars["MAIBOT_RUNNER_GROUP"], "mb");
+    assert_eq!(vars["MAIBOT_INSTANCE_DIR"], "/data/maibot/mb");
+    assert_eq!(vars["MAIBOT_HOST_VERSION"], "1.3.15");
+    assert_eq!(vars["MAIBOT_EXTERNAL_PLUGIN_IDS"], "{}");
+    let blocked: serde_json::Value =
+        serde_json::from_str(&vars["MAIBOT_BLOCKED_PLUGIN_REASONS"]).unwrap();
+    assert_eq!(blocked, json!({"acme.off": DISABLED_REASON}));
+    assert!(!vars.contains_key("PYTHONPATH"));
+}

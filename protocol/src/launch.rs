@@ -1,0 +1,42 @@
+//! The environment a host passes to a runner it launches: one definition of each variable
+//! name, for the host that sets them and the runners that read them.
+//!
+//! A maitool runner reads [`IPC_ADDRESS`], [`SESSION_TOKEN`] and [`RUNNER_NAME`]. MaiBot's
+//! own Python runner reads the names in [`maibot`], which its supervisor sets.
+
+/// The host's socket path.
+pub const IPC_ADDRESS: &str = "MAITOOL_IPC_ADDRESS";
+/// The one-time session token of this launch, presented in `runner.hello`.
+pub const SESSION_TOKEN: &str = "MAITOOL_SESSION_TOKEN";
+/// The name the host gave this runner (for logs).
+pub const RUNNER_NAME: &str = "MAITOOL_RUNNER_NAME";
+
+/// What MaiBot's supervisor passes to its runner (`src/plugin_runtime/__init__.py` of the
+/// `maibot` package), and how the runner is started.
+pub mod maibot {
+    /// The runner's module, started as `python -m RUNNER_MODULE`.
+    pub const RUNNER_MODULE: &str = "src.plugin_runtime.runner.runner_main";
+    /// The host's socket path (the runner removes it from its environment).
+    pub const IPC_ADDRESS: &str = "MAIBOT_IPC_ADDRESS";
+    /// The launch's session token (the runner removes it from its environment).
+    pub const SESSION_TOKEN: &str = "MAIBOT_SESSION_TOKEN";
+    /// Plugin roots joined with `:`; each plugin is a folder with `_manifest.json` and
+    /// `plugin.py`.
+    pub const PLUGIN_DIRS: &str = "MAIBOT_PLUGIN_DIRS";
+    /// The runner group's name, in the runner's own logs.
+    pub const RUNNER_GROUP: &str = "MAIBOT_RUNNER_GROUP";
+    /// Which manifests' `plugin_type` to load; empty loads every type.
+    pub const PLUGIN_TYPE_FILTER: &str = "MAIBOT_PLUGIN_TYPE_FILTER";
+    /// Plugin roots loaded whatever the type filter says, joined with `:`.
+    pub const TRUSTED_PLUGIN_DIRS: &str = "MAIBOT_TRUSTED_PLUGIN_DIRS";
+    /// A JSON object `{plugin_id: reason}` of plugins the runner must not load.
+    pub const BLOCKED_PLUGIN_REASONS: &str = "MAIBOT_BLOCKED_PLUGIN_REASONS";
+    /// A JSON object `{plugin_id: version}` of dependencies satisfied outside this runner.
+    pub const EXTERNAL_PLUGIN_IDS: &str = "MAIBOT_EXTERNAL_PLUGIN_IDS";
+    /// The host application version manifests are checked against; unset, the runner uses
+    /// its own package's version.
+    pub const HOST_VERSION: &str = "MAIBOT_HOST_VERSION";
+    /// The instance directory of an installed (non-checkout) MaiBot, where the runner writes
+    /// its logs; an installed runner refuses to start without it.
+    pub const INSTANCE_DIR: &str = "MAIBOT_INSTANCE_DIR";
+}

@@ -1,0 +1,316 @@
+//! MaiBot plugins, written against `maibot-plugin-sdk` (`examples/maibot-plugins`), run
+//! unmodified by MaiBot's own runner from PyPI under a real `maitool serve`: listing,
+//! calls, refusals, the operator's settings, crashes, reload and unload.
+//!
+//! The runner is installed by `.ci/install-maibot-runner.sh`. Without it these tests skip
+//! loudly, except under `MAITOOL_REQUIRE_MAIBOT=1` (CI), where they fail.
+
+mod maibot_support;
+
+use std::time::{Duration, Instant};
+
+use maibot_support::{Fixture, alive, cmdline, maibot_python};
+use nix::sys::signal::{Signal, kill};
+use nix::unistd::Pid;
+use serde_json::{Value, json};
+
+fn tool<'a>(tools: &'a Value, name: &str) -> &'a Value {
+    tools
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == name)
+        .unwrap_or_else(|| panic!("{name} not listed in {tools}"))
+}
+
+fn names(tools: &Value) -> Vec<String> {
+    tools
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+fn plugin<'a>(plugins: &'a Value, id: &str) -> &'a Value {
+    plugins
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["id"] == id)
+        .unwrap_or_else(|| panic!("{id} not in {plugins}"))
+}
+
+#[test]
+fn tools_are_listed_with_schemas_from_their_parameter_lists_and_calls_are_normalised() {
+    let Some(python) = maibot_python() else {
+        return;
+    };
+    let fixture = Fixture::new(
+        python,
+        "[runners.plugins.\"examples.maibot_action\"]\ncapabilities = [\"send.*\"]\n",
+    );
+    let serve = fixture.serve();
+
+    let tools = fixture.json(&["tools", "--json", "--group-chat", "--stream-id", "st1"]);
+    let quote = tool(&tools, "quote_order");
+    assert_eq!(quote["provider_name"], "plugin_runtime");
+    assert_eq!(quote["metadata"]["plugin_id"], "examples.maibot_typed");
+    assert_eq!(
+        quote["parameters_schema"],
+        json!({
+            "type": "object",
+            "properties": {
+                "item": {"type": "string", "description": "What to order"},
+                "quantity": {"type": "integer", "description": "How many"},
+                "unit_price": {"type": "number", "description": "Price of one", "default": 1.5},
+                "express": {"type": "boolean", "description": "Express delivery"},
+                "size": {"type": "string", "description": "Package size",
+                         "enum": ["small", "medium", "large"]},
+                "tags": {"type": "array", "description": "Labels for the order",
+                         "items": {"type": "string"}},
+                "address": {"type": "object", "description": "Where to deliver",
+                            "properties": {"city": {"type": "string"}, "zip": {"type": "string"}},
+                            "required": ["city"]}
+            },
+            "required": ["item", "quantity"]
+        })
+    );
+    let greet = tool(&tools, "greet");
+    assert_eq!(greet["metadata"]["legacy_action"], true);
+    assert_eq!(greet["metadata"]["invoke_method"], "plugin.invoke_action");
+    assert_eq!(
+        greet["parameters_schema"]["properties"]["name"],
+        json!({"type": "string", "description": "Who to greet"})
+    );
+
+    let (code, ok) = fixture.call(
+        "quote_order",
+        r#"{"item": "tea", "quantity": 3, "express": true, "size": "large", "tags": ["a", "b"], "address": {"city": "Paris"}}"#,
+    );
+    assert_eq!(code, 0, "{ok}");
+    assert_eq!(
+        ok["content"],
+        "3 x tea (large) = 9.50; tags [a,b]; to Paris"
+    );
+    assert_eq!(ok["metadata"]["plugin_id"], "examples.maibot_typed");
+
+    // A dict with success false, a raised exception and a failed (False, msg) Action.
+    let (code, refused) = fixture.call("quote_order", r#"{"item": "tea", "quantity": 0}"#);
+    assert_eq!(code, 1, "{refused}");
+    assert_eq!(refused["error_message"], "quantity must be positive, got 0");
+    let (code, raised) = fixture.call("fail_loudly", "{}");
+    assert_eq!(code, 1);
+    assert!(
+        raised["error_message"]
+            .as_str()
+            .unwrap()
+            .contains("this tool always fails"),
+        "{raised}"
+    );
+    let (code, greeted) = fixture.call("greet", r#"{"name": "Bo"}"#);
+    assert_eq!(code, 0, "{greeted}");
+    assert_eq!(greeted["content"], "Hello, Bo!");
+    let (code, nobody) = fixture.call("greet", r#"{"name": ""}"#);
+    assert_eq!(code, 1);
+    assert_eq!(nobody["success"], false);
+    assert_eq!(nobody["error_message"], "nobody to greet: `name` is empty");
+    assert_eq!(
+        nobody["structured_content"],
+        json!([false, "nobody to greet: `name` is empty"])
+    );
+
+    // Arguments are checked against the schema before the runner sees them.
+    for (args, needle) in [
+        (r#"{"item": "tea"}"#, "\"quantity\" is a required property"),
+        (r#"{"item": "tea", "quantity": 1, "size": "huge"}"#, "huge"),
+        (
+            r#"{"item": "tea", "quantity": 1, "address": {"zip": "1"}}"#,
+            "\"city\" is a required property",
+        ),
+    ] {
+        let (code, result) = fixture.call("quote_order", args);
+        assert_eq!(code, 1, "{args}: {result}");
+        let message = result["error_message"].as_str().unwrap();
+        assert!(
+            message.contains("invalid arguments") && message.contains(needle),
+            "{args}: {message}"
+        );
+    }
+
+    // send.text lands in the stream's history.
+    let (code, posted) = fixture.call("post_note", r#"{"note": "buy milk"}"#);
+    assert_eq!(code, 0, "{posted}");
+    assert_eq!(posted["content"], "posted to st1");
+    let (code, history) = fixture.call("fetch_history", r#"{"num": 5}"#);
+    assert_eq!(code, 0, "{history}");
+    assert!(
+        history["content"]
+            .as_str()
+            .unwrap()
+            .contains("note: buy milk"),
+        "{history}"
+    );
+
+    // The declaration is shown beside the grants; the runner's real pid is reported.
+    let plugins = fixture.json(&["plugins", "--json"]);
+    let typed = plugin(&plugins, "examples.maibot_typed");
+    assert_eq!(typed["declared_capabilities"], json!(["send.text"]));
+    assert_eq!(typed["granted_capabilities"], json!(["send.text"]));
+    let action = plugin(&plugins, "examples.maibot_action");
+    assert_eq!(action["declared_capabilities"], json!(["send.text"]));
+    assert_eq!(action["granted_capabilities"], json!(["send.*"]));
+    let pid = fixture.runner()["pid"].as_u64().unwrap() as u32;
+    assert!(
+        cmdline(pid).contains("src.plugin_runtime.runner.runner_main"),
+        "{}",
+        cmdline(pid)
+    );
+
+    // Plugin records carry the plugin's id; none carries an empty one.
+    let loaded = serve.wait_for_log(|l| l["fields"]["message"] == "typed tools loaded");
+    assert_eq!(
+        loaded["fields"]["plugin_id"], "examples.maibot_typed",
+        "{loaded}"
+    );
+    let empty: Vec<Value> = serve
+        .log()
+        .into_iter()
+        .filter(|l| l["fields"]["plugin_id"] == "" || l["span"]["plugin_id"] == "")
+        .collect();
+    assert!(
+        empty.is_empty(),
+        "records with an empty plugin id: {empty:?}"
+    );
+}
+
+#[test]
+fn a_plugin_without_the_grant_gets_its_capability_call_refused_by_name() {
+    let Some(python) = maibot_python() else {
+        return;
+    };
+    // greet calls send.text, which the operator did not grant it.
+    let fixture = Fixture::new(python, "");
+    let _serve = fixture.serve();
+    let (code, result) = fixture.call("greet", r#"{"name": "Bo"}"#);
+    assert_eq!(code, 1, "{result}");
+    let message = result["error_message"].as_str().unwrap();
+    assert!(
+        message.contains("E_CAPABILITY_DENIED") && message.contains("send.text"),
+        "{message}"
+    );
+}
+
+#[test]
+fn an_operator_disabled_plugin_is_not_loaded_and_overrides_reach_the_plugin() {
+    let Some(python) = maibot_python() else {
+        return;
+    };
+    let fixture = Fixture::new(
+        python,
+        "[runners.plugins.\"examples.maibot_action\"]\nenabled = false\n\n\
+         [runners.plugins.\"examples.maibot_config\"]\nconfig = { greeting = { salutation = \"Howdy\" } }\n",
+    );
+    let _serve = fixture.serve();
+    let tools = names(&fixture.json(&["tools", "--json"]));
+    assert!(!tools.contains(&"greet".to_owned()), "{tools:?}");
+    assert!(tools.contains(&"echo".to_owned()), "{tools:?}");
+    let plugins = fixture.json(&["plugins", "--json"]);
+    let action = plugin(&plugins, "examples.maibot_action");
+    assert_ne!(action["state"], "loaded", "{action}");
+    assert!(
+        action["reason"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("enabled = false"),
+        "{action}"
+    );
+    let (code, greeting) = fixture.call("configured_greeting", r#"{"name": "Ann"}"#);
+    assert_eq!(code, 0, "{greeting}");
+    assert_eq!(greeting["content"], "Howdy, Ann!");
+}
+
+#[test]
+fn a_sigkilled_runner_is_restarted_and_callable_again() {
+    let Some(python) = maibot_python() else {
+        return;
+    };
+    let fixture = Fixture::new(python, "");
+    let _serve = fixture.serve();
+    let pid = fixture.runner()["pid"].as_u64().unwrap() as i32;
+    kill(Pid::from_raw(pid), Signal::SIGKILL).unwrap();
+    let runner = fixture.wait_ready(1);
+    assert_ne!(runner["pid"].as_u64().unwrap() as i32, pid);
+    assert_eq!(runner["last_exit_reason"], "killed by signal SIGKILL");
+    let (code, echoed) = fixture.call("echo", r#"{"text": "back"}"#);
+    assert_eq!(code, 0, "{echoed}");
+    assert_eq!(echoed["content"], "back");
+}
+
+#[test]
+fn a_sigkilled_host_leaves_no_python_runner_behind() {
+    let Some(python) = maibot_python() else {
+        return;
+    };
+    let fixture = Fixture::new(python, "");
+    let mut serve = fixture.serve();
+    let pid = fixture.runner()["pid"].as_u64().unwrap() as u32;
+    assert!(alive(pid));
+    serve.kill_hard();
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while alive(pid) {
+        assert!(
+            Instant::now() < deadline,
+            "the runner {pid} ({}) outlived its SIGKILLed host",
+            cmdline(pid)
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn reload_delivers_a_changed_config_and_unloads_a_disabled_plugin_without_a_restart() {
+    let Some(python) = maibot_python() else {
+        return;
+    };
+    let fixture = Fixture::new(python, "");
+    let _serve = fixture.serve();
+    let pid = fixture.runner()["pid"].clone();
+    let (_, greeting) = fixture.call("configured_greeting", r#"{"name": "Ann"}"#);
+    assert_eq!(greeting["content"], "Hello, Ann!");
+    assert!(names(&fixture.json(&["tools", "--json"])).contains(&"greet".to_owned()));
+
+    fixture.write_config(
+        "[runners.plugins.\"examples.maibot_config\"]\nconfig = { greeting = { punctuation = \"?\" } }\n\n\
+         [runners.plugins.\"examples.maibot_action\"]\nenabled = false\n",
+    );
+    let report = fixture.json(&["reload", "--json"]);
+    assert_eq!(
+        report["plugins"]["reconfigured"],
+        json!(["maibot/examples.maibot_config"]),
+        "{report}"
+    );
+    assert_eq!(
+        report["plugins"]["unloaded"],
+        json!(["maibot/examples.maibot_action"]),
+        "{report}"
+    );
+    assert_eq!(report["plugins"]["restarted"], json!([]), "{report}");
+
+    let (_, greeting) = fixture.call("configured_greeting", r#"{"name": "Ann"}"#);
+    assert_eq!(
+        greeting["content"], "Hello, Ann?",
+        "the file's salutation, the operator's punctuation"
+    );
+    let tools = names(&fixture.json(&["tools", "--json"]));
+    assert!(!tools.contains(&"greet".to_owned()), "{tools:?}");
+    let (code, gone) = fixture.call("greet", r#"{"name": "Bo"}"#);
+    assert_ne!(code, 0, "{gone}");
+    let runner = fixture.runner();
+    assert_eq!(runner["pid"], pid, "no restart: {runner}");
+    assert_eq!(runner["restart_count"], 0);
+    let plugins = fixture.json(&["plugins", "--json"]);
+    let action = plugin(&plugins, "examples.maibot_action");
+    assert_eq!(action["state"], "unloaded", "{action}");
+    assert_eq!(action["components"], json!([]));
+}

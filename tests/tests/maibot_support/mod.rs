@@ -1,0 +1,270 @@
+//! The MaiBot tests' fixture: the MaiBot-style example plugins (`examples/maibot-plugins`),
+//! copied into a temporary folder, run by MaiBot's own runner from PyPI under a real
+//! `maitool serve`.
+
+#![allow(dead_code)] // Each test file uses a different part.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use maitool_e2e::workspace_bin;
+use nix::sys::signal::{Signal, kill};
+use nix::unistd::Pid;
+use serde_json::Value;
+
+/// The Python of the venv `.ci/install-maibot-runner.sh` made (`MAITOOL_MAIBOT_VENV`, else
+/// `~/.cache/maitool-maibot-venv`), or `None` after a loud message when MaiBot's runner is not
+/// installed there. With `MAITOOL_REQUIRE_MAIBOT=1` (CI) a missing runner is a failure.
+pub fn maibot_python() -> Option<PathBuf> {
+    let venv = std::env::var_os("MAITOOL_MAIBOT_VENV")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(std::env::var_os("HOME").unwrap_or_default())
+                .join(".cache/maitool-maibot-venv")
+        });
+    let python = venv.join("bin/python");
+    let instance = tempfile::tempdir().unwrap();
+    let works = Command::new(&python)
+        .args([
+            "-c",
+            "import src.plugin_runtime.runner.runner_main, maibot_sdk",
+        ])
+        .env("MAIBOT_INSTANCE_DIR", instance.path())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|status| status.success());
+    if works {
+        return Some(python);
+    }
+    let message = format!(
+        "MaiBot's runner is not installed in {} (run `bash .ci/install-maibot-runner.sh`)",
+        venv.display()
+    );
+    if std::env::var("MAITOOL_REQUIRE_MAIBOT").as_deref() == Ok("1") {
+        panic!("{message}; MAITOOL_REQUIRE_MAIBOT=1 requires it");
+    }
+    eprintln!("\n!!! SKIPPING the MaiBot test: {message} !!!\n");
+    None
+}
+
+/// A temporary host: built-in tools, and one MaiBot runner over a copy of the example
+/// plugins, with `examples.maibot_typed` granted `send.text`.
+pub struct Fixture {
+    dir: tempfile::TempDir,
+    python: PathBuf,
+    pub config: PathBuf,
+}
+
+impl Fixture {
+    /// `extra` is appended to the configuration (more plugin settings).
+    pub fn new(python: PathBuf, extra: &str) -> Fixture {
+        let dir = tempfile::tempdir().unwrap();
+        copy_dir(
+            &Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/maibot-plugins"),
+            &dir.path().join("plugins"),
+        );
+        let fixture = Fixture {
+            config: dir.path().join("maitool.toml"),
+            dir,
+            python,
+        };
+        fixture.write_config(extra);
+        fixture
+    }
+
+    /// Rewrites the configuration with another `extra`.
+    pub fn write_config(&self, extra: &str) {
+        let root = self.dir.path().display();
+        let text = format!(
+            "[host]\ncontrol_socket = \"{root}/control.sock\"\ndata_dir = \"{root}/data\"\n\
+             enable_builtin = true\n\n\
+             [builtin]\ndatabase = \"{root}/maitool.sqlite3\"\nfocus_mode = true\n\n\
+             [[runners]]\nname = \"maibot\"\nkind = \"maibot\"\npython = \"{}\"\n\
+             plugin_dirs = [\"plugins\"]\n\n\
+             [runners.plugins.\"examples.maibot_typed\"]\ncapabilities = [\"send.text\"]\n\n{extra}",
+            self.python.display()
+        );
+        std::fs::write(&self.config, text).unwrap();
+    }
+
+    pub fn plugins_dir(&self) -> PathBuf {
+        self.dir.path().join("plugins")
+    }
+
+    pub fn command(&self) -> Command {
+        let mut command = Command::new(workspace_bin("maitool"));
+        command
+            .arg("--config")
+            .arg(&self.config)
+            .arg("--control-socket")
+            .arg(self.dir.path().join("control.sock"));
+        command
+    }
+
+    /// Runs a verb; (exit code, stdout, stderr).
+    pub fn maitool(&self, args: &[&str]) -> (i32, String, String) {
+        let output = self.command().args(args).output().expect("maitool runs");
+        let text = |bytes: &[u8]| String::from_utf8_lossy(bytes).into_owned();
+        (
+            output.status.code().unwrap_or(-1),
+            text(&output.stdout),
+            text(&output.stderr),
+        )
+    }
+
+    /// Runs a verb that must succeed and print JSON.
+    pub fn json(&self, args: &[&str]) -> Value {
+        let (code, out, err) = self.maitool(args);
+        assert_eq!(code, 0, "maitool {args:?} failed: {err}");
+        serde_json::from_str(&out)
+            .unwrap_or_else(|e| panic!("maitool {args:?} printed no JSON ({e}): {out}"))
+    }
+
+    /// Calls a tool in group chat `st1`; (exit code, the printed result).
+    pub fn call(&self, tool: &str, args: &str) -> (i32, Value) {
+        let (code, out, err) = self.maitool(&[
+            "call",
+            tool,
+            "--args",
+            args,
+            "--stream-id",
+            "st1",
+            "--session-id",
+            "s1",
+            "--group-chat",
+            "--json",
+        ]);
+        let result = serde_json::from_str(&out)
+            .unwrap_or_else(|e| panic!("call {tool} printed no JSON ({e}): {out}\n{err}"));
+        (code, result)
+    }
+
+    /// The MaiBot runner's status.
+    pub fn runner(&self) -> Value {
+        self.json(&["status", "--json"])["runners"][0].clone()
+    }
+
+    /// `maitool serve`, its JSON log collected; returns once the MaiBot runner is ready.
+    pub fn serve(&self) -> Serve {
+        let mut child = self
+            .command()
+            .args(["--log-format", "json", "serve"])
+            .env("RUST_LOG", "info")
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("serve starts");
+        let lines = Arc::new(Mutex::new(Vec::new()));
+        let stderr = child.stderr.take().unwrap();
+        let sink = lines.clone();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                sink.lock().unwrap().push(line);
+            }
+        });
+        let serve = Serve { child, lines };
+        serve.wait_for_log(|line| line["fields"]["message"] == "maitool is serving");
+        self.wait_ready(0);
+        serve
+    }
+
+    /// Waits until the runner is ready with `restarts` restarts; returns its status.
+    pub fn wait_ready(&self, restarts: u64) -> Value {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            let runner = self.runner();
+            if runner["state"] == "ready" && runner["restart_count"] == restarts {
+                return runner;
+            }
+            assert!(Instant::now() < deadline, "runner not ready: {runner}");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+/// A running `maitool serve`; killed when dropped.
+pub struct Serve {
+    child: Child,
+    lines: Arc<Mutex<Vec<String>>>,
+}
+
+impl Serve {
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Every JSON log line so far.
+    pub fn log(&self) -> Vec<Value> {
+        self.lines
+            .lock()
+            .unwrap()
+            .iter()
+            .filter_map(|line| serde_json::from_str(line).ok())
+            .collect()
+    }
+
+    /// Waits for a JSON log line matching `wanted`; panics after 30 s.
+    pub fn wait_for_log(&self, wanted: impl Fn(&Value) -> bool) -> Value {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            if let Some(line) = self.log().into_iter().find(|line| wanted(line)) {
+                return line;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "log line not found in:\n{}",
+                self.lines.lock().unwrap().join("\n")
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// Kills serve with SIGKILL: nothing of it runs afterwards.
+    pub fn kill_hard(&mut self) {
+        kill(Pid::from_raw(self.child.id() as i32), Signal::SIGKILL).unwrap();
+        self.child.wait().unwrap();
+    }
+}
+
+impl Drop for Serve {
+    fn drop(&mut self) {
+        let _ = kill(Pid::from_raw(self.child.id() as i32), Signal::SIGTERM);
+        let _ = self.child.wait();
+    }
+}
+
+/// Whether `pid` is a live (not zombie) process.
+pub fn alive(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => stat
+            .rsplit_once(") ")
+            .is_some_and(|(_, rest)| !rest.starts_with('Z')),
+        Err(_) => false,
+    }
+}
+
+/// The command line of `pid`, arguments joined by spaces.
+pub fn cmdline(pid: u32) -> String {
+    std::fs::read(format!("/proc/{pid}/cmdline"))
+        .map(|bytes| String::from_utf8_lossy(&bytes).replace('\0', " "))
+        .unwrap_or_default()
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            if entry.file_name() != "__pycache__" {
+                copy_dir(&entry.path(), &target);
+            }
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
