@@ -97,3 +97,94 @@ fn a_maibot_plugin_reads_the_seeded_world_and_a_refusal_reaches_it() {
         "{got}"
     );
 }
+
+/// A local OpenAI-compatible endpoint: checks each request's shape and the bearer key (the
+/// value of PATH, a variable the host inherits; setting one would need `unsafe`), and answers
+/// as the real API does, streaming off.
+fn openai_endpoint(runtime: &tokio::runtime::Runtime) -> String {
+    use axum::Json;
+    use axum::http::{HeaderMap, StatusCode};
+    use axum::routing::post;
+
+    fn authorised(headers: &HeaderMap) -> bool {
+        let expected = format!("Bearer {}", std::env::var("PATH").unwrap());
+        headers.get("authorization").and_then(|v| v.to_str().ok()) == Some(expected.as_str())
+    }
+    async fn chat(headers: HeaderMap, Json(body): Json<Value>) -> (StatusCode, Json<Value>) {
+        if !authorised(&headers) || body["stream"] != false {
+            return (
+                StatusCode::BAD_REQUEST,
+                Json(json!({"error": {"message": "bad request"}})),
+            );
+        }
+        let prompt = body["messages"][0]["content"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        let message = match body["tools"][0]["function"]["name"].as_str() {
+            Some(name) => json!({"role": "assistant", "content": null, "tool_calls": [
+                {"id": "call_7", "type": "function",
+                 "function": {"name": name, "arguments": "{\"city\":\"Lyon\"}"}}]}),
+            None => json!({"role": "assistant", "content": format!("you said {prompt}")}),
+        };
+        (
+            StatusCode::OK,
+            Json(json!({
+                "id": "chatcmpl-9", "object": "chat.completion", "model": body["model"],
+                "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+                "usage": {"prompt_tokens": 5, "completion_tokens": 4, "total_tokens": 9},
+            })),
+        )
+    }
+    async fn embeddings(headers: HeaderMap, Json(body): Json<Value>) -> (StatusCode, Json<Value>) {
+        let Some(text) = body["input"].as_str().filter(|_| authorised(&headers)) else {
+            return (
+                StatusCode::BAD_REQUEST,
+                Json(json!({"error": {"message": "bad request"}})),
+            );
+        };
+        (
+            StatusCode::OK,
+            Json(json!({"object": "list", "model": body["model"],
+            "data": [{"object": "embedding", "index": 0, "embedding": [text.len() as f64, 1.0]}]})),
+        )
+    }
+
+    let app = axum::Router::new()
+        .route("/v1/chat/completions", post(chat))
+        .route("/v1/embeddings", post(embeddings));
+    let listener = runtime
+        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+        .unwrap();
+    let address = listener.local_addr().unwrap();
+    runtime.spawn(async move { axum::serve(listener, app).await.unwrap() });
+    format!("http://{address}/v1")
+}
+
+#[test]
+fn a_maibot_plugin_asks_the_configured_openai_compatible_endpoint() {
+    let Some(python) = maibot_python() else {
+        return;
+    };
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let base_url = openai_endpoint(&runtime);
+    let llm = format!(
+        "[runners.plugins.\"examples.maibot_caps\"]\ncapabilities = [\"llm.*\"]\n\n\
+         [llm]\nbase_url = \"{base_url}\"\nmodels = [\"small\", \"large\"]\n\
+         embedding_model = \"embed-1\"\napi_key_env = \"PATH\"\n"
+    );
+    let fixture = Fixture::new(python, &llm);
+    let _serve = fixture.serve();
+    let got = report(&fixture, "caps_llm", r#"{"prompt": "hello"}"#);
+    assert_eq!(got["models"], json!(["small", "large"]), "{got}");
+    assert_eq!(got["response"], "you said hello", "{got}");
+    assert_eq!(got["model"], "small", "{got}");
+    assert_eq!(got["tokens"], 9, "{got}");
+    assert_eq!(
+        got["tool_calls"],
+        json!([{"id": "call_7", "function": {"name": "weather", "arguments": {"city": "Lyon"}}}]),
+        "{got}"
+    );
+    assert_eq!(got["tool_model"], "large", "{got}");
+    assert_eq!(got["embedding"], json!([5.0, 1.0]), "{got}");
+}

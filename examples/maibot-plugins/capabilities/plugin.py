@@ -74,6 +74,32 @@ class CapabilitiesPlugin(MaiBotPlugin):
         }
         return {"content": json.dumps(report, ensure_ascii=False)}
 
+    @Tool(
+        "caps_llm",
+        description="Asks the host's language model, with and without a tool, and embeds a text.",
+        parameters=[ToolParameterInfo(name="prompt", param_type=ToolParamType.STRING, description="Prompt")],
+    )
+    async def handle_llm(self, prompt: str, **kwargs: Any) -> dict[str, Any]:
+        models = await self.ctx.llm.get_available_models()
+        answer = await self.ctx.llm.generate(prompt, model="utils", temperature=0.3)
+        weather = {
+            "name": "weather",
+            "description": "The weather in a city",
+            "parameters": {"type": "object", "properties": {"city": {"type": "string"}}},
+        }
+        with_tools = await self.ctx.llm.generate_with_tools(prompt, [weather], model_name=models[-1])
+        embedded = await self.ctx.llm.embed(prompt)
+        report = {
+            "models": models,
+            "response": answer["response"],
+            "model": answer["model"],
+            "tokens": answer["total_tokens"],
+            "tool_calls": with_tools["tool_calls"],
+            "tool_model": with_tools["model"],
+            "embedding": embedded["embedding"],
+        }
+        return {"content": json.dumps(report, ensure_ascii=False)}
+
 
 def create_plugin() -> CapabilitiesPlugin:
     return CapabilitiesPlugin()
