@@ -24,7 +24,7 @@ mod supervisor;
 
 pub use capabilities::{
     BotConfig, CAPABILITIES, CapabilityService, LlmConfig, MemorySink, MessageSink, OutgoingImage,
-    OutgoingMessage, PRIVILEGED_FAMILIES, StoreSink,
+    OutgoingMessage, PRIVILEGED_FAMILIES, StoreSink, grants_admit,
 };
 pub use components::{ChatScope, ComponentEntry, ComponentRegistry, Visibility};
 pub use config::{

@@ -99,6 +99,19 @@ pub const CAPABILITIES: &[&str] = &[
 /// because they act on other plugins.
 pub const PRIVILEGED_FAMILIES: &[&str] = &["component"];
 
+/// Whether a grant list admits `capability`: an exact grant, a family grant (`kv.*` or
+/// `kv`), or `*`, which leaves out the [`PRIVILEGED_FAMILIES`].
+pub fn grants_admit(grants: &[String], capability: &str) -> bool {
+    let family = capability.split('.').next().unwrap_or(capability);
+    let privileged = PRIVILEGED_FAMILIES.contains(&family);
+    grants.iter().any(|grant| {
+        (grant == "*" && !privileged)
+            || grant == capability
+            || grant == family
+            || grant.strip_suffix(".*") == Some(family)
+    })
+}
+
 /// The grants and backends behind `cap.call`.
 pub struct CapabilityService {
     grants: RwLock<HashMap<String, Vec<String>>>,
@@ -174,21 +187,12 @@ impl CapabilityService {
         self.configs.write().insert(plugin_id.to_owned(), config);
     }
 
-    /// Whether `plugin_id` may call `capability`: an exact grant, a family grant (`kv.*` or
-    /// `kv`), or `*` (which leaves out the [`PRIVILEGED_FAMILIES`]).
+    /// Whether `plugin_id` may call `capability` (see [`grants_admit`]).
     pub fn is_granted(&self, plugin_id: &str, capability: &str) -> bool {
-        let grants = self.grants.read();
-        let Some(list) = grants.get(plugin_id) else {
-            return false;
-        };
-        let family = capability.split('.').next().unwrap_or(capability);
-        let privileged = PRIVILEGED_FAMILIES.contains(&family);
-        list.iter().any(|grant| {
-            (grant == "*" && !privileged)
-                || grant == capability
-                || grant == family
-                || grant.strip_suffix(".*") == Some(family)
-        })
+        self.grants
+            .read()
+            .get(plugin_id)
+            .is_some_and(|grants| grants_admit(grants, capability))
     }
 
     /// Runs a capability for `plugin_id` (already verified to belong to the calling runner).
