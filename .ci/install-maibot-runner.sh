@@ -56,7 +56,9 @@ python="$(find_python)" || fail "no Python >= 3.12 found (MaiBot's runner needs 
 echo "installing MaiBot's runner into $venv with $python"
 "$python" -m venv "$venv" || fail "$python -m venv $venv failed"
 "$venv/bin/pip" install --quiet --no-deps -r "$requirements" || fail "pip install failed"
-# An installed MaiBot refuses to import without an instance directory.
-MAIBOT_INSTANCE_DIR="$(mktemp -d)" "$venv/bin/python" -c 'import src.plugin_runtime.runner.runner_main, maibot_sdk' ||
+# An installed MaiBot refuses to import without an instance directory, and writes its logs
+# into the working directory.
+instance="$(mktemp -d)"
+(cd "$instance" && MAIBOT_INSTANCE_DIR="$instance" "$venv/bin/python" -c 'import src.plugin_runtime.runner.runner_main, maibot_sdk') ||
     fail "the runner does not import in $venv"
 echo "MaiBot runner ready: $venv/bin/python"

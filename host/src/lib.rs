@@ -23,6 +23,7 @@ mod features;
 pub mod front;
 pub mod mcp;
 pub mod metrics;
+mod parent_death;
 pub mod plugin;
 pub mod provider;
 pub mod registry;

@@ -39,4 +39,5 @@ pub fn init_tracing() {
 }
 
 pub mod logs;
+pub mod maibot;
 pub mod plugins;

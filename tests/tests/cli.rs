@@ -4,6 +4,7 @@ use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use maitool_e2e::maibot::maibot_python;
 use maitool_e2e::workspace_bin;
 use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
@@ -13,11 +14,20 @@ fn repo_config() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../maitool.toml")
 }
 
+/// `maitool` on the shipped configuration, its MaiBot runner on the installed runner's venv
+/// when there is one (else the configuration's own `.maibot-venv`, which is missing here).
+fn shipped_maitool() -> Command {
+    let mut command = Command::new(workspace_bin("maitool"));
+    command.arg("--config").arg(repo_config());
+    if let Some(python) = maibot_python() {
+        command.env("MAITOOL_MAIBOT_PYTHON", python);
+    }
+    command
+}
+
 /// Runs `maitool` with the shipped configuration; returns (exit code, stdout, stderr).
 fn maitool(control: &std::path::Path, args: &[&str]) -> (i32, String, String) {
-    let output = Command::new(workspace_bin("maitool"))
-        .arg("--config")
-        .arg(repo_config())
+    let output = shipped_maitool()
         .arg("--control-socket")
         .arg(control)
         .args(args)
@@ -47,9 +57,7 @@ impl Drop for Serve {
 
 fn serve(control: &std::path::Path) -> Serve {
     let log = control.with_extension("serve.log");
-    let child = Command::new(workspace_bin("maitool"))
-        .arg("--config")
-        .arg(repo_config())
+    let child = shipped_maitool()
         .arg("--control-socket")
         .arg(control)
         .arg("serve")
@@ -189,12 +197,37 @@ fn check_verbs(control: &std::path::Path) {
     assert_eq!(code, 0, "{err}");
     let status = json(&out);
     let runners = status["runners"].as_array().unwrap();
-    assert_eq!(runners.len(), 4);
+    assert_eq!(runners.len(), 5);
+    let maibot_installed = maibot_python().is_some();
     for runner in runners {
+        if runner["name"] == "maibot" && !maibot_installed {
+            assert_eq!(runner["state"], "failed", "{runner}");
+            let reason = runner["last_exit_reason"].as_str().unwrap_or_default();
+            assert!(reason.contains("docs/MAIBOT.md"), "{runner}");
+            continue;
+        }
         assert_eq!(runner["state"], "ready", "{runner}");
         assert!(runner["pid"].as_u64().is_some());
         assert_eq!(runner["restart_count"], 0);
         assert_eq!(runner["plugins"][0]["state"], "loaded");
+    }
+    if maibot_installed {
+        // The MaiBot plugin folders of the shipped configuration, through MaiBot's runner.
+        let (code, out, err) = maitool(
+            control,
+            &[
+                "call",
+                "quote_order",
+                "--args",
+                r#"{"item": "pen", "quantity": 2}"#,
+                "--json",
+            ],
+        );
+        assert_eq!(code, 0, "{out}{err}");
+        assert_eq!(
+            json(&out)["content"],
+            "2 x pen (medium) = 3.00; tags []; to -"
+        );
     }
 }
 
@@ -211,11 +244,12 @@ fn verbs_work_against_serve_and_serve_stops_cleanly() {
     let mut serve = serve(&control);
     check_verbs(&control);
     let (_, out, _) = maitool(&control, &["status", "--json"]);
+    // A failed runner (MaiBot's, when its runner is not installed) has no pid.
     let pids: Vec<i32> = json(&out)["runners"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|r| r["pid"].as_i64().unwrap() as i32)
+        .filter_map(|r| r["pid"].as_i64().map(|pid| pid as i32))
         .collect();
     // A second serve on the same control socket refuses to start.
     let (code, _, err) = maitool(&control, &["serve"]);
@@ -320,9 +354,12 @@ fn killing_the_host_with_sigkill_takes_every_runner_down() {
         .as_array()
         .unwrap()
         .iter()
-        .map(|r| r["pid"].as_i64().unwrap() as i32)
+        .filter_map(|r| r["pid"].as_i64().map(|pid| pid as i32))
         .collect();
-    assert_eq!(pids.len(), 4);
+    // The MaiBot runner (Python, which does not watch its parent) is among them when its
+    // runner is installed.
+    let expected = if maibot_python().is_some() { 5 } else { 4 };
+    assert_eq!(pids.len(), expected, "{out}");
     kill(Pid::from_raw(serve.child.id() as i32), Signal::SIGKILL).unwrap();
     let _ = serve.child.wait();
     let killed = Instant::now();

@@ -76,11 +76,11 @@ fn tools_are_listed_with_schemas_from_their_parameter_lists_and_calls_are_normal
             "required": ["item", "quantity"]
         })
     );
-    let greet = tool(&tools, "greet");
-    assert_eq!(greet["metadata"]["legacy_action"], true);
-    assert_eq!(greet["metadata"]["invoke_method"], "plugin.invoke_action");
+    let welcome = tool(&tools, "welcome");
+    assert_eq!(welcome["metadata"]["legacy_action"], true);
+    assert_eq!(welcome["metadata"]["invoke_method"], "plugin.invoke_action");
     assert_eq!(
-        greet["parameters_schema"]["properties"]["name"],
+        welcome["parameters_schema"]["properties"]["name"],
         json!({"type": "string", "description": "Who to greet"})
     );
 
@@ -108,10 +108,10 @@ fn tools_are_listed_with_schemas_from_their_parameter_lists_and_calls_are_normal
             .contains("this tool always fails"),
         "{raised}"
     );
-    let (code, greeted) = fixture.call("greet", r#"{"name": "Bo"}"#);
+    let (code, greeted) = fixture.call("welcome", r#"{"name": "Bo"}"#);
     assert_eq!(code, 0, "{greeted}");
     assert_eq!(greeted["content"], "Hello, Bo!");
-    let (code, nobody) = fixture.call("greet", r#"{"name": ""}"#);
+    let (code, nobody) = fixture.call("welcome", r#"{"name": ""}"#);
     assert_eq!(code, 1);
     assert_eq!(nobody["success"], false);
     assert_eq!(nobody["error_message"], "nobody to greet: `name` is empty");
@@ -192,7 +192,7 @@ fn a_plugin_without_the_grant_gets_its_capability_call_refused_by_name() {
     // greet calls send.text, which the operator did not grant it.
     let fixture = Fixture::new(python, "");
     let _serve = fixture.serve();
-    let (code, result) = fixture.call("greet", r#"{"name": "Bo"}"#);
+    let (code, result) = fixture.call("welcome", r#"{"name": "Bo"}"#);
     assert_eq!(code, 1, "{result}");
     let message = result["error_message"].as_str().unwrap();
     assert!(
@@ -213,17 +213,14 @@ fn an_operator_disabled_plugin_is_not_loaded_and_overrides_reach_the_plugin() {
     );
     let _serve = fixture.serve();
     let tools = names(&fixture.json(&["tools", "--json"]));
-    assert!(!tools.contains(&"greet".to_owned()), "{tools:?}");
-    assert!(tools.contains(&"echo".to_owned()), "{tools:?}");
+    assert!(!tools.contains(&"welcome".to_owned()), "{tools:?}");
+    assert!(tools.contains(&"echo_text".to_owned()), "{tools:?}");
     let plugins = fixture.json(&["plugins", "--json"]);
     let action = plugin(&plugins, "examples.maibot_action");
-    assert_ne!(action["state"], "loaded", "{action}");
-    assert!(
-        action["reason"]
-            .as_str()
-            .unwrap_or_default()
-            .contains("enabled = false"),
-        "{action}"
+    assert_eq!(action["state"], "inactive", "{action}");
+    assert_eq!(
+        action["reason"],
+        "disabled by the operator (enabled = false)"
     );
     let (code, greeting) = fixture.call("configured_greeting", r#"{"name": "Ann"}"#);
     assert_eq!(code, 0, "{greeting}");
@@ -242,7 +239,7 @@ fn a_sigkilled_runner_is_restarted_and_callable_again() {
     let runner = fixture.wait_ready(1);
     assert_ne!(runner["pid"].as_u64().unwrap() as i32, pid);
     assert_eq!(runner["last_exit_reason"], "killed by signal SIGKILL");
-    let (code, echoed) = fixture.call("echo", r#"{"text": "back"}"#);
+    let (code, echoed) = fixture.call("echo_text", r#"{"text": "back"}"#);
     assert_eq!(code, 0, "{echoed}");
     assert_eq!(echoed["content"], "back");
 }
@@ -278,7 +275,7 @@ fn reload_delivers_a_changed_config_and_unloads_a_disabled_plugin_without_a_rest
     let pid = fixture.runner()["pid"].clone();
     let (_, greeting) = fixture.call("configured_greeting", r#"{"name": "Ann"}"#);
     assert_eq!(greeting["content"], "Hello, Ann!");
-    assert!(names(&fixture.json(&["tools", "--json"])).contains(&"greet".to_owned()));
+    assert!(names(&fixture.json(&["tools", "--json"])).contains(&"welcome".to_owned()));
 
     fixture.write_config(
         "[runners.plugins.\"examples.maibot_config\"]\nconfig = { greeting = { punctuation = \"?\" } }\n\n\
@@ -303,8 +300,8 @@ fn reload_delivers_a_changed_config_and_unloads_a_disabled_plugin_without_a_rest
         "the file's salutation, the operator's punctuation"
     );
     let tools = names(&fixture.json(&["tools", "--json"]));
-    assert!(!tools.contains(&"greet".to_owned()), "{tools:?}");
-    let (code, gone) = fixture.call("greet", r#"{"name": "Bo"}"#);
+    assert!(!tools.contains(&"welcome".to_owned()), "{tools:?}");
+    let (code, gone) = fixture.call("welcome", r#"{"name": "Bo"}"#);
     assert_ne!(code, 0, "{gone}");
     let runner = fixture.runner();
     assert_eq!(runner["pid"], pid, "no restart: {runner}");
@@ -313,4 +310,108 @@ fn reload_delivers_a_changed_config_and_unloads_a_disabled_plugin_without_a_rest
     let action = plugin(&plugins, "examples.maibot_action");
     assert_eq!(action["state"], "unloaded", "{action}");
     assert_eq!(action["components"], json!([]));
+}
+
+#[test]
+fn a_plugin_copied_from_a_maibot_install_loads_and_its_command_stays_unused() {
+    let Some(python) = maibot_python() else {
+        return;
+    };
+    // MaiBot's own built-in plugin-management plugin, from the installed package.
+    let output = std::process::Command::new(&python)
+        .args([
+            "-c",
+            "import importlib.util, os; print(os.path.dirname(importlib.util.find_spec('src').origin))",
+        ])
+        .output()
+        .unwrap();
+    let package = std::path::PathBuf::from(String::from_utf8(output.stdout).unwrap().trim());
+    let original = package.join("plugins/built_in/plugin_management");
+    assert!(
+        original.join("_manifest.json").exists(),
+        "{}",
+        original.display()
+    );
+    let fixture = Fixture::new(python, "");
+    maibot_support::copy_dir(&original, &fixture.plugins_dir().join("plugin_management"));
+    let _serve = fixture.serve();
+
+    let plugins = fixture.json(&["plugins", "--json"]);
+    let management = plugin(&plugins, "builtin.plugin-management");
+    assert_eq!(management["state"], "loaded", "{management}");
+    assert_eq!(
+        management["components"],
+        json!([{
+            "full_name": "builtin.plugin-management.management",
+            "component_type": "COMMAND",
+            "visibility": "deferred",
+            "enabled": true,
+            "legacy_action": false
+        }])
+    );
+    assert!(
+        management["declared_capabilities"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("component.reload_plugin"))
+    );
+    let tools = names(&fixture.json(&["tools", "--json"]));
+    assert!(!tools.contains(&"management".to_owned()), "{tools:?}");
+    assert!(tools.contains(&"quote_order".to_owned()), "{tools:?}");
+}
+
+#[test]
+fn stopping_the_host_stops_the_processes_a_runners_plugins_started() {
+    let Some(python) = maibot_python() else {
+        return;
+    };
+    let fixture = Fixture::new(python, "");
+    // A plugin that starts a long-lived child process of its own.
+    let spawner = fixture.plugins_dir().join("spawner");
+    std::fs::create_dir_all(&spawner).unwrap();
+    let manifest =
+        std::fs::read_to_string(fixture.plugins_dir().join("legacy_action/_manifest.json"))
+            .unwrap()
+            .replace("examples.maibot_action", "tests.spawner");
+    std::fs::write(spawner.join("_manifest.json"), manifest).unwrap();
+    std::fs::write(
+        spawner.join("plugin.py"),
+        r#"
+import subprocess
+from maibot_sdk import MaiBotPlugin, Tool
+
+class Spawner(MaiBotPlugin):
+    async def on_load(self):
+        self.child = subprocess.Popen(["sleep", "600"])
+    async def on_unload(self):
+        pass
+    async def on_config_update(self, scope, config_data, version):
+        pass
+    @Tool("child_pid", description="The pid of the child process.", core_tool=True)
+    async def handle_child_pid(self, **kwargs):
+        return {"content": str(self.child.pid)}
+
+def create_plugin():
+    return Spawner()
+"#,
+    )
+    .unwrap();
+    let serve = fixture.serve();
+    let (code, result) = fixture.call("child_pid", "{}");
+    assert_eq!(code, 0, "{result}");
+    let child: u32 = result["content"].as_str().unwrap().parse().unwrap();
+    assert!(
+        alive(child) && cmdline(child).starts_with("sleep 600"),
+        "{}",
+        cmdline(child)
+    );
+    drop(serve); // SIGTERM: the host stops its runners gracefully, then exits.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while alive(child) {
+        assert!(
+            Instant::now() < deadline,
+            "the plugin's child {child} outlived its stopped runner"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
 }

@@ -16,13 +16,13 @@ class LegacyActionPlugin(MaiBotPlugin):
         pass
 
     @Action(
-        "greet",
+        "welcome",
         description="Greets someone in the chat.",
         action_parameters={"name": "Who to greet", "mood": "cheerful or formal"},
         action_require=["Use when someone joins the chat"],
         core_tool=True,
     )
-    async def handle_greet(self, name: str = "", mood: str = "cheerful", stream_id: str = "", **kwargs: Any):
+    async def handle_welcome(self, name: str = "", mood: str = "cheerful", stream_id: str = "", **kwargs: Any):
         if not name:
             return False, "nobody to greet: `name` is empty"
         text = f"Hello, {name}!" if mood != "formal" else f"Good day, {name}."

@@ -21,12 +21,12 @@ class TypedToolsPlugin(MaiBotPlugin):
         pass
 
     @Tool(
-        "echo",
+        "echo_text",
         description="Returns the text it is given.",
         parameters=[ToolParameterInfo(name="text", param_type=ToolParamType.STRING, description="Text to echo")],
         core_tool=True,
     )
-    async def handle_echo(self, text: str, **kwargs: Any) -> dict[str, Any]:
+    async def handle_echo_text(self, text: str, **kwargs: Any) -> dict[str, Any]:
         return {"content": text}
 
     @Tool(

@@ -68,6 +68,8 @@ impl StdioProcess {
         if let Some(cwd) = &server.cwd {
             command.current_dir(cwd);
         }
+        // A server that ignores the end of its stdin still dies with the host.
+        crate::parent_death::kill_with_host(&mut command);
         let mut child = command.spawn()?;
         let pid = child
             .id()

@@ -15,7 +15,6 @@ mod listener;
 mod maibot;
 mod nesting;
 mod parameter_list;
-mod parent_death;
 mod provider;
 mod result;
 mod runtime;

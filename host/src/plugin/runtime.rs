@@ -289,13 +289,20 @@ impl RunnerShared {
                 status.state = PluginLoadState::Inactive;
                 status.reason = Some("disabled by configuration".into());
             }
+            let settings = self.settings.read();
             for id in &ready.failed_plugins {
                 let status = view
                     .plugins
                     .entry(id.clone())
                     .or_insert_with(|| pending(id));
-                status.state = PluginLoadState::Failed;
-                status.reason = ready.failed_plugin_reasons.get(id).cloned();
+                // A MaiBot runner reports a plugin the operator blocked as failed.
+                if settings.get(id).is_some_and(|s| !s.enabled) {
+                    status.state = PluginLoadState::Inactive;
+                    status.reason = Some(super::maibot::DISABLED_REASON.into());
+                } else {
+                    status.state = PluginLoadState::Failed;
+                    status.reason = ready.failed_plugin_reasons.get(id).cloned();
+                }
                 status.components.clear();
             }
         }

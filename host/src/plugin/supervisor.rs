@@ -150,11 +150,15 @@ impl Supervisor {
                 ));
             }
         };
+        // The group's id is the runner's pid. Taken now: once the runner has been waited for,
+        // `child.id()` is gone, while the processes its plugins started may still run.
+        let group = child.id().map(|pid| Pid::from_raw(pid as i32));
         let outcome = self.supervise(&mut child, connection, &config).await;
         self.runtime.launches.forget(&token);
-        // Whatever happened, the process group must be gone before the next launch.
-        if let Some(pid) = child.id() {
-            let _ = killpg(Pid::from_raw(pid as i32), Signal::SIGKILL);
+        // Whatever happened, the process group must be gone before the next launch: the
+        // runner, and everything it started that stayed in its group.
+        if let Some(group) = group {
+            let _ = killpg(group, Signal::SIGKILL);
         }
         let _ = child.wait().await;
         self.runner.set_pid(None);
@@ -189,7 +193,7 @@ impl Supervisor {
                     .current_dir(maibot.working_dir());
             }
         }
-        super::parent_death::kill_with_host(&mut command);
+        crate::parent_death::kill_with_host(&mut command);
         command
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
@@ -274,8 +278,13 @@ impl Supervisor {
                 .await;
         }
         tracing::info!(runner = %name, loaded = ?ready.loaded_plugins, failed = ?ready.failed_plugins, "runner ready");
+        let settings = self.runner.settings();
         for (plugin, reason) in &ready.failed_plugin_reasons {
-            tracing::error!(runner = %name, plugin_id = %plugin, "plugin failed to load: {reason}");
+            if settings.get(plugin).is_some_and(|s| !s.enabled) {
+                tracing::info!(runner = %name, plugin_id = %plugin, "plugin not loaded: disabled by the operator");
+            } else {
+                tracing::error!(runner = %name, plugin_id = %plugin, "plugin failed to load: {reason}");
+            }
         }
 
         let health_every = (config.health_check_interval_ms > 0)

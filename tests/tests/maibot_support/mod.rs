@@ -10,46 +10,11 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+pub use maitool_e2e::maibot::maibot_python;
 use maitool_e2e::workspace_bin;
 use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
 use serde_json::Value;
-
-/// The Python of the venv `.ci/install-maibot-runner.sh` made (`MAITOOL_MAIBOT_VENV`, else
-/// `~/.cache/maitool-maibot-venv`), or `None` after a loud message when MaiBot's runner is not
-/// installed there. With `MAITOOL_REQUIRE_MAIBOT=1` (CI) a missing runner is a failure.
-pub fn maibot_python() -> Option<PathBuf> {
-    let venv = std::env::var_os("MAITOOL_MAIBOT_VENV")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(std::env::var_os("HOME").unwrap_or_default())
-                .join(".cache/maitool-maibot-venv")
-        });
-    let python = venv.join("bin/python");
-    let instance = tempfile::tempdir().unwrap();
-    let works = Command::new(&python)
-        .args([
-            "-c",
-            "import src.plugin_runtime.runner.runner_main, maibot_sdk",
-        ])
-        .env("MAIBOT_INSTANCE_DIR", instance.path())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|status| status.success());
-    if works {
-        return Some(python);
-    }
-    let message = format!(
-        "MaiBot's runner is not installed in {} (run `bash .ci/install-maibot-runner.sh`)",
-        venv.display()
-    );
-    if std::env::var("MAITOOL_REQUIRE_MAIBOT").as_deref() == Ok("1") {
-        panic!("{message}; MAITOOL_REQUIRE_MAIBOT=1 requires it");
-    }
-    eprintln!("\n!!! SKIPPING the MaiBot test: {message} !!!\n");
-    None
-}
 
 /// A temporary host: built-in tools, and one MaiBot runner over a copy of the example
 /// plugins, with `examples.maibot_typed` granted `send.text`.
@@ -254,7 +219,7 @@ pub fn cmdline(pid: u32) -> String {
         .unwrap_or_default()
 }
 
-fn copy_dir(from: &Path, to: &Path) {
+pub fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
     for entry in std::fs::read_dir(from).unwrap() {
         let entry = entry.unwrap();

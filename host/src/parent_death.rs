@@ -1,5 +1,6 @@
-//! Runners die with the host, even when the host is killed with SIGKILL and the runner does
-//! not watch its parent itself (MaiBot's runner, or a runner in any other language).
+//! Every process the host starts (runners and stdio MCP servers) dies with the host, even when
+//! the host is killed with SIGKILL and the child does not watch its parent itself (MaiBot's
+//! runner, a runner in any other language, an MCP server that ignores the end of its stdin).
 
 use nix::errno::Errno;
 use nix::sys::prctl;
@@ -9,7 +10,7 @@ use nix::unistd::{Pid, getppid};
 /// Makes the process that `command` starts receive SIGKILL when the host dies.
 ///
 /// Linux delivers the parent-death signal when the thread that forked the child ends; the
-/// host forks runners from its runtime's threads, which live as long as the host.
+/// host forks children from its runtime's threads, which live as long as the host.
 #[allow(unsafe_code)]
 pub(crate) fn kill_with_host(command: &mut tokio::process::Command) {
     let host = Pid::this();
