@@ -5,6 +5,7 @@ mod chat_world;
 mod grants;
 mod llm;
 mod send;
+mod tool;
 
 use std::sync::Arc;
 
