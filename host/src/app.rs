@@ -4,11 +4,9 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use async_trait::async_trait;
 use futures::future::BoxFuture;
 use serde::Serialize;
 
-use crate::builtin::engine::{ImageData, NewMessage};
 use crate::builtin::{
     Discovery, EngineBridge, MaisakaBuiltinToolProvider, Store, StoreEngine, seed_store,
 };
@@ -17,7 +15,7 @@ use crate::mcp::{McpServerStatus, McpToolProvider};
 use crate::metrics::progress::{self, StartObserver, StartProgress};
 use crate::metrics::{CallTotals, ToolCallStats};
 use crate::plugin::{
-    CapabilityService, KvStore, MessageSink, OutgoingMessage, PluginRuntime, RunnerStatus,
+    CapabilityService, KvStore, MessageSink, PluginRuntime, RunnerStatus, StoreSink,
 };
 use crate::provider::ToolProvider;
 use crate::registry::ToolRegistry;
@@ -95,42 +93,6 @@ impl std::fmt::Debug for Host {
     }
 }
 
-/// Delivers plugins' `send.*` messages into the built-in store's history, so the engine's
-/// `fetch_history` sees what plugins said.
-struct StoreSink {
-    store: Store,
-}
-
-#[async_trait]
-impl MessageSink for StoreSink {
-    async fn send(&self, message: OutgoingMessage) -> Result<String, String> {
-        let images = message
-            .data
-            .map(|data| {
-                vec![ImageData {
-                    mime_type: message.mime_type.clone(),
-                    data: data.0,
-                    description: String::new(),
-                }]
-            })
-            .unwrap_or_default();
-        let stored = self
-            .store
-            .append_message(NewMessage {
-                stream_id: message.stream_id,
-                sender_id: format!("plugin:{}", message.plugin_id),
-                sender_name: message.plugin_id,
-                is_bot: true,
-                text: message.text,
-                images,
-                ..NewMessage::default()
-            })
-            .await
-            .map_err(|err| err.to_string())?;
-        Ok(stored.message_id)
-    }
-}
-
 impl Host {
     /// Starts every configured tool source and registers them in MaiBot's order: built-in,
     /// plugin, MCP (earlier providers win a tool-name clash). Waits until the runners and MCP
@@ -177,11 +139,16 @@ impl Host {
                     .map_err(|err| HostError::Builtin(err.to_string()))?;
                 tracing::info!("seeded the built-in store: {report:?}");
             }
-            (Some(store.clone()), Arc::new(StoreSink { store }))
+            (Some(store.clone()), Arc::new(StoreSink::new(store)))
         } else {
             (None, Arc::new(crate::plugin::MemorySink::default()))
         };
         let capabilities = Arc::new(CapabilityService::new(sink, kv));
+        if let Some(store) = &store {
+            capabilities.attach_store(store.clone());
+        }
+        capabilities.set_bot_config(settings.bot.clone());
+        capabilities.set_llm_config(settings.llm.clone());
         let plugins = PluginRuntime::start_with_data_dir(
             settings.plugin_runtime.clone(),
             config.runners.clone(),
@@ -226,6 +193,7 @@ impl Host {
             registry.register_provider(mcp.clone());
         }
         capabilities.attach_registry(&registry);
+        capabilities.attach_runtime(&plugins);
         // tool_search must see plugin and MCP tools, not only the built-ins.
         if let Some(builtin) = &builtin {
             builtin.discovery().attach_registry(&registry);
@@ -313,6 +281,10 @@ impl Host {
             None
         };
         report.plugins = self.plugins.apply(next.runners.clone()).await;
+        // `[bot]` and `[llm]` are read per call: the next capability call sees the new values.
+        let capabilities = self.plugins.capabilities();
+        capabilities.set_bot_config(new.bot.clone());
+        capabilities.set_llm_config(new.llm.clone());
         if old.builtin != new.builtin
             && let Some(store) = &self.store
         {

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::builtin::BuiltinConfig;
 use crate::mcp::McpConfig;
-use crate::plugin::{ResolvedRunner, RunnerConfig, RuntimeConfig};
+use crate::plugin::{BotConfig, LlmConfig, ResolvedRunner, RunnerConfig, RuntimeConfig};
 
 /// `[host]`: where the host keeps its sockets and data.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -50,6 +50,11 @@ pub struct HostConfig {
     pub mcp: McpConfig,
     /// Built-in engine tools.
     pub builtin: BuiltinConfig,
+    /// Who the bot is, as plugins read it through `config.get`.
+    pub bot: BotConfig,
+    /// The OpenAI-compatible endpoint behind plugins' `llm.*` capabilities; absent, they
+    /// are refused.
+    pub llm: Option<LlmConfig>,
 }
 
 /// Why a configuration was rejected.
@@ -230,6 +235,9 @@ impl HostConfig {
             if server.command.contains('/') && Path::new(&server.command).is_relative() {
                 server.command = base.join(&server.command).display().to_string();
             }
+        }
+        if let Some(llm) = &self.llm {
+            llm.validate().map_err(&invalid)?;
         }
         if self.mcp.enable {
             self.mcp

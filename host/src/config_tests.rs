@@ -153,3 +153,38 @@ fn unterminated_reference_before_multibyte_text_is_an_error() {
         .to_string();
     assert!(err.starts_with("maitool.toml: unterminated ${"), "{err}");
 }
+
+#[test]
+fn bot_and_llm_sections_are_read_and_checked() {
+    let config = parse(
+        "[bot]\nnickname = \"Mai\"\nalias_names = [\"m\"]\n[bot.extra.personality]\npersonality = \"calm\"\n\
+         [llm]\nbase_url = \"http://127.0.0.1:8000/v1\"\nmodels = [\"small\"]\napi_key_env = \"KEY\"\n",
+    )
+    .unwrap();
+    assert_eq!(config.bot.lookup("bot.nickname"), Some("Mai".into()));
+    assert_eq!(
+        config.bot.lookup("personality.personality"),
+        Some("calm".into())
+    );
+    let llm = config.llm.clone().unwrap();
+    assert_eq!(
+        (llm.models.as_slice(), llm.timeout_ms),
+        (&["small".to_owned()][..], 60_000)
+    );
+    config.resolve(None, Path::new("/tmp")).unwrap();
+
+    let err = parse("[bot]\nnick = \"x\"\n").unwrap_err().to_string();
+    assert!(err.contains("unknown field `nick`"), "{err}");
+    let no_models = parse("[llm]\nbase_url = \"https://api.example/v1\"\n").unwrap();
+    let err = no_models
+        .resolve(None, Path::new("/tmp"))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("llm.models"), "{err}");
+    let bad_url = parse("[llm]\nbase_url = \"api.example\"\nmodels = [\"m\"]\n").unwrap();
+    let err = bad_url
+        .resolve(None, Path::new("/tmp"))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("llm.base_url"), "{err}");
+}

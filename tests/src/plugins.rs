@@ -96,6 +96,7 @@ impl Harness {
         let registry = Arc::new(ToolRegistry::new());
         registry.register_provider(runtime.provider());
         capabilities.attach_registry(&registry);
+        capabilities.attach_runtime(&runtime);
         runtime.wait_settled(Duration::from_secs(20)).await;
         Harness {
             runtime,

@@ -42,6 +42,7 @@ pub use executor::{
     CallStatus, ExecutorError, NOT_EXPOSED_HINT, ToolCallExecutor, ToolResultMessage, TurnOutcome,
 };
 pub use exposure::{Classified, ToolExposure, build_exposure, classify};
+pub(crate) use handlers::datetime;
 pub use handlers::{Handler, HandlerContext, HandlerResult, ToolFailure};
 pub use media::{media_id, media_list_block, split_media};
 pub use provider::{MaisakaBuiltinToolProvider, PROVIDER_NAME};

@@ -21,7 +21,10 @@ mod runtime;
 mod status;
 mod supervisor;
 
-pub use capabilities::{CAPABILITIES, CapabilityService, MemorySink, MessageSink, OutgoingMessage};
+pub use capabilities::{
+    BotConfig, CAPABILITIES, CapabilityService, LlmConfig, MemorySink, MessageSink, OutgoingImage,
+    OutgoingMessage, PRIVILEGED_FAMILIES, StoreSink, grants_admit,
+};
 pub use components::{ChatScope, ComponentEntry, ComponentRegistry, Visibility};
 pub use config::{
     MaibotLaunch, PluginManifest, PluginSettings, ResolvedRunner, RunnerConfig, RunnerKind,

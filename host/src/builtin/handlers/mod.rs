@@ -27,6 +27,7 @@ use super::discovery::Discovery;
 use super::engine::{EngineBridge, EngineError};
 
 pub(crate) use args::ArgError;
+pub(crate) use format::datetime;
 
 /// Everything a handler may use.
 #[derive(Clone)]

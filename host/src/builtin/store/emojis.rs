@@ -135,7 +135,7 @@ pub(super) fn upsert(conn: &mut Connection, emoji: &NewEmoji) -> Result<i64, Sto
     Ok(id)
 }
 
-struct EmojiRow {
+pub(super) struct EmojiRow {
     id: i64,
     path: Option<String>,
     data: Option<Vec<u8>>,
@@ -144,9 +144,9 @@ struct EmojiRow {
     emotions: String,
 }
 
-const COLUMNS: &str = "e.id, e.path, e.data, e.mime_type, e.description, e.emotions";
+pub(super) const COLUMNS: &str = "e.id, e.path, e.data, e.mime_type, e.description, e.emotions";
 
-fn from_row(row: &Row<'_>) -> rusqlite::Result<EmojiRow> {
+pub(super) fn from_row(row: &Row<'_>) -> rusqlite::Result<EmojiRow> {
     Ok(EmojiRow {
         id: row.get(0)?,
         path: row.get(1)?,
@@ -157,7 +157,7 @@ fn from_row(row: &Row<'_>) -> rusqlite::Result<EmojiRow> {
     })
 }
 
-fn load(row: EmojiRow, matched: EmojiMatch) -> Result<Emoji, StoreError> {
+pub(super) fn load(row: EmojiRow, matched: EmojiMatch) -> Result<Emoji, StoreError> {
     let data = match (row.data, row.path) {
         (Some(data), _) if !data.is_empty() => data,
         (_, Some(path)) => std::fs::read(&path).map_err(|source| StoreError::Io {

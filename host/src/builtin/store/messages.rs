@@ -6,12 +6,12 @@ use super::time::now;
 use super::{Store, StoreError};
 use crate::builtin::engine::{ChatType, HistoryMessage, ImageData, NewMessage, StreamInfo};
 
-const MESSAGE_COLUMNS: &str = "m.message_id, m.stream_id, m.sender_id, m.sender_name, m.is_bot, \
+pub(super) const MESSAGE_COLUMNS: &str = "m.message_id, m.stream_id, m.sender_id, m.sender_name, m.is_bot, \
      m.text, m.reply_to, m.mentions, m.created_at, \
      (SELECT count(*) FROM message_images i WHERE i.message_id = m.message_id), \
      EXISTS (SELECT 1 FROM forward_messages f WHERE f.message_id = m.message_id)";
 
-fn message_from_row(row: &Row<'_>) -> rusqlite::Result<HistoryMessage> {
+pub(super) fn message_from_row(row: &Row<'_>) -> rusqlite::Result<HistoryMessage> {
     let mentions: String = row.get(7)?;
     Ok(HistoryMessage {
         message_id: row.get(0)?,
@@ -30,7 +30,7 @@ fn message_from_row(row: &Row<'_>) -> rusqlite::Result<HistoryMessage> {
     })
 }
 
-fn stream_from_row(row: &Row<'_>) -> rusqlite::Result<StreamInfo> {
+pub(super) fn stream_from_row(row: &Row<'_>) -> rusqlite::Result<StreamInfo> {
     let chat_type: Option<String> = row.get(2)?;
     Ok(StreamInfo {
         stream_id: row.get(0)?,

@@ -7,6 +7,7 @@
 //! are serialised by the connection's mutex, which SQLite would do for writes anyway. A file
 //! database uses WAL journaling. `:memory:` gives a private in-memory database.
 
+mod browse;
 mod emojis;
 mod forwards;
 mod fts;
@@ -27,6 +28,7 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 use rusqlite::Connection;
 
+pub use browse::MessageWindow;
 pub use emojis::NewEmoji;
 pub use memories::MemoryStats;
 

@@ -1,0 +1,119 @@
+//! `component.*`: the plugin runtime's plugins and components, and switching components on and
+//! off. Privileged: a plugin that can list and disable the others' components is granted so
+//! explicitly (`component.*` or the exact name); `*` does not include this family.
+
+use std::collections::BTreeMap;
+
+use maitool_protocol::rpc::RpcError;
+use maitool_protocol::wire::ErrorCode;
+use serde_json::{Value, json};
+
+use super::CapabilityService;
+use super::args::Args;
+use crate::plugin::{PluginLoadState, PluginStatus};
+
+impl CapabilityService {
+    pub(super) fn component(&self, plugin_id: &str, args: Args<'_>) -> Result<Value, RpcError> {
+        let runtime = self
+            .runtime
+            .get()
+            .and_then(std::sync::Weak::upgrade)
+            .ok_or_else(|| args.failed("this host has no plugin runtime attached"))?;
+        let plugins: Vec<PluginStatus> = runtime
+            .status()
+            .into_iter()
+            .flat_map(|runner| runner.plugins)
+            .collect();
+        let components = runtime.components();
+        match args.capability {
+            "component.get_all_plugins" => {
+                let mut all = BTreeMap::new();
+                for plugin in &plugins {
+                    let listed: Vec<Value> = components
+                        .plugin_components(&plugin.id)
+                        .iter()
+                        .map(|entry| {
+                            json!({
+                                "name": entry.name,
+                                "full_name": entry.full_name,
+                                "type": entry.component_type,
+                                "enabled": components.is_enabled(&entry.full_name),
+                                "metadata": {},
+                            })
+                        })
+                        .collect();
+                    all.insert(
+                        plugin.id.clone(),
+                        json!({
+                            "name": plugin.id,
+                            "display_name": plugin.id,
+                            "version": plugin.version,
+                            "description": "",
+                            "author": "",
+                            "enabled": plugin.state != PluginLoadState::Inactive,
+                            "components": listed,
+                        }),
+                    );
+                }
+                Ok(json!({ "success": true, "plugins": all }))
+            }
+            "component.get_plugin_info" => {
+                let name = args
+                    .opt_str("plugin_name")?
+                    .filter(|n| !n.is_empty())
+                    .unwrap_or_else(|| plugin_id.to_owned());
+                let plugin = plugins.iter().find(|p| p.id == name).ok_or_else(|| {
+                    RpcError::new(
+                        ErrorCode::PluginNotFound,
+                        format!("{}: no plugin {name:?}", args.capability),
+                    )
+                })?;
+                Ok(json!({
+                    "success": true,
+                    "plugin": {
+                        "name": plugin.id, "version": plugin.version, "description": "",
+                        "author": "", "enabled": plugin.state != PluginLoadState::Inactive,
+                        "default_config": {}, "config_schema": {},
+                    },
+                }))
+            }
+            "component.list_loaded_plugins" | "component.list_registered_plugins" => {
+                let loaded_only = args.capability == "component.list_loaded_plugins";
+                let names: Vec<&str> = plugins
+                    .iter()
+                    .filter(|p| !loaded_only || p.state == PluginLoadState::Loaded)
+                    .map(|p| p.id.as_str())
+                    .collect();
+                Ok(json!({ "success": true, "plugins": names }))
+            }
+            "component.enable" | "component.disable" => {
+                let name = args.required_str("name")?;
+                let component_type = args.required_str("component_type")?;
+                let scope = args.str_or_empty("scope")?;
+                if !(scope.is_empty() || scope == "global") {
+                    return Err(args.bad(format!(
+                        "argument `scope`: only global switching is supported, not {scope:?}"
+                    )));
+                }
+                let entry = components
+                    .all()
+                    .into_iter()
+                    .find(|e| e.full_name == name || e.name == name)
+                    .ok_or_else(|| args.bad(format!("argument `name`: no component {name:?}")))?;
+                if !entry.component_type.eq_ignore_ascii_case(&component_type) {
+                    return Err(args.bad(format!(
+                        "argument `component_type`: {} is a {}, not a {component_type}",
+                        entry.full_name, entry.component_type
+                    )));
+                }
+                let enabled = args.capability == "component.enable";
+                runtime
+                    .set_component_enabled(&entry.full_name, enabled, None)
+                    .map_err(|err| args.failed(err))?;
+                tracing::info!(plugin_id, component = %entry.full_name, enabled, "component switched by a plugin");
+                Ok(json!({ "success": true }))
+            }
+            _ => unreachable!("dispatch only routes served component.* capabilities here"),
+        }
+    }
+}

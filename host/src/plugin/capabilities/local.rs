@@ -1,0 +1,64 @@
+//! maitool's own capabilities: the plugin's key-value store (`kv.*`) and the unified tool
+//! list (`tool.get_definitions`, which MaiBot serves too).
+
+use std::sync::Weak;
+
+use maitool_protocol::ToolAvailabilityContext;
+use maitool_protocol::rpc::RpcError;
+use serde_json::{Value, json};
+
+use super::CapabilityService;
+use super::args::Args;
+
+impl CapabilityService {
+    pub(super) async fn kv(&self, plugin_id: &str, args: Args<'_>) -> Result<Value, RpcError> {
+        let failed = |err: String| args.failed(err);
+        match args.capability {
+            "kv.get" => Ok(self
+                .kv
+                .get(plugin_id, &args.required_str("key")?)
+                .await
+                .map_err(failed)?
+                .unwrap_or(Value::Null)),
+            "kv.set" => {
+                let key = args.required_str("key")?;
+                let value = args.args.get("value").cloned().unwrap_or(Value::Null);
+                self.kv.set(plugin_id, &key, &value).await.map_err(failed)?;
+                Ok(Value::Bool(true))
+            }
+            "kv.delete" => Ok(Value::Bool(
+                self.kv
+                    .delete(plugin_id, &args.required_str("key")?)
+                    .await
+                    .map_err(failed)?,
+            )),
+            "kv.list" => Ok(json!(
+                self.kv
+                    .list(plugin_id, &args.str_or_empty("prefix")?)
+                    .await
+                    .map_err(failed)?
+            )),
+            _ => unreachable!("dispatch only routes kv.* capabilities here"),
+        }
+    }
+
+    pub(super) async fn tool_definitions(&self, args: Args<'_>) -> Result<Value, RpcError> {
+        let registry = self
+            .registry
+            .get()
+            .and_then(Weak::upgrade)
+            .ok_or_else(|| args.failed("no tool registry"))?;
+        let ctx = ToolAvailabilityContext {
+            session_id: args.str_or_empty("session_id")?,
+            stream_id: args.str_or_empty("stream_id")?,
+            ..ToolAvailabilityContext::default()
+        };
+        let tools: Vec<Value> = registry
+            .get_llm_definitions(&ctx)
+            .await
+            .into_iter()
+            .map(|def| json!({ "name": def.name, "definition": def }))
+            .collect();
+        Ok(json!({ "success": true, "tools": tools }))
+    }
+}

@@ -1,0 +1,246 @@
+//! Host capabilities a plugin can call (`cap.call`), each granted per plugin by the operator.
+//!
+//! Names, arguments and results are MaiBot's (as `maibot_sdk` sends and reads them), so MaiBot
+//! plugins run unchanged; one file per family. The chat world (`send.*` into history,
+//! `message.*`, `person.*`, `emoji.*`, `chat.*`, `knowledge.search`) is the built-in store,
+//! attached with [`CapabilityService::attach_store`]; without it those families fail with an
+//! error that says so. What MaiBot serves and maitool does not is refused at once
+//! (`refused.rs`). docs/MAIBOT_CAPABILITIES.md lists every capability and its state.
+
+mod args;
+mod chat;
+mod component;
+mod config;
+mod emoji;
+mod knowledge;
+mod llm;
+mod local;
+mod message;
+mod person;
+mod refused;
+mod send;
+mod sink;
+
+#[cfg(test)]
+mod tests;
+
+use std::collections::HashMap;
+use std::sync::{Arc, OnceLock, Weak};
+
+use maitool_protocol::JsonObject;
+use maitool_protocol::rpc::RpcError;
+use maitool_protocol::wire::ErrorCode;
+use parking_lot::RwLock;
+use serde_json::Value;
+
+use self::args::Args;
+use super::kv::KvStore;
+use super::runtime::PluginRuntime;
+use crate::builtin::Store;
+use crate::registry::ToolRegistry;
+
+pub use config::BotConfig;
+pub use llm::LlmConfig;
+pub use sink::{MemorySink, MessageSink, OutgoingImage, OutgoingMessage, StoreSink};
+
+/// Every capability this host serves.
+pub const CAPABILITIES: &[&str] = &[
+    "send.text",
+    "send.image",
+    "send.emoji",
+    "send.forward",
+    "send.hybrid",
+    "send.custom",
+    "send.command",
+    "config.get",
+    "config.get_plugin",
+    "config.get_all",
+    "tool.get_definitions",
+    "kv.get",
+    "kv.set",
+    "kv.delete",
+    "kv.list",
+    "message.get_recent",
+    "message.get_by_time",
+    "message.get_by_time_in_chat",
+    "message.get_by_id",
+    "message.count_new",
+    "message.build_readable",
+    "person.get_id",
+    "person.get_id_by_name",
+    "person.get_value",
+    "emoji.get_random",
+    "emoji.get_by_description",
+    "emoji.get_count",
+    "emoji.get_emotions",
+    "emoji.get_info",
+    "emoji.get_all",
+    "emoji.register",
+    "emoji.delete",
+    "chat.get_all_streams",
+    "chat.get_group_streams",
+    "chat.get_private_streams",
+    "chat.get_stream_by_group_id",
+    "chat.get_stream_by_user_id",
+    "knowledge.search",
+    "component.get_all_plugins",
+    "component.get_plugin_info",
+    "component.list_loaded_plugins",
+    "component.list_registered_plugins",
+    "component.enable",
+    "component.disable",
+    "llm.generate",
+    "llm.generate_with_tools",
+    "llm.get_available_models",
+    "llm.embed",
+];
+
+/// Families a plugin gets only by an exact or `family.*` grant: `*` does not include them,
+/// because they act on other plugins.
+pub const PRIVILEGED_FAMILIES: &[&str] = &["component"];
+
+/// Whether a grant list admits `capability`: an exact grant, a family grant (`kv.*` or
+/// `kv`), or `*`, which leaves out the [`PRIVILEGED_FAMILIES`].
+pub fn grants_admit(grants: &[String], capability: &str) -> bool {
+    let family = capability.split('.').next().unwrap_or(capability);
+    let privileged = PRIVILEGED_FAMILIES.contains(&family);
+    grants.iter().any(|grant| {
+        (grant == "*" && !privileged)
+            || grant == capability
+            || grant == family
+            || grant.strip_suffix(".*") == Some(family)
+    })
+}
+
+/// The grants and backends behind `cap.call`.
+pub struct CapabilityService {
+    grants: RwLock<HashMap<String, Vec<String>>>,
+    configs: RwLock<HashMap<String, JsonObject>>,
+    sink: RwLock<Arc<dyn MessageSink>>,
+    kv: KvStore,
+    registry: OnceLock<Weak<ToolRegistry>>,
+    runtime: OnceLock<Weak<PluginRuntime>>,
+    store: RwLock<Option<Store>>,
+    bot: RwLock<BotConfig>,
+    llm: RwLock<Option<LlmConfig>>,
+}
+
+impl std::fmt::Debug for CapabilityService {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CapabilityService")
+            .field("grants", &self.grants)
+            .finish_non_exhaustive()
+    }
+}
+
+impl CapabilityService {
+    /// A service with no grants, delivering to `sink`, storing key-values in `kv`, with the
+    /// default `[bot]`, no `[llm]` and no store.
+    pub fn new(sink: Arc<dyn MessageSink>, kv: KvStore) -> Self {
+        Self {
+            grants: RwLock::new(HashMap::new()),
+            configs: RwLock::new(HashMap::new()),
+            sink: RwLock::new(sink),
+            kv,
+            registry: OnceLock::new(),
+            runtime: OnceLock::new(),
+            store: RwLock::new(None),
+            bot: RwLock::new(BotConfig::default()),
+            llm: RwLock::new(None),
+        }
+    }
+
+    /// Replaces where `send.*` deliver.
+    pub fn set_sink(&self, sink: Arc<dyn MessageSink>) {
+        *self.sink.write() = sink;
+    }
+
+    /// Lets `tool.get_definitions` see the unified registry.
+    pub fn attach_registry(&self, registry: &Arc<ToolRegistry>) {
+        let _ = self.registry.set(Arc::downgrade(registry));
+    }
+
+    /// Lets `component.*` see and switch the plugin runtime's components.
+    pub fn attach_runtime(&self, runtime: &Arc<PluginRuntime>) {
+        let _ = self.runtime.set(Arc::downgrade(runtime));
+    }
+
+    /// The chat world `message.*`, `person.*`, `emoji.*`, `chat.*` and `knowledge.search`
+    /// read.
+    pub fn attach_store(&self, store: Store) {
+        *self.store.write() = Some(store);
+    }
+
+    /// What `config.get` answers (`[bot]`).
+    pub fn set_bot_config(&self, bot: BotConfig) {
+        *self.bot.write() = bot;
+    }
+
+    /// Where `llm.*` go (`[llm]`); `None` refuses them.
+    pub fn set_llm_config(&self, llm: Option<LlmConfig>) {
+        *self.llm.write() = llm;
+    }
+
+    /// Sets a plugin's grants and configuration (as the operator configured them).
+    pub fn configure_plugin(&self, plugin_id: &str, grants: Vec<String>, config: JsonObject) {
+        self.grants.write().insert(plugin_id.to_owned(), grants);
+        self.configs.write().insert(plugin_id.to_owned(), config);
+    }
+
+    /// Whether `plugin_id` may call `capability` (see [`grants_admit`]).
+    pub fn is_granted(&self, plugin_id: &str, capability: &str) -> bool {
+        self.grants
+            .read()
+            .get(plugin_id)
+            .is_some_and(|grants| grants_admit(grants, capability))
+    }
+
+    /// Runs a capability for `plugin_id` (already verified to belong to the calling runner).
+    pub async fn call(
+        &self,
+        plugin_id: &str,
+        capability: &str,
+        args: &JsonObject,
+    ) -> Result<Value, RpcError> {
+        if let Some(why) = refused::reason(capability) {
+            return Err(refused::refusal(capability, why));
+        }
+        if !CAPABILITIES.contains(&capability) {
+            return Err(RpcError::new(
+                ErrorCode::MethodNotAllowed,
+                format!("unknown capability {capability}"),
+            ));
+        }
+        if !self.is_granted(plugin_id, capability) {
+            return Err(RpcError::new(
+                ErrorCode::CapabilityDenied,
+                format!("plugin {plugin_id} is not granted capability {capability}"),
+            ));
+        }
+        let args = Args::new(capability, args);
+        let family = capability.split('.').next().unwrap_or(capability);
+        match family {
+            "send" => self.send(plugin_id, args).await,
+            "config" => self.config(plugin_id, args),
+            "tool" => self.tool_definitions(args).await,
+            "kv" => self.kv(plugin_id, args).await,
+            "message" => self.message(args).await,
+            "person" => self.person(args).await,
+            "emoji" => self.emoji(plugin_id, args).await,
+            "chat" => self.chat(args).await,
+            "knowledge" => self.knowledge(args).await,
+            "component" => self.component(plugin_id, args),
+            "llm" => self.llm(args).await,
+            _ => unreachable!("every served capability's family is routed"),
+        }
+    }
+
+    /// The store, or the error of a host that runs without one.
+    fn store(&self, args: &Args<'_>) -> Result<Store, RpcError> {
+        self.store.read().clone().ok_or_else(|| {
+            args.failed(
+                "this host has no chat store (the built-in store is off: [host] enable_builtin = false)",
+            )
+        })
+    }
+}

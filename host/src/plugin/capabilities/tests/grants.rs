@@ -1,0 +1,104 @@
+//! Grants, refusals of what maitool does not serve, and a host without a store.
+
+use std::sync::Arc;
+
+use maitool_protocol::wire::ErrorCode;
+use serde_json::json;
+
+use super::{PLUGIN, call, refused, service};
+use crate::plugin::{CapabilityService, KvStore, MemorySink};
+
+#[tokio::test]
+async fn grants_are_exact_family_or_star_and_star_leaves_out_component() {
+    let (service, _) = service(&["*"]).await;
+    assert!(service.is_granted(PLUGIN, "emoji.get_count"));
+    assert!(!service.is_granted(PLUGIN, "component.get_all_plugins"));
+    let denied = refused(&service, "component.list_loaded_plugins", json!({})).await;
+    assert_eq!(denied.code, ErrorCode::CapabilityDenied);
+    service.configure_plugin(PLUGIN, vec!["component.*".into()], Default::default());
+    assert!(service.is_granted(PLUGIN, "component.enable"));
+    service.configure_plugin(PLUGIN, vec!["emoji.get_count".into()], Default::default());
+    assert!(service.is_granted(PLUGIN, "emoji.get_count"));
+    assert!(!service.is_granted(PLUGIN, "emoji.get_all"));
+    let denied = refused(&service, "emoji.get_all", json!({})).await;
+    assert_eq!(denied.code, ErrorCode::CapabilityDenied);
+    assert!(denied.message.contains("emoji.get_all"), "{denied:?}");
+}
+
+#[tokio::test]
+async fn what_maitool_does_not_serve_is_refused_with_a_code_maibot_knows() {
+    let (service, _) = service(&["*"]).await;
+    for capability in [
+        "database.query",
+        "frequency.set_adjust",
+        "statistics.local.models",
+        "api.call",
+        "api.replace_dynamic",
+        "maisaka.context.append",
+        "market.search",
+        "webui.claim_upload",
+        "render.html2png",
+        "gateway.route_message",
+        "chat.open_session",
+        "chat.get_avatar",
+        "llm.transcribe_audio",
+        "component.reload_plugin",
+        "component.load_plugin",
+    ] {
+        let err = refused(&service, capability, json!({})).await;
+        assert_eq!(
+            err.code,
+            ErrorCode::MethodNotAllowed,
+            "{capability}: {err:?}"
+        );
+        assert!(
+            err.message.contains(capability) && err.message.contains("not provided by maitool"),
+            "{capability}: {err:?}"
+        );
+    }
+    let unknown = refused(&service, "teleport.now", json!({})).await;
+    assert_eq!(unknown.code, ErrorCode::MethodNotAllowed);
+    assert!(unknown.message.contains("unknown capability teleport.now"));
+}
+
+#[tokio::test]
+async fn without_a_store_the_chat_world_fails_clearly_and_the_rest_serves() {
+    let service = CapabilityService::new(
+        Arc::new(MemorySink::default()),
+        KvStore::in_memory().unwrap(),
+    );
+    service.configure_plugin(PLUGIN, vec!["*".into()], Default::default());
+    for capability in [
+        "message.get_recent",
+        "emoji.get_count",
+        "chat.get_all_streams",
+        "person.get_id",
+        "knowledge.search",
+    ] {
+        let err = refused(
+            &service,
+            capability,
+            json!({"chat_id": "s", "query": "q", "platform": "qq", "user_id": "u"}),
+        )
+        .await;
+        assert_eq!(
+            err.code,
+            ErrorCode::CapabilityFailed,
+            "{capability}: {err:?}"
+        );
+        assert!(
+            err.message.contains("no chat store"),
+            "{capability}: {err:?}"
+        );
+    }
+    let sent = call(
+        &service,
+        "send.text",
+        json!({"text": "hi", "stream_id": "s"}),
+    )
+    .await;
+    assert_eq!(sent["success"], true);
+    let llm = refused(&service, "llm.generate", json!({"prompt": "hi"})).await;
+    assert_eq!(llm.code, ErrorCode::CapabilityFailed);
+    assert!(llm.message.contains("no [llm] section"), "{llm:?}");
+}
