@@ -15,6 +15,7 @@ use maitool_protocol::wire::methods::{
 
 use std::collections::BTreeMap;
 
+use super::capabilities::grants_admit;
 use super::config::PluginSettings;
 use super::runtime::{RunnerShared, RuntimeShared};
 
@@ -146,7 +147,7 @@ impl RunnerConnectionHandler {
         let denied: Vec<&String> = payload
             .capabilities_required
             .iter()
-            .filter(|cap| !granted_by(&granted, cap))
+            .filter(|cap| !grants_admit(&granted, cap))
             .collect();
         if !denied.is_empty() {
             tracing::info!(runner = %self.runner.name, plugin_id = %plugin_id, "the plugin declares capabilities the operator did not grant; calls to them will be refused: {denied:?}");
@@ -252,14 +253,6 @@ fn for_maibot(mut err: RpcError) -> RpcError {
     err
 }
 
-/// Whether a grant list admits `capability` (the same rules as the capability service).
-fn granted_by(grants: &[String], capability: &str) -> bool {
-    let family = capability.split('.').next().unwrap_or(capability);
-    grants
-        .iter()
-        .any(|g| g == "*" || g == capability || g.strip_suffix(".*") == Some(family))
-}
-
 /// The plugin a forwarded record belongs to: the record's own id, else the one its logger's
 /// name gives: `plugin.<id>` (a MaiBot plugin's `ctx.logger`), or the module MaiBot's loader
 /// imported one of `plugins` as (`_maibot_plugin_<id with [^A-Za-z0-9_] as _>`, the logger of
@@ -354,7 +347,7 @@ mod tests {
     use maitool_protocol::wire::ErrorCode;
     use maitool_protocol::wire::methods::LogEntry;
 
-    use super::{for_maibot, granted_by, record_plugin_id};
+    use super::{for_maibot, record_plugin_id};
 
     #[test]
     fn a_maibot_runner_gets_only_codes_it_knows_and_the_original_in_the_details() {
@@ -393,15 +386,5 @@ mod tests {
         assert_eq!(tag("", "_maibot_plugin_unknown"), None);
         assert_eq!(tag("", "plugin_runtime.runner.main"), None);
         assert_eq!(tag("", "plugin."), None);
-    }
-
-    #[test]
-    fn grants_are_exact_names_family_patterns_or_everything() {
-        let grants = |list: &[&str]| list.iter().map(|g| g.to_string()).collect::<Vec<_>>();
-        assert!(granted_by(&grants(&["send.text"]), "send.text"));
-        assert!(!granted_by(&grants(&["send.text"]), "send.emoji"));
-        assert!(granted_by(&grants(&["send.*"]), "send.emoji"));
-        assert!(granted_by(&grants(&["*"]), "kv.get"));
-        assert!(!granted_by(&grants(&["send"]), "send.text"));
     }
 }
