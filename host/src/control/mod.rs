@@ -3,10 +3,12 @@
 //! to a running host through it, with the same framing and RPC peer as runners use.
 
 mod client;
+mod connections;
 mod server;
 pub mod views;
 
 pub use client::{ControlClient, ControlError};
+pub use connections::ControlLimits;
 pub use server::ControlServer;
 
 use maitool_protocol::{ToolAvailabilityContext, ToolExecutionContext, ToolInvocation};

@@ -11,23 +11,39 @@ use maitool_protocol::rpc::{
 };
 use maitool_protocol::wire::{EmptyPayload, ErrorCode};
 
+use super::connections::{Activity, Connections, ControlLimits, Serving};
 use super::{
     CallRequest, DefinitionsRequest, MetricsResponse, ToggleRequest, ToggleResponse, ToolsRequest,
     ToolsResponse, methods, views,
 };
+use crate::accept::AcceptBackoff;
 use crate::app::Host;
+
+/// The shortest time between two warnings about refused connections.
+const REFUSAL_WARN_EVERY: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// Serves the control socket for a running host; removes the socket when dropped.
 #[derive(Debug)]
 pub struct ControlServer {
     path: PathBuf,
     task: tokio::task::JoinHandle<()>,
+    #[cfg(test)]
+    connections: Arc<Connections>,
 }
 
 impl ControlServer {
     /// Binds `path` (0600, in a directory created 0700) and serves `host` on it. Fails if
     /// another `maitool serve` already answers there; a stale socket file is replaced.
     pub async fn start(path: &Path, host: Arc<Host>) -> std::io::Result<ControlServer> {
+        Self::start_with_limits(path, host, ControlLimits::default()).await
+    }
+
+    /// [`start`](Self::start) with other bounds on the connections than the defaults.
+    pub async fn start_with_limits(
+        path: &Path,
+        host: Arc<Host>,
+        limits: ControlLimits,
+    ) -> std::io::Result<ControlServer> {
         if let Some(parent) = path.parent()
             && !parent.exists()
         {
@@ -49,35 +65,63 @@ impl ControlServer {
         let name = path.to_fs_name::<GenericFilePath>()?;
         let listener = ListenerOptions::new().name(name).create_tokio()?;
         std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))?;
-        let handler = Arc::new(ControlHandler { host });
+        let connections = Connections::new(limits);
+        #[cfg(test)]
+        let watched = Arc::clone(&connections);
         let task = tokio::spawn(async move {
+            let mut backoff = AcceptBackoff::new("control socket");
+            let mut refused = 0u64;
+            let mut last_warning: Option<tokio::time::Instant> = None;
             loop {
-                match listener.accept().await {
-                    Ok(stream) => {
-                        // The peer lives as long as its connection; dropping the last handle
-                        // would close it.
-                        let peer =
-                            RpcPeer::start(stream, handler.clone(), PeerConfig::new("control"));
-                        tokio::spawn(async move {
-                            peer.closed().await;
-                        });
-                    }
+                let stream = match listener.accept().await {
+                    Ok(stream) => stream,
                     Err(err) => {
-                        tracing::error!("control socket accept failed: {err}");
-                        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                        tokio::time::sleep(backoff.failed(&err)).await;
+                        continue;
                     }
+                };
+                backoff.succeeded();
+                if !connections.make_room() {
+                    refused += 1;
+                    if last_warning.is_none_or(|at| at.elapsed() >= REFUSAL_WARN_EVERY) {
+                        tracing::warn!(
+                            refused,
+                            "control socket refused a connection: all {} are serving requests",
+                            limits.max_connections
+                        );
+                        refused = 0;
+                        last_warning = Some(tokio::time::Instant::now());
+                    }
+                    continue;
                 }
+                let activity = Activity::new();
+                let handler = Arc::new(ControlHandler {
+                    host: host.clone(),
+                    activity: activity.clone(),
+                });
+                let peer = RpcPeer::start(stream, handler, PeerConfig::new("control"));
+                connections.admit(peer, activity);
             }
         });
         Ok(ControlServer {
             path: path.to_path_buf(),
             task,
+            #[cfg(test)]
+            connections: watched,
         })
     }
 
     /// The socket path.
     pub fn path(&self) -> &Path {
         &self.path
+    }
+}
+
+#[cfg(test)]
+impl ControlServer {
+    /// Connections open now.
+    pub(super) fn open_connections(&self) -> usize {
+        self.connections.open()
     }
 }
 
@@ -88,14 +132,19 @@ impl Drop for ControlServer {
     }
 }
 
+/// Serves one connection's requests, noting when each starts and ends for the idle limit.
 struct ControlHandler {
     host: Arc<Host>,
+    activity: Arc<Activity>,
 }
 
 impl RequestHandler for ControlHandler {
     fn handle(&self, request: IncomingMessage) -> BoxFuture<'static, Result<Payload, RpcError>> {
         let host = self.host.clone();
+        self.activity.touch();
+        let serving = Serving(self.activity.clone());
         async move {
+            let _serving = serving;
             match request.method() {
                 methods::TOOLS => {
                     let ask: ToolsRequest = request.payload()?;
@@ -156,3 +205,7 @@ impl RequestHandler for ControlHandler {
         .boxed()
     }
 }
+
+#[cfg(test)]
+#[path = "server_tests.rs"]
+mod tests;

@@ -90,8 +90,24 @@ impl Fixture {
     /// `maitool serve` with `--log-format json`, its stderr collected line by line; returns
     /// once it serves.
     pub fn serve(&self, extra: &[&str]) -> Serve {
-        let mut child = self
-            .command()
+        self.serve_under(&[], extra)
+    }
+
+    /// [`serve`](Self::serve) run through `wrapper` (a command and its arguments that end
+    /// with the program to run, e.g. `["prlimit", "--nofile=256:256", "--"]`).
+    pub fn serve_under(&self, wrapper: &[&str], extra: &[&str]) -> Serve {
+        let mut command = match wrapper.split_first() {
+            None => self.command(),
+            Some((program, args)) => {
+                let mut wrapped = Command::new(program);
+                wrapped
+                    .args(args)
+                    .arg(workspace_bin("maitool"))
+                    .args(self.command().get_args());
+                wrapped
+            }
+        };
+        let mut child = command
             .args(["--log-format", "json", "serve"])
             .args(extra)
             .stdout(Stdio::null())
