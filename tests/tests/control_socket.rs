@@ -4,10 +4,15 @@
 
 mod ops_support;
 
+use std::io::{BufRead, BufReader, Write};
+use std::os::unix::fs::FileTypeExt;
+use std::path::Path;
+use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use ops_support::Fixture;
-use serde_json::Value;
+use maitool_e2e::workspace_bin;
+use ops_support::{Fixture, Serve};
+use serde_json::{Value, json};
 
 /// The pid of every runner, by name, from `status --json`.
 fn runner_pids(status: &Value) -> Vec<(String, u64)> {
@@ -97,4 +102,148 @@ fn serve_answers_with_400_idle_connections_on_each_socket_at_a_256_descriptor_li
         exhausted.len(),
         exhausted[0]
     );
+}
+
+/// `maitool --config CONFIG --control-socket CONTROL`, run in `cwd`.
+fn maitool_at(fixture: &Fixture, control: impl AsRef<std::ffi::OsStr>, cwd: &Path) -> Command {
+    let mut command = Command::new(workspace_bin("maitool"));
+    command
+        .current_dir(cwd)
+        .arg("--config")
+        .arg(&fixture.config)
+        .arg("--control-socket")
+        .arg(control);
+    command
+}
+
+/// Whether serve's log says a runner came up.
+fn started_a_runner(lines: &[String]) -> bool {
+    lines.iter().any(|line| line.contains("\"runner ready\""))
+}
+
+#[test]
+fn serve_refuses_a_control_socket_path_that_is_not_a_socket_before_starting_anything() {
+    let fixture = Fixture::new(&["dice"], "", "");
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("notes.txt");
+    std::fs::write(&file, "keep me").unwrap();
+    let mut command = maitool_at(&fixture, &file, dir.path());
+    command.args(["--log-format", "json", "serve"]);
+    let (code, lines) = Serve::spawn(command).exit();
+    let log = lines.join("\n");
+    assert_eq!(code, 2, "{log}");
+    assert!(
+        log.contains(&format!(
+            "{} is a regular file, not a socket: refusing to replace it",
+            file.display()
+        )),
+        "{log}"
+    );
+    assert!(!started_a_runner(&lines), "a runner started: {log}");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "keep me");
+}
+
+#[test]
+fn a_bare_control_socket_name_is_in_the_working_directory() {
+    let fixture = Fixture::new(&["dice"], "", "");
+    let cwd = tempfile::tempdir().unwrap();
+    let mut command = maitool_at(&fixture, "bare.sock", cwd.path());
+    command.args(["--log-format", "json", "serve"]);
+    let serve = Serve::spawn(command);
+    serve.wait_for_log(|line| line["fields"]["message"] == "maitool is serving");
+    let socket = cwd.path().join("bare.sock");
+    assert!(
+        std::fs::symlink_metadata(&socket)
+            .unwrap()
+            .file_type()
+            .is_socket()
+    );
+    // `disable` needs a running serve: it finds this one by the same bare name.
+    let output = maitool_at(&fixture, "bare.sock", cwd.path())
+        .args(["disable", "roll_dice"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&output.stdout).trim(),
+        "disabled examples.dice.roll_dice",
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serve.stop();
+    assert!(!socket.exists(), "serve removes its socket on exit");
+}
+
+#[test]
+fn a_second_serve_on_the_same_config_stops_before_starting_any_runner() {
+    let fixture = Fixture::new(&["dice"], "", "");
+    let first = fixture.serve(&[]);
+    let before = runner_pids(&fixture.json(&["status", "--json"]));
+    let mut second = fixture.command();
+    second.args(["--log-format", "json", "serve"]);
+    let (code, lines) = Serve::spawn(second).exit();
+    let log = lines.join("\n");
+    assert_eq!(code, 2, "{log}");
+    assert!(
+        log.contains("another maitool serve is already running on"),
+        "{log}"
+    );
+    assert!(!started_a_runner(&lines), "a runner started: {log}");
+    // The first serve is untouched.
+    assert_eq!(runner_pids(&fixture.json(&["status", "--json"])), before);
+    first.stop();
+}
+
+#[test]
+fn a_second_serve_with_mcp_stdio_serves_mcp_without_a_control_socket() {
+    let fixture = Fixture::new(&["dice"], "", "");
+    let first = fixture.serve(&[]);
+    let before = runner_pids(&fixture.json(&["status", "--json"]));
+    let mut child = fixture
+        .command()
+        .args(["--log-format", "json", "serve", "--mcp-stdio"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut send = move |message: Value| {
+        writeln!(stdin, "{message}").unwrap();
+        stdin.flush().unwrap();
+    };
+    let mut answer = || {
+        let mut line = String::new();
+        stdout.read_line(&mut line).unwrap();
+        serde_json::from_str::<Value>(&line)
+            .unwrap_or_else(|err| panic!("not a JSON-RPC message ({err}): {line:?}"))
+    };
+    send(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-03-26", "capabilities": {},
+        "clientInfo": {"name": "control-socket-test", "version": "0"}}}),
+    );
+    let init = answer();
+    assert!(init["result"]["serverInfo"].is_object(), "{init}");
+    send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    send(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}}));
+    let list = answer();
+    let names: Vec<&str> = list["result"]["tools"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{list}"))
+        .iter()
+        .filter_map(|tool| tool["name"].as_str())
+        .collect();
+    assert!(names.contains(&"roll_dice"), "{names:?}");
+    drop(send);
+    let output = child.wait_with_output().unwrap();
+    let log = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{log}");
+    assert!(
+        log.contains("serving MCP on stdio without a control socket"),
+        "{log}"
+    );
+    // The first serve still owns its socket and answers on it.
+    assert_eq!(runner_pids(&fixture.json(&["status", "--json"])), before);
+    first.stop();
 }

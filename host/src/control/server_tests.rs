@@ -54,9 +54,10 @@ async fn idle_and_half_sent_connections_are_closed_and_status_still_answers() {
         max_connections: 64,
         idle_timeout: Duration::from_millis(200),
     };
-    let server = ControlServer::start_with_limits(&path, host.clone(), limits)
+    let server = ControlServer::bind_with_limits(&path, limits)
         .await
         .unwrap();
+    server.serve(host.clone());
     let mut silent = UnixStream::connect(&path).await.unwrap();
     let mut half = UnixStream::connect(&path).await.unwrap();
     // A length prefix announcing 100 bytes, and 3 of them.
@@ -80,9 +81,10 @@ async fn at_the_cap_a_new_connection_closes_the_one_idle_longest() {
         max_connections: 4,
         idle_timeout: Duration::from_secs(3600),
     };
-    let server = ControlServer::start_with_limits(&path, host.clone(), limits)
+    let server = ControlServer::bind_with_limits(&path, limits)
         .await
         .unwrap();
+    server.serve(host.clone());
     let mut idle = Vec::new();
     for count in 1..=4 {
         idle.push(UnixStream::connect(&path).await.unwrap());
@@ -104,4 +106,52 @@ async fn at_the_cap_a_new_connection_closes_the_one_idle_longest() {
     }
     drop(server);
     host.shutdown().await;
+}
+
+#[tokio::test]
+async fn only_a_stale_socket_is_replaced_and_only_our_own_is_removed() {
+    let dir = tempfile::tempdir().unwrap();
+    // A regular file and a directory are refused and left as they are.
+    let file = dir.path().join("notes.txt");
+    std::fs::write(&file, "keep me").unwrap();
+    let err = ControlServer::bind(&file).await.unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "{} is a regular file, not a socket: refusing to replace it (remove it, or choose another --control-socket or host.control_socket)",
+            file.display()
+        )
+    );
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "keep me");
+    let err = ControlServer::bind(dir.path()).await.unwrap_err();
+    assert!(
+        err.to_string().contains("is a directory, not a socket"),
+        "{err}"
+    );
+
+    // A socket nobody listens on any more is stale: replaced.
+    let path = dir.path().join("control.sock");
+    drop(std::os::unix::net::UnixListener::bind(&path).unwrap());
+    let server = ControlServer::bind(&path)
+        .await
+        .expect("a stale socket is replaced");
+    // A second bind while the first serves is refused, and leaves the first alone.
+    let err = ControlServer::bind(&path).await.unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "another maitool serve is already running on {}",
+            path.display()
+        )
+    );
+    assert!(path.exists(), "the running server's socket is still there");
+    drop(server);
+    assert!(!path.exists(), "the server removes its own socket");
+
+    // Something that took the path's place meanwhile is not the server's to remove.
+    let server = ControlServer::bind(&path).await.unwrap();
+    std::fs::remove_file(&path).unwrap();
+    std::fs::write(&path, "someone else's").unwrap();
+    drop(server);
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), "someone else's");
 }

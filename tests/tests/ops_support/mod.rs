@@ -107,26 +107,8 @@ impl Fixture {
                 wrapped
             }
         };
-        let mut child = command
-            .args(["--log-format", "json", "serve"])
-            .args(extra)
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("serve starts");
-        let lines = Arc::new(Mutex::new(Vec::new()));
-        let stderr = child.stderr.take().unwrap();
-        let sink = lines.clone();
-        let reader = std::thread::spawn(move || {
-            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                sink.lock().unwrap().push(line);
-            }
-        });
-        let serve = Serve {
-            child,
-            lines,
-            reader: Some(reader),
-        };
+        command.args(["--log-format", "json", "serve"]).args(extra);
+        let serve = Serve::spawn(command);
         serve.wait_for_log(|line| line["fields"]["message"] == "maitool is serving");
         serve
     }
@@ -140,6 +122,56 @@ pub struct Serve {
 }
 
 impl Serve {
+    /// Runs `command` (a `maitool ... serve` with `--log-format json`), collecting its stderr
+    /// line by line; returns at once.
+    pub fn spawn(mut command: Command) -> Serve {
+        let mut child = command
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("serve starts");
+        let lines = Arc::new(Mutex::new(Vec::new()));
+        let stderr = child.stderr.take().unwrap();
+        let sink = lines.clone();
+        let reader = std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                sink.lock().unwrap().push(line);
+            }
+        });
+        Serve {
+            child,
+            lines,
+            reader: Some(reader),
+        }
+    }
+
+    /// Waits for serve to exit, at most 30 s (then kills it and panics); its exit code and
+    /// every stderr line.
+    pub fn exit(mut self) -> (i32, Vec<String>) {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        let status = loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                break status;
+            }
+            if Instant::now() > deadline {
+                let _ = self.child.kill();
+                panic!(
+                    "serve still runs after 30 s:\n{}",
+                    self.lines.lock().unwrap().join("\n")
+                );
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        self.reader.take().unwrap().join().unwrap();
+        let lines = self.lines.lock().unwrap().clone();
+        (status.code().unwrap_or(-1), lines)
+    }
+
+    /// Every stderr line so far.
+    pub fn lines(&self) -> Vec<String> {
+        self.lines.lock().unwrap().clone()
+    }
+
     /// Waits for a JSON log line matching `wanted`; panics after 30 s.
     pub fn wait_for_log(&self, wanted: impl Fn(&Value) -> bool) -> Value {
         let deadline = Instant::now() + Duration::from_secs(30);

@@ -1,3 +1,4 @@
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
@@ -48,11 +49,18 @@ pub(super) fn load_config(cli: &Cli) -> Result<LoadedConfig> {
     Ok(HostConfig::discover(cli.config.as_deref())?)
 }
 
-pub(super) async fn target(cli: &Cli, config: LoadedConfig) -> Result<Target> {
+/// The control socket: `--control-socket` (a bare name is in the working directory), else
+/// the configuration's (already absolute).
+pub(super) fn control_socket(cli: &Cli, config: &LoadedConfig) -> Result<PathBuf> {
     let socket = cli
         .control_socket
-        .clone()
-        .unwrap_or_else(|| config.config.host.control_socket.clone());
+        .as_deref()
+        .unwrap_or(&config.config.host.control_socket);
+    Ok(crate::control::absolute_socket_path(socket)?)
+}
+
+pub(super) async fn target(cli: &Cli, config: LoadedConfig) -> Result<Target> {
+    let socket = control_socket(cli, &config)?;
     if let Some(client) = ControlClient::connect(&socket).await {
         return Ok(Target::Remote(client));
     }
@@ -70,26 +78,14 @@ async fn dispatch(cli: Cli) -> Result<ExitCode> {
     // find the control socket.
     if let Command::Reload { json } = &cli.command {
         let socket = match &cli.control_socket {
-            Some(socket) => socket.clone(),
+            Some(socket) => crate::control::absolute_socket_path(socket)?,
             None => load_config(&cli)?.config.host.control_socket,
         };
         return reload(&socket, *json).await;
     }
     let config = load_config(&cli)?;
     match &cli.command {
-        Command::Serve(args) => {
-            let _metrics = match args.metrics {
-                Some(address) => {
-                    let socket = cli
-                        .control_socket
-                        .clone()
-                        .unwrap_or_else(|| config.config.host.control_socket.clone());
-                    Some(metrics::endpoint(address, socket).await?)
-                }
-                None => None,
-            };
-            serve(&cli, args, config).await
-        }
+        Command::Serve(args) => serve(&cli, args, config).await,
         Command::Plugins { json } => plugins::plugins(&cli, config, *json).await,
         Command::Definitions {
             format,
@@ -169,10 +165,7 @@ async fn dispatch(cli: Cli) -> Result<ExitCode> {
         Command::Reload { .. } => unreachable!("handled above"),
         Command::Enable(toggle) | Command::Disable(toggle) => {
             let enabled = matches!(cli.command, Command::Enable(_));
-            let socket = cli
-                .control_socket
-                .clone()
-                .unwrap_or_else(|| config.config.host.control_socket.clone());
+            let socket = control_socket(&cli, &config)?;
             let client = ControlClient::connect(&socket).await.ok_or_else(|| {
                 anyhow!(
                     "no maitool serve is running on {} (enable/disable change a running host)",

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::control::ControlServer;
+use crate::control::{ControlServer, ControlSocketError};
 #[cfg(feature = "http")]
 use crate::front::HTTP_PATH;
 use crate::front::{FrontConfig, FrontError, McpFront};
@@ -31,10 +31,31 @@ type HttpListener = std::convert::Infallible;
 const HTTP_DRAIN: Duration = Duration::from_secs(1);
 
 pub(super) async fn serve(cli: &Cli, args: &ServeArgs, config: LoadedConfig) -> Result<ExitCode> {
-    let socket = cli
-        .control_socket
-        .clone()
-        .unwrap_or_else(|| config.config.host.control_socket.clone());
+    let socket = super::control_socket(cli, &config)?;
+    // Claimed before anything starts: a path that is not a socket, or a serve already running
+    // there, stops this one before any runner or MCP server does.
+    let control = match ControlServer::bind(&socket).await {
+        Ok(control) => Some(control),
+        // The MCP client that launched this serve wants its tools even so.
+        Err(ControlSocketError::InUse(path)) if args.mcp_stdio => {
+            tracing::warn!(
+                "another maitool serve is already running on {}: serving MCP on stdio without a control socket",
+                path.display()
+            );
+            None
+        }
+        Err(err) => return Err(err.into()),
+    };
+    let _metrics = match (args.metrics, &control) {
+        (Some(_), None) => {
+            return Err(anyhow!(
+                "--metrics reads this serve's control socket, and another maitool serve holds {}",
+                socket.display()
+            ));
+        }
+        (Some(address), Some(_)) => Some(super::metrics::endpoint(address, socket.clone()).await?),
+        (None, _) => None,
+    };
     // Bind before starting anything, so a busy port fails fast and starts no runner.
     let http = match args.mcp_http {
         Some(addr) => Some(bind_http(addr).await?),
@@ -51,18 +72,14 @@ pub(super) async fn serve(cli: &Cli, args: &ServeArgs, config: LoadedConfig) -> 
     .await;
     drop(progress);
     let host = Arc::new(started.context("cannot start the host")?);
-    let control = match ControlServer::start(&socket, host.clone()).await {
-        Ok(control) => control,
-        Err(err) => {
-            host.shutdown().await;
-            return Err(anyhow!(err).context(format!(
-                "cannot open the control socket {}",
-                socket.display()
-            )));
-        }
-    };
+    if let Some(control) = &control {
+        control.serve(host.clone());
+    }
+    let control_path = control
+        .as_ref()
+        .map_or_else(|| "none".to_owned(), |c| c.path().display().to_string());
     let tools = host.registry.list_tools(&Default::default()).await.len();
-    tracing::info!(control = %control.path().display(), tools, "maitool is serving");
+    tracing::info!(control = %control_path, tools, "maitool is serving");
 
     let stop_http = CancellationToken::new();
     let mut front: FrontTask = if args.mcp_stdio {
