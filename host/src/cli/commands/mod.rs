@@ -9,7 +9,7 @@ use anyhow::{Context, Result, anyhow};
 use maitool_protocol::ToolInvocation;
 
 use super::args::{Cli, Command};
-use super::output::{TerminalProgress, print_result, print_tools};
+use super::output::{StdoutClosed, TerminalProgress, outln, print_result, print_tools};
 use super::{EXIT_FAILED, EXIT_USAGE};
 
 mod definitions;
@@ -24,6 +24,8 @@ use status::print_status;
 pub async fn run(cli: Cli) -> ExitCode {
     match dispatch(cli).await {
         Ok(code) => code,
+        // The reader of stdout is gone (`| head -1`): nothing left to say, to anyone.
+        Err(err) if err.downcast_ref::<StdoutClosed>().is_some() => ExitCode::SUCCESS,
         Err(err) => {
             eprintln!("maitool: {err:#}");
             ExitCode::from(EXIT_USAGE)
@@ -104,9 +106,9 @@ async fn dispatch(cli: Cli) -> Result<ExitCode> {
             };
             target.finish().await;
             if *json {
-                println!("{}", serde_json::to_string_pretty(&tools)?);
+                outln!("{}", serde_json::to_string_pretty(&tools)?)?;
             } else {
-                print_tools(&tools);
+                print_tools(&tools)?;
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -138,9 +140,9 @@ async fn dispatch(cli: Cli) -> Result<ExitCode> {
             };
             target.finish().await;
             if *json {
-                println!("{}", serde_json::to_string_pretty(&result)?);
+                outln!("{}", serde_json::to_string_pretty(&result)?)?;
             } else {
-                print_result(&result);
+                print_result(&result)?;
             }
             Ok(if result.success {
                 ExitCode::SUCCESS
@@ -156,9 +158,9 @@ async fn dispatch(cli: Cli) -> Result<ExitCode> {
             };
             target.finish().await;
             if *json {
-                println!("{}", serde_json::to_string_pretty(&status)?);
+                outln!("{}", serde_json::to_string_pretty(&status)?)?;
             } else {
-                print_status(&status);
+                print_status(&status)?;
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -181,10 +183,10 @@ async fn dispatch(cli: Cli) -> Result<ExitCode> {
                 .as_ref()
                 .map(|s| format!(" for session {s}"))
                 .unwrap_or_default();
-            println!(
+            outln!(
                 "{} {full_name}{scope}",
                 if enabled { "enabled" } else { "disabled" }
-            );
+            )?;
             Ok(ExitCode::SUCCESS)
         }
     }
@@ -199,14 +201,14 @@ async fn reload(socket: &std::path::Path, json: bool) -> Result<ExitCode> {
     })?;
     let report = client.reload().await.map_err(|e| anyhow!(e.message))?;
     if json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        outln!("{}", serde_json::to_string_pretty(&report)?)?;
     } else {
-        print_reload(&report);
+        print_reload(&report)?;
     }
     Ok(ExitCode::SUCCESS)
 }
 
-fn print_reload(report: &serde_json::Value) {
+fn print_reload(report: &serde_json::Value) -> Result<()> {
     let list = |value: &serde_json::Value| -> String {
         let items: Vec<&str> = value
             .as_array()
@@ -221,7 +223,7 @@ fn print_reload(report: &serde_json::Value) {
         }
     };
     let plugins = &report["plugins"];
-    println!("reloaded");
+    outln!("reloaded")?;
     for key in [
         "added",
         "removed",
@@ -230,26 +232,27 @@ fn print_reload(report: &serde_json::Value) {
         "rejected",
         "unchanged",
     ] {
-        println!("  {key:13} {}", list(&plugins[key]));
+        outln!("  {key:13} {}", list(&plugins[key]))?;
     }
-    println!(
+    outln!(
         "  builtin       {}",
         if report["builtin_reloaded"] == true {
             "rebuilt"
         } else {
             "unchanged"
         }
-    );
-    println!(
+    )?;
+    outln!(
         "  mcp           {}",
         if report["mcp_reloaded"] == true {
             "reconnected"
         } else {
             "unchanged"
         }
-    );
+    )?;
     let restart = list(&report["requires_restart"]);
     if restart != "-" {
-        println!("  needs a restart to apply: {restart}");
+        outln!("  needs a restart to apply: {restart}")?;
     }
+    Ok(())
 }

@@ -18,6 +18,8 @@ use tokio_util::sync::CancellationToken;
 
 use crate::cli::EXIT_FAILED;
 use crate::cli::args::{Cli, ServeArgs};
+#[cfg(feature = "http")]
+use crate::cli::output::outln;
 
 type FrontTask = Pin<Box<dyn Future<Output = Result<(), FrontError>> + Send>>;
 
@@ -156,7 +158,7 @@ fn http_front(
 ) -> Result<FrontTask> {
     let bound = listener.local_addr()?;
     // stdout is free in HTTP mode: print the endpoint for scripts and people.
-    println!("http://{bound}{HTTP_PATH}");
+    outln!("http://{bound}{HTTP_PATH}")?;
     let stop = stop.clone();
     Ok(Box::pin(
         McpFront::new(host.registry.clone(), front_config(args))
