@@ -1,3 +1,4 @@
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -66,6 +67,15 @@ pub(super) async fn target(cli: &Cli, config: LoadedConfig) -> Result<Target> {
     if let Some(client) = ControlClient::connect(&socket).await {
         return Ok(Target::Remote(client));
     }
+    // Said on stderr, so that a script reading stdout gets the same answer either way, and
+    // an operator who expected their serve learns it is not there (a one-shot host has its
+    // own runners, discoveries and counters, and forgets them when the command ends). A
+    // closed stderr is no reason to fail the command.
+    let _ = writeln!(
+        std::io::stderr(),
+        "maitool: no maitool serve is running on {}: a one-shot host started for this command answers it",
+        socket.display()
+    );
     let progress = TerminalProgress::on_terminal();
     let started =
         Host::start_with_progress(config, progress.as_ref().map(|p| p as &dyn StartObserver)).await;
@@ -151,12 +161,20 @@ async fn dispatch(cli: Cli) -> Result<ExitCode> {
             })
         }
         Command::Status { json } => {
+            let socket = control_socket(&cli, &config)?;
             let target = target(&cli, config).await?;
-            let status = match &target {
-                Target::Remote(client) => client.status().await.map_err(|e| anyhow!(e))?,
-                Target::Local(host) => serde_json::to_value(host.status())?,
+            let (mut status, answered_by) = match &target {
+                Target::Remote(client) => (client.status().await.map_err(|e| anyhow!(e))?, "serve"),
+                Target::Local(host) => (serde_json::to_value(host.status())?, "one-shot"),
             };
             target.finish().await;
+            if let serde_json::Value::Object(fields) = &mut status {
+                fields.insert("answered_by".to_owned(), answered_by.into());
+                fields.insert(
+                    "control_socket".to_owned(),
+                    socket.display().to_string().into(),
+                );
+            }
             if *json {
                 outln!("{}", serde_json::to_string_pretty(&status)?)?;
             } else {

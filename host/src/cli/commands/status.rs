@@ -22,6 +22,12 @@ fn items<'a>(value: &'a Value, key: &str) -> impl Iterator<Item = &'a Value> {
 }
 
 pub(super) fn print_status(status: &Value) -> anyhow::Result<()> {
+    let socket = text(status, "control_socket");
+    if text(status, "answered_by") == "serve" {
+        outln!("host: maitool serve on {socket}")?;
+    } else {
+        outln!("host: one-shot, started for this command (no maitool serve on {socket})")?;
+    }
     let config = text(status, "config");
     if !config.is_empty() {
         outln!("config: {config}")?;
