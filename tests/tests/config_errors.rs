@@ -45,3 +45,17 @@ fn a_plugin_id_configured_for_two_runners_is_exit_2_naming_both() {
         "{err}"
     );
 }
+
+#[test]
+fn a_bare_family_grant_is_exit_2_suggesting_the_family_with_a_star() {
+    let (code, err) = tools_with(
+        "[[runners]]\nname = \"dice\"\nexecutable = \"{dice}\"\n[runners.plugins.\"examples.dice\"]\ncapabilities = [\"send.text\", \"kv\"]\n",
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains(
+            "runners.dice.plugins.examples.dice.capabilities: \"kv\" is a capability family, not a capability: grant \"kv.*\" for all of it, or name each (kv.get, kv.set, kv.delete, kv.list)"
+        ),
+        "{err}"
+    );
+}

@@ -27,6 +27,30 @@ pub const CAPABILITIES: &[&str] = &[
     "kv.list",
 ];
 
+/// Checks one grant of the configuration: an exact name (`send.text`), a family (`kv.*`) or
+/// `*`. A name without a dot is refused with the grant it probably meant, so that a grant
+/// never looks broader, or narrower, than what it does.
+pub fn check_grant(grant: &str) -> Result<(), String> {
+    if grant == "*" || grant.contains('.') {
+        return Ok(());
+    }
+    let family: Vec<&str> = CAPABILITIES
+        .iter()
+        .copied()
+        .filter(|name| name.split('.').next() == Some(grant))
+        .collect();
+    if family.is_empty() {
+        Err(format!(
+            "{grant:?} is not a capability: grant an exact name (send.text), a family (kv.*) or \"*\""
+        ))
+    } else {
+        Err(format!(
+            "{grant:?} is a capability family, not a capability: grant \"{grant}.*\" for all of it, or name each ({})",
+            family.join(", ")
+        ))
+    }
+}
+
 /// A message a plugin sends to a chat stream.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct OutgoingMessage {
@@ -130,8 +154,9 @@ impl CapabilityService {
         self.configs.write().insert(plugin_id.to_owned(), config);
     }
 
-    /// Whether `plugin_id` may call `capability`: an exact grant, a family grant (`kv.*` or
-    /// `kv`), or `*`.
+    /// Whether `plugin_id` may call `capability`: an exact grant, a family grant (`kv.*`), or
+    /// `*`. A bare family name (`kv`) grants nothing; [`check_grant`] refuses it in the
+    /// configuration.
     pub fn is_granted(&self, plugin_id: &str, capability: &str) -> bool {
         let grants = self.grants.read();
         let Some(list) = grants.get(plugin_id) else {
@@ -139,10 +164,7 @@ impl CapabilityService {
         };
         let family = capability.split('.').next().unwrap_or(capability);
         list.iter().any(|grant| {
-            grant == "*"
-                || grant == capability
-                || grant == family
-                || grant.strip_suffix(".*") == Some(family)
+            grant == "*" || grant == capability || grant.strip_suffix(".*") == Some(family)
         })
     }
 
@@ -277,5 +299,55 @@ impl CapabilityService {
                 format!("unknown capability {capability}"),
             )),
         }
+    }
+}
+
+#[cfg(test)]
+mod grant_tests {
+    use std::sync::Arc;
+
+    use super::{CapabilityService, MemorySink, check_grant};
+    use crate::plugin::KvStore;
+
+    #[test]
+    fn bare_family_names_are_refused_with_the_family_grant_to_use() {
+        for grant in ["*", "kv.*", "send.text", "kv.get"] {
+            assert_eq!(check_grant(grant), Ok(()), "{grant}");
+        }
+        assert_eq!(
+            check_grant("kv").unwrap_err(),
+            "\"kv\" is a capability family, not a capability: grant \"kv.*\" for all of it, or name each (kv.get, kv.set, kv.delete, kv.list)"
+        );
+        assert_eq!(
+            check_grant("send").unwrap_err(),
+            "\"send\" is a capability family, not a capability: grant \"send.*\" for all of it, or name each (send.text, send.image, send.emoji)"
+        );
+        assert_eq!(
+            check_grant("everything").unwrap_err(),
+            "\"everything\" is not a capability: grant an exact name (send.text), a family (kv.*) or \"*\""
+        );
+    }
+
+    #[tokio::test]
+    async fn only_exact_names_families_with_a_star_and_star_grant() {
+        let dir = tempfile::tempdir().unwrap();
+        let kv = KvStore::open(&dir.path().join("kv.sqlite3")).await.unwrap();
+        let service = CapabilityService::new(Arc::new(MemorySink::default()), kv);
+        let grant = |id: &str, grants: &[&str]| {
+            let grants = grants.iter().map(|g| (*g).to_owned()).collect();
+            service.configure_plugin(id, grants, Default::default());
+        };
+        grant("bare", &["kv", "send"]);
+        grant("family", &["kv.*"]);
+        grant("exact", &["send.text"]);
+        grant("all", &["*"]);
+        assert!(!service.is_granted("bare", "kv.get"));
+        assert!(!service.is_granted("bare", "send.text"));
+        assert!(service.is_granted("family", "kv.list"));
+        assert!(!service.is_granted("family", "send.text"));
+        assert!(service.is_granted("exact", "send.text"));
+        assert!(!service.is_granted("exact", "send.image"));
+        assert!(service.is_granted("all", "config.get"));
+        assert!(!service.is_granted("nobody", "kv.get"));
     }
 }

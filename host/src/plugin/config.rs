@@ -111,7 +111,8 @@ pub struct PluginSettings {
     /// False: the plugin stays inactive.
     #[serde(default = "default_true")]
     pub enabled: bool,
-    /// Capabilities granted to the plugin: exact names (`send.text`) or families (`kv.*`).
+    /// Capabilities granted to the plugin: exact names (`send.text`), families (`kv.*`) or
+    /// `*`; anything else without a dot (`kv`) is a configuration error.
     #[serde(default)]
     pub capabilities: Vec<String>,
     /// The plugin's configuration, merged over its defaults.
@@ -247,6 +248,11 @@ impl RunnerConfig {
         for (plugin_id, settings) in plugins.iter_mut() {
             super::data_dir::check_plugin_id(plugin_id)
                 .map_err(|problem| format!("{key}.plugins: {problem}"))?;
+            for grant in &settings.capabilities {
+                super::capabilities::check_grant(grant).map_err(|problem| {
+                    format!("{key}.plugins.{plugin_id}.capabilities: {problem}")
+                })?;
+            }
             if let Some(file) = settings.config_file.clone() {
                 let path = base.join(file);
                 let text = std::fs::read_to_string(&path).map_err(|err| {

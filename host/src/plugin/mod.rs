@@ -18,7 +18,9 @@ mod runtime;
 mod status;
 mod supervisor;
 
-pub use capabilities::{CAPABILITIES, CapabilityService, MemorySink, MessageSink, OutgoingMessage};
+pub use capabilities::{
+    CAPABILITIES, CapabilityService, MemorySink, MessageSink, OutgoingMessage, check_grant,
+};
 pub use components::{ChatScope, ComponentEntry, ComponentRegistry, Visibility};
 pub use config::{PluginManifest, PluginSettings, ResolvedRunner, RunnerConfig, RuntimeConfig};
 pub use data_dir::check_plugin_id;
