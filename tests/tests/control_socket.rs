@@ -247,3 +247,48 @@ fn a_second_serve_with_mcp_stdio_serves_mcp_without_a_control_socket() {
     assert_eq!(runner_pids(&fixture.json(&["status", "--json"])), before);
     first.stop();
 }
+
+/// The mode bits of `path`.
+fn mode(path: &Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path).unwrap().permissions().mode() & 0o777
+}
+
+#[test]
+fn a_folder_shared_by_the_control_socket_and_data_dir_is_private() {
+    let dice = workspace_bin("maitool-example-dice");
+    for one_shot_first in [false, true] {
+        let dir = tempfile::tempdir().unwrap();
+        let config = dir.path().join("maitool.toml");
+        std::fs::write(
+            &config,
+            format!(
+                "[host]\ncontrol_socket = \"state/control.sock\"\ndata_dir = \"state/data\"\nenable_builtin = false\n\n\
+                 [[runners]]\nname = \"dice\"\nexecutable = \"{}\"\n",
+                dice.display()
+            ),
+        )
+        .unwrap();
+        let maitool = || {
+            let mut command = Command::new(workspace_bin("maitool"));
+            command.arg("--config").arg(&config);
+            command
+        };
+        if one_shot_first {
+            // A one-shot host creates the data directory, and so the shared folder, first.
+            let output = maitool().arg("tools").output().unwrap();
+            assert!(output.status.success(), "{output:?}");
+        }
+        let mut command = maitool();
+        command.args(["--log-format", "json", "serve"]);
+        let serve = Serve::spawn(command);
+        serve.wait_for_log(|line| line["fields"]["message"] == "maitool is serving");
+        let state = dir.path().join("state");
+        assert_eq!(
+            (mode(&state), mode(&state.join("data"))),
+            (0o700, 0o700),
+            "one-shot first: {one_shot_first}"
+        );
+        serve.stop();
+    }
+}

@@ -5,7 +5,7 @@
 //! killed), and on exit only the socket it bound itself. A regular file, a directory or a
 //! symbolic link is refused and left as it is.
 
-use std::os::unix::fs::{FileTypeExt, MetadataExt, PermissionsExt};
+use std::os::unix::fs::{DirBuilderExt, FileTypeExt, MetadataExt};
 use std::path::{Path, PathBuf};
 
 /// Why the control socket cannot be opened.
@@ -84,8 +84,11 @@ pub(super) async fn prepare(path: &Path) -> Result<(), ControlSocketError> {
     if let Some(parent) = path.parent()
         && !parent.exists()
     {
-        std::fs::create_dir_all(parent).map_err(io)?;
-        std::fs::set_permissions(parent, std::fs::Permissions::from_mode(0o700)).map_err(io)?;
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(parent)
+            .map_err(io)?;
     }
     let meta = match std::fs::symlink_metadata(path) {
         Ok(meta) => meta,

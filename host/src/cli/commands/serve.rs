@@ -81,6 +81,12 @@ pub(super) async fn serve(cli: &Cli, args: &ServeArgs, config: LoadedConfig) -> 
         .as_ref()
         .map_or_else(|| "none".to_owned(), |c| c.path().display().to_string());
     let tools = host.registry.list_tools(&Default::default()).await.len();
+    // Handlers first: a SIGTERM sent as soon as the line below is read must stop serve
+    // gracefully, not kill it with the default action.
+    use tokio::signal::unix::{SignalKind, signal};
+    let mut interrupt = signal(SignalKind::interrupt())?;
+    let mut terminate = signal(SignalKind::terminate())?;
+    let mut hangup = signal(SignalKind::hangup())?;
     tracing::info!(control = %control_path, tools, "maitool is serving");
 
     let stop_http = CancellationToken::new();
@@ -95,11 +101,9 @@ pub(super) async fn serve(cli: &Cli, args: &ServeArgs, config: LoadedConfig) -> 
 
     let mut code = ExitCode::SUCCESS;
     let mut front_done = false;
-    let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
-    let mut hangup = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup())?;
     loop {
         tokio::select! {
-            _ = tokio::signal::ctrl_c() => {
+            _ = interrupt.recv() => {
                 tracing::info!("SIGINT: shutting down");
                 break;
             }
