@@ -40,3 +40,4 @@ pub fn init_tracing() {
 
 pub mod logs;
 pub mod plugins;
+pub mod skip;
