@@ -278,3 +278,66 @@ impl RunnerConfig {
         })
     }
 }
+
+/// Checks a plugin id that `runner` announces (in its registration) by the rules configured
+/// ids follow: a valid id ([`check_plugin_id`](super::check_plugin_id): it names a data
+/// directory), and not one the configuration gives to another of `runners` (a plugin id
+/// belongs to one runner). An id no runner is configured with is the announcing runner's.
+pub fn check_announced_plugin_id(
+    runners: &[ResolvedRunner],
+    runner: &str,
+    plugin_id: &str,
+) -> Result<(), String> {
+    super::data_dir::check_plugin_id(plugin_id)?;
+    match runners
+        .iter()
+        .find(|other| other.name != runner && other.plugins.contains_key(plugin_id))
+    {
+        Some(owner) => Err(format!(
+            "plugin id {plugin_id:?} is configured for runner {:?}, not {runner:?}",
+            owner.name
+        )),
+        None => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+    use std::path::PathBuf;
+
+    use super::{PluginSettings, ResolvedRunner, check_announced_plugin_id};
+
+    fn runner(name: &str, plugins: &[&str]) -> ResolvedRunner {
+        ResolvedRunner {
+            name: name.to_owned(),
+            executable: PathBuf::from("/bin/true"),
+            args: Vec::new(),
+            env: BTreeMap::new(),
+            plugins: plugins
+                .iter()
+                .map(|id| ((*id).to_owned(), PluginSettings::default()))
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn an_announced_id_follows_the_rules_of_configured_ids() {
+        let runners = [runner("a", &["acme.x"]), runner("b", &["acme.y"])];
+        assert_eq!(check_announced_plugin_id(&runners, "a", "acme.x"), Ok(()));
+        assert_eq!(
+            check_announced_plugin_id(&runners, "a", "acme.unconfigured"),
+            Ok(())
+        );
+        assert_eq!(
+            check_announced_plugin_id(&runners, "a", "acme.y").unwrap_err(),
+            "plugin id \"acme.y\" is configured for runner \"b\", not \"a\""
+        );
+        assert_eq!(
+            check_announced_plugin_id(&runners, "a", "../x").unwrap_err(),
+            "plugin id \"../x\" must not start with '.': it names the plugin's data directory"
+        );
+        assert!(check_announced_plugin_id(&runners, "a", "").is_err());
+        assert!(check_announced_plugin_id(&runners, "a", "a/b").is_err());
+    }
+}

@@ -22,7 +22,10 @@ pub use capabilities::{
     CAPABILITIES, CapabilityService, MemorySink, MessageSink, OutgoingMessage, check_grant,
 };
 pub use components::{ChatScope, ComponentEntry, ComponentRegistry, Visibility};
-pub use config::{PluginManifest, PluginSettings, ResolvedRunner, RunnerConfig, RuntimeConfig};
+pub use config::{
+    PluginManifest, PluginSettings, ResolvedRunner, RunnerConfig, RuntimeConfig,
+    check_announced_plugin_id,
+};
 pub use data_dir::check_plugin_id;
 pub use kv::KvStore;
 pub use provider::PluginToolProvider;
