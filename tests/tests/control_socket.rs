@@ -212,11 +212,15 @@ fn a_second_serve_with_mcp_stdio_serves_mcp_without_a_control_socket() {
         writeln!(stdin, "{message}").unwrap();
         stdin.flush().unwrap();
     };
-    let mut answer = || {
+    // The next response; notifications the server may send first are passed over.
+    let mut answer = || loop {
         let mut line = String::new();
         stdout.read_line(&mut line).unwrap();
-        serde_json::from_str::<Value>(&line)
-            .unwrap_or_else(|err| panic!("not a JSON-RPC message ({err}): {line:?}"))
+        let message = serde_json::from_str::<Value>(&line)
+            .unwrap_or_else(|err| panic!("not a JSON-RPC message ({err}): {line:?}"));
+        if message.get("id").is_some() {
+            return message;
+        }
     };
     send(
         json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {

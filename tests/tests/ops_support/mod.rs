@@ -129,7 +129,7 @@ impl Serve {
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
             .spawn()
-            .expect("serve starts");
+            .unwrap_or_else(|err| panic!("cannot run {:?}: {err}", command.get_program()));
         let lines = Arc::new(Mutex::new(Vec::new()));
         let stderr = child.stderr.take().unwrap();
         let sink = lines.clone();
