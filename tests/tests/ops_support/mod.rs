@@ -167,11 +167,6 @@ impl Serve {
         (status.code().unwrap_or(-1), lines)
     }
 
-    /// Every stderr line so far.
-    pub fn lines(&self) -> Vec<String> {
-        self.lines.lock().unwrap().clone()
-    }
-
     /// Waits for a JSON log line matching `wanted`; panics after 30 s.
     pub fn wait_for_log(&self, wanted: impl Fn(&Value) -> bool) -> Value {
         let deadline = Instant::now() + Duration::from_secs(30);
