@@ -184,6 +184,19 @@ impl HostConfig {
             .map(|r| r.resolve(base, &data_dir))
             .collect::<Result<Vec<_>, _>>()
             .map_err(&invalid)?;
+        // A plugin id names one plugin's grants, configuration and data directory: two
+        // runners providing it would race to register it, and the loser's would fail.
+        let mut owners = std::collections::HashMap::new();
+        for runner in &runners {
+            for id in runner.plugins.keys() {
+                if let Some(first) = owners.insert(id.as_str(), runner.name.as_str()) {
+                    return Err(invalid(format!(
+                        "runners.{}.plugins: plugin id {id:?} is also configured for runner {first:?}; a plugin id belongs to one runner",
+                        runner.name
+                    )));
+                }
+            }
+        }
         for runner in &runners {
             // A MaiBot runner's interpreter that is missing fails its launch with the setup
             // hint instead: the other sources still serve.

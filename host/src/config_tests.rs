@@ -76,6 +76,28 @@ fn runners_need_an_existing_executable_and_unique_names() {
 }
 
 #[test]
+fn a_plugin_id_configured_for_two_runners_is_an_error_naming_both() {
+    let text = "[[runners]]\nname = \"first\"\nexecutable = \"/bin/true\"\n[runners.plugins.\"acme.x\"]\n\
+                [[runners]]\nname = \"other\"\nexecutable = \"/bin/true\"\n[runners.plugins.\"acme.y\"]\n\
+                [[runners]]\nname = \"second\"\nexecutable = \"/bin/true\"\n[runners.plugins.\"acme.x\"]\nenabled = false\n";
+    let err = parse(text)
+        .unwrap()
+        .resolve(None, Path::new("/tmp"))
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        err,
+        "<defaults>: runners.second.plugins: plugin id \"acme.x\" is also configured for runner \"first\"; a plugin id belongs to one runner"
+    );
+    // A disabled runner starts nothing, so it claims no id.
+    let disabled = text.replace("name = \"second\"", "name = \"second\"\nenabled = false");
+    parse(&disabled)
+        .unwrap()
+        .resolve(None, Path::new("/tmp"))
+        .expect("a disabled runner's plugins do not clash");
+}
+
+#[test]
 fn plugin_folders_with_a_manifest_resolve_executable_grants_and_config() {
     let dir = tempfile::tempdir().unwrap();
     let plugin = dir.path().join("weather");

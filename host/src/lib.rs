@@ -13,6 +13,7 @@
 //! * [`front`]: the registry exposed as an MCP server (`maitool serve --mcp-stdio|--mcp-http`).
 //! * `cli` (feature `cli`, on by default): the `maitool` binary's command line.
 
+mod accept;
 pub mod app;
 pub mod builtin;
 #[cfg(feature = "cli")]

@@ -41,3 +41,4 @@ pub fn init_tracing() {
 pub mod logs;
 pub mod maibot;
 pub mod plugins;
+pub mod skip;

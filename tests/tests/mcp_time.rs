@@ -134,3 +134,38 @@ async fn calls_return_structured_content_and_errors() {
     );
     provider.close().await.unwrap();
 }
+
+/// A test that skips for a missing server says so in `cargo test`'s own output, not only in
+/// the output libtest captures (and drops) for passing tests: the test above runs here in a
+/// child process of this test binary, pointed at a folder with no servers.
+#[test]
+fn a_skipped_test_says_so_in_the_test_output() {
+    let output = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "calls_return_structured_content_and_errors",
+            "--test-threads=1",
+        ])
+        .env(
+            "MAITOOL_MCP_SERVERS_DIR",
+            "/nonexistent/maitool-mcp-servers",
+        )
+        .env_remove("MAITOOL_REQUIRE_MCP_SERVERS")
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr),
+    );
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("test calls_return_structured_content_and_errors ... ok"),
+        "{stdout}"
+    );
+    assert!(
+        stderr.contains(
+            "======== SKIPPED: mcp-server-time not found at /nonexistent/maitool-mcp-servers/time-venv/bin/mcp-server-time"
+        ),
+        "the skip is not in the output:\n{stdout}\n{stderr}"
+    );
+}

@@ -7,6 +7,34 @@ use tracing_subscriber::EnvFilter;
 
 use super::args::{Cli, Command, LogFormat};
 
+/// stdout was closed by its reader (`maitool tools --json | head -1`): the rest of the output
+/// has nowhere to go, and the command ends quietly, as other command-line tools do.
+#[derive(Debug, thiserror::Error)]
+#[error("stdout is closed")]
+pub struct StdoutClosed;
+
+/// Writes a line to stdout: [`StdoutClosed`] when the reader is gone, instead of `println!`'s
+/// panic.
+pub fn write_line(args: std::fmt::Arguments<'_>) -> anyhow::Result<()> {
+    let mut stdout = std::io::stdout().lock();
+    match stdout
+        .write_fmt(args)
+        .and_then(|()| stdout.write_all(b"\n"))
+    {
+        Ok(()) => Ok(()),
+        Err(err) if err.kind() == std::io::ErrorKind::BrokenPipe => Err(StdoutClosed.into()),
+        Err(err) => Err(anyhow::anyhow!("cannot write to stdout: {err}")),
+    }
+}
+
+/// `println!` that returns an error (see [`write_line`]) rather than panicking.
+macro_rules! outln {
+    ($($arg:tt)*) => {
+        $crate::cli::output::write_line(format_args!($($arg)*))
+    };
+}
+pub(crate) use outln;
+
 /// Logs go to stderr; `RUST_LOG` filters them (default: `info` for `serve`, `warn` otherwise).
 pub fn init_logging(cli: &Cli) {
     let default = if matches!(cli.command, Command::Serve(_)) {
@@ -94,7 +122,7 @@ impl Drop for TerminalProgress {
 }
 
 /// A table of tools for people.
-pub fn print_tools(tools: &[std::sync::Arc<ToolSpec>]) {
+pub fn print_tools(tools: &[std::sync::Arc<ToolSpec>]) -> anyhow::Result<()> {
     let width = tools.iter().map(|t| t.name.len()).max().unwrap_or(4).max(4);
     let provider_width = tools
         .iter()
@@ -102,29 +130,34 @@ pub fn print_tools(tools: &[std::sync::Arc<ToolSpec>]) {
         .max()
         .unwrap_or(8)
         .max(8);
-    println!(
+    outln!(
         "{:width$}  {:provider_width$}  DESCRIPTION",
-        "NAME", "PROVIDER"
-    );
+        "NAME",
+        "PROVIDER"
+    )?;
     for tool in tools {
         let description = tool.description.lines().next().unwrap_or_default();
-        println!(
+        outln!(
             "{:width$}  {:provider_width$}  {}",
-            tool.name, tool.provider_name, description
-        );
+            tool.name,
+            tool.provider_name,
+            description
+        )?;
     }
+    Ok(())
 }
 
 /// A result for people: the history text, then the media items.
-pub fn print_result(result: &ToolExecutionResult) {
+pub fn print_result(result: &ToolExecutionResult) -> anyhow::Result<()> {
     if result.success {
-        println!("{}", result.history_content());
+        outln!("{}", result.history_content())?;
     } else {
         eprintln!("tool {} failed: {}", result.tool_name, result.error_message);
     }
     for item in &result.content_items {
         if !item.data.is_empty() {
-            println!("  {} ({} bytes)", item.history_text(), item.data.0.len());
+            outln!("  {} ({} bytes)", item.history_text(), item.data.0.len())?;
         }
     }
+    Ok(())
 }

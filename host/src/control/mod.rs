@@ -3,11 +3,15 @@
 //! to a running host through it, with the same framing and RPC peer as runners use.
 
 mod client;
+mod connections;
 mod server;
+mod socket_path;
 pub mod views;
 
 pub use client::{ControlClient, ControlError};
+pub use connections::ControlLimits;
 pub use server::ControlServer;
+pub use socket_path::{ControlSocketError, absolute as absolute_socket_path};
 
 use maitool_protocol::{ToolAvailabilityContext, ToolExecutionContext, ToolInvocation};
 use serde::{Deserialize, Serialize};

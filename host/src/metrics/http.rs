@@ -1,8 +1,11 @@
 //! A minimal HTTP/1.1 endpoint serving `GET /metrics` in the Prometheus text format.
 //!
-//! One request per connection (`Connection: close`), a bounded request head and a read
-//! deadline: enough for a scraper, and a misbehaving client can hold at most one task for a
-//! few seconds. Anything but `GET`/`HEAD /metrics` gets a plain error status.
+//! One request per connection (`Connection: close`), a bounded request head, at most
+//! [`HttpLimits::max_connections`] connections at once (more wait in the listen backlog,
+//! holding no descriptor of ours) and a deadline on each whole request, from accept to the
+//! last byte written: enough for a scraper, and a client that sends nothing, or one byte at
+//! a time, holds a connection for [`HttpLimits::request_deadline`] at most. Anything but
+//! `GET`/`HEAD /metrics` gets a plain error status.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -11,13 +14,33 @@ use std::time::Duration;
 use futures::future::BoxFuture;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::Semaphore;
 
 use super::prometheus::CONTENT_TYPE;
+use crate::accept::AcceptBackoff;
 
 /// Longest request head read; longer requests get `431`.
 const MAX_HEAD: usize = 8 * 1024;
 /// How long a client may take to send its request head.
 const READ_DEADLINE: Duration = Duration::from_secs(5);
+
+/// Bounds on the endpoint's connections.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HttpLimits {
+    /// Most connections served at once; the listener accepts no more until one ends.
+    pub max_connections: usize,
+    /// The longest a connection is served, from accept to close, whatever the client does.
+    pub request_deadline: Duration,
+}
+
+impl Default for HttpLimits {
+    fn default() -> Self {
+        Self {
+            max_connections: 32,
+            request_deadline: Duration::from_secs(10),
+        }
+    }
+}
 
 /// Where the exposition comes from: rendered per scrape, so it is always current.
 pub trait MetricsSource: Send + Sync + 'static {
@@ -38,18 +61,44 @@ impl MetricsEndpoint {
         address: SocketAddr,
         source: Arc<dyn MetricsSource>,
     ) -> std::io::Result<MetricsEndpoint> {
+        Self::bind_with_limits(address, source, HttpLimits::default()).await
+    }
+
+    /// [`bind`](Self::bind) with other bounds on the connections than the defaults.
+    pub async fn bind_with_limits(
+        address: SocketAddr,
+        source: Arc<dyn MetricsSource>,
+        limits: HttpLimits,
+    ) -> std::io::Result<MetricsEndpoint> {
         let listener = TcpListener::bind(address).await?;
         let address = listener.local_addr()?;
+        let slots = Arc::new(Semaphore::new(limits.max_connections.max(1)));
         let task = tokio::spawn(async move {
+            let mut backoff = AcceptBackoff::new("metrics endpoint");
             loop {
+                // The semaphore is never closed.
+                let Ok(slot) = Arc::clone(&slots).acquire_owned().await else {
+                    return;
+                };
                 match listener.accept().await {
                     Ok((stream, _)) => {
-                        tokio::spawn(answer(stream, source.clone()));
+                        backoff.succeeded();
+                        let source = source.clone();
+                        tokio::spawn(async move {
+                            let _slot = slot;
+                            let served = tokio::time::timeout(
+                                limits.request_deadline,
+                                answer(stream, source),
+                            );
+                            if served.await.is_err() {
+                                tracing::debug!(
+                                    "metrics connection closed at its {} ms deadline",
+                                    limits.request_deadline.as_millis()
+                                );
+                            }
+                        });
                     }
-                    Err(err) => {
-                        tracing::warn!("metrics endpoint accept failed: {err}");
-                        tokio::time::sleep(Duration::from_millis(50)).await;
-                    }
+                    Err(err) => tokio::time::sleep(backoff.failed(&err)).await,
                 }
             }
         });

@@ -150,7 +150,8 @@ pub struct PluginSettings {
     /// False: the plugin stays inactive.
     #[serde(default = "default_true")]
     pub enabled: bool,
-    /// Capabilities granted to the plugin: exact names (`send.text`) or families (`kv.*`).
+    /// Capabilities granted to the plugin: exact names (`send.text`), families (`kv.*`) or
+    /// `*`; anything else without a dot (`kv`) is a configuration error.
     #[serde(default)]
     pub capabilities: Vec<String>,
     /// The plugin's configuration, merged over its defaults.
@@ -375,6 +376,11 @@ impl RunnerConfig {
         for (plugin_id, settings) in plugins.iter_mut() {
             super::data_dir::check_plugin_id(plugin_id)
                 .map_err(|problem| format!("{key}.plugins: {problem}"))?;
+            for grant in &settings.capabilities {
+                super::capabilities::check_grant(grant).map_err(|problem| {
+                    format!("{key}.plugins.{plugin_id}.capabilities: {problem}")
+                })?;
+            }
             if let Some(file) = settings.config_file.clone() {
                 let path = base.join(file);
                 let text = std::fs::read_to_string(&path).map_err(|err| {
@@ -399,5 +405,64 @@ impl RunnerConfig {
             plugins,
             maibot: None,
         })
+    }
+}
+
+/// Checks a plugin id that `runner` announces (in its registration) by the rules configured
+/// ids follow: a valid id ([`check_plugin_id`](super::check_plugin_id): it names a data
+/// directory), and not one the configuration gives to another of `runners` (a plugin id
+/// belongs to one runner). An id no runner is configured with is the announcing runner's.
+pub fn check_announced_plugin_id(
+    runners: &[ResolvedRunner],
+    runner: &str,
+    plugin_id: &str,
+) -> Result<(), String> {
+    super::data_dir::check_plugin_id(plugin_id)?;
+    match runners
+        .iter()
+        .find(|other| other.name != runner && other.plugins.contains_key(plugin_id))
+    {
+        Some(owner) => Err(format!(
+            "plugin id {plugin_id:?} is configured for runner {:?}, not {runner:?}",
+            owner.name
+        )),
+        None => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use super::{PluginSettings, ResolvedRunner, check_announced_plugin_id};
+
+    fn runner(name: &str, plugins: &[&str]) -> ResolvedRunner {
+        ResolvedRunner {
+            plugins: plugins
+                .iter()
+                .map(|id| ((*id).to_owned(), PluginSettings::default()))
+                .collect(),
+            ..ResolvedRunner::maitool(name, PathBuf::from("/bin/true"))
+        }
+    }
+
+    #[test]
+    fn an_announced_id_follows_the_rules_of_configured_ids() {
+        let runners = [runner("a", &["acme.x"]), runner("b", &["acme.y"])];
+        assert_eq!(check_announced_plugin_id(&runners, "a", "acme.x"), Ok(()));
+        assert_eq!(
+            check_announced_plugin_id(&runners, "a", "acme.unconfigured"),
+            Ok(())
+        );
+        assert_eq!(
+            check_announced_plugin_id(&runners, "a", "acme.y").unwrap_err(),
+            "plugin id \"acme.y\" is configured for runner \"b\", not \"a\""
+        );
+        assert_eq!(
+            check_announced_plugin_id(&runners, "a", "../x").unwrap_err(),
+            "plugin id \"../x\" must not start with '.': it names the plugin's data directory"
+        );
+        assert!(check_announced_plugin_id(&runners, "a", "").is_err());
+        assert!(check_announced_plugin_id(&runners, "a", "a/b").is_err());
     }
 }

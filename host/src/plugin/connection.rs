@@ -75,8 +75,8 @@ impl RunnerConnectionHandler {
                 reason,
             })
         };
-        if plugin_id.is_empty() {
-            return refuse("plugin_id is empty".into());
+        if let Err(problem) = super::data_dir::check_plugin_id(&plugin_id) {
+            return refuse(problem);
         }
         if !request.plugin_id().is_empty() && request.plugin_id() != plugin_id {
             return refuse(format!(

@@ -1,5 +1,6 @@
 //! A per-plugin key-value store in SQLite, behind the `kv.*` capabilities.
 
+use std::os::unix::fs::DirBuilderExt;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -30,8 +31,14 @@ impl KvStore {
     }
 
     fn open_file(path: &Path) -> Result<KvStore, String> {
+        // The data directory, and any missing parent, is private like the plugins' own
+        // directories in it: a parent it shares with the control socket must not be left
+        // world-readable because the store happened to create it first.
         if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent)
+            std::fs::DirBuilder::new()
+                .recursive(true)
+                .mode(0o700)
+                .create(parent)
                 .map_err(|err| format!("cannot create {}: {err}", parent.display()))?;
         }
         let connection = Connection::open(path)

@@ -115,6 +115,10 @@ pub(crate) fn resolve(
                  config.toml in its folder; set overrides with `config`"
             ));
         }
+        for grant in &settings.capabilities {
+            super::capabilities::check_grant(grant)
+                .map_err(|problem| format!("{key}.plugins.{id}.capabilities: {problem}"))?;
+        }
         if !settings.config.is_empty() {
             overridden.insert(id.clone());
         }

@@ -121,6 +121,10 @@ fn misconfigured_maibot_runners_are_refused_with_the_field_named() {
             "runners.mb.maibot_source:",
         ),
         (
+            "name = \"mb\"\nkind = \"maibot\"\nplugin_dirs = [\"plugins\"]\n[plugins.\"acme.one\"]\ncapabilities = [\"send\"]",
+            "runners.mb.plugins.acme.one.capabilities: \"send\" is a capability family",
+        ),
+        (
             "name = \"mb\"\nexecutable = \"x\"\nplugin_dirs = [\"plugins\"]",
             "runners.mb.plugin_dirs is for MaiBot runners: add `kind = \"maibot\"`",
         ),

@@ -23,12 +23,12 @@ mod supervisor;
 
 pub use capabilities::{
     BotConfig, CAPABILITIES, CapabilityService, LlmConfig, MemorySink, MessageSink, OutgoingImage,
-    OutgoingMessage, PRIVILEGED_FAMILIES, StoreSink, grants_admit,
+    OutgoingMessage, PRIVILEGED_FAMILIES, StoreSink, check_grant, grants_admit,
 };
 pub use components::{ChatScope, ComponentEntry, ComponentRegistry, Visibility};
 pub use config::{
     MaibotLaunch, PluginManifest, PluginSettings, ResolvedRunner, RunnerConfig, RunnerKind,
-    RuntimeConfig, find_program, resolve_program,
+    RuntimeConfig, check_announced_plugin_id, find_program, resolve_program,
 };
 pub use data_dir::check_plugin_id;
 pub use kv::KvStore;

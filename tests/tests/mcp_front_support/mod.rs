@@ -44,7 +44,7 @@ pub fn python() -> Option<PathBuf> {
     if std::env::var("MAITOOL_REQUIRE_PYTHON_MCP").as_deref() == Ok("1") {
         panic!("{message}; MAITOOL_REQUIRE_PYTHON_MCP=1 requires it");
     }
-    eprintln!("\n!!! SKIPPING the MCP front test: {message} !!!\n");
+    maitool_e2e::skip::announce(&format!("the MCP front test: {message}"));
     None
 }
 

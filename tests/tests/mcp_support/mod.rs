@@ -154,7 +154,7 @@ fn third_party(path: PathBuf, what: &str) -> Option<PathBuf> {
     if std::env::var("MAITOOL_REQUIRE_MCP_SERVERS").as_deref() == Ok("1") {
         panic!("MAITOOL_REQUIRE_MCP_SERVERS=1 but {message}");
     }
-    eprintln!("\n======== SKIPPED: {message} ========\n");
+    maitool_e2e::skip::announce(&message);
     None
 }
 

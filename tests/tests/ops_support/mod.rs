@@ -90,27 +90,25 @@ impl Fixture {
     /// `maitool serve` with `--log-format json`, its stderr collected line by line; returns
     /// once it serves.
     pub fn serve(&self, extra: &[&str]) -> Serve {
-        let mut child = self
-            .command()
-            .args(["--log-format", "json", "serve"])
-            .args(extra)
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("serve starts");
-        let lines = Arc::new(Mutex::new(Vec::new()));
-        let stderr = child.stderr.take().unwrap();
-        let sink = lines.clone();
-        let reader = std::thread::spawn(move || {
-            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                sink.lock().unwrap().push(line);
+        self.serve_under(&[], extra)
+    }
+
+    /// [`serve`](Self::serve) run through `wrapper` (a command and its arguments that end
+    /// with the program to run, e.g. `["prlimit", "--nofile=256:256", "--"]`).
+    pub fn serve_under(&self, wrapper: &[&str], extra: &[&str]) -> Serve {
+        let mut command = match wrapper.split_first() {
+            None => self.command(),
+            Some((program, args)) => {
+                let mut wrapped = Command::new(program);
+                wrapped
+                    .args(args)
+                    .arg(workspace_bin("maitool"))
+                    .args(self.command().get_args());
+                wrapped
             }
-        });
-        let serve = Serve {
-            child,
-            lines,
-            reader: Some(reader),
         };
+        command.args(["--log-format", "json", "serve"]).args(extra);
+        let serve = Serve::spawn(command);
         serve.wait_for_log(|line| line["fields"]["message"] == "maitool is serving");
         serve
     }
@@ -124,6 +122,51 @@ pub struct Serve {
 }
 
 impl Serve {
+    /// Runs `command` (a `maitool ... serve` with `--log-format json`), collecting its stderr
+    /// line by line; returns at once.
+    pub fn spawn(mut command: Command) -> Serve {
+        let mut child = command
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap_or_else(|err| panic!("cannot run {:?}: {err}", command.get_program()));
+        let lines = Arc::new(Mutex::new(Vec::new()));
+        let stderr = child.stderr.take().unwrap();
+        let sink = lines.clone();
+        let reader = std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                sink.lock().unwrap().push(line);
+            }
+        });
+        Serve {
+            child,
+            lines,
+            reader: Some(reader),
+        }
+    }
+
+    /// Waits for serve to exit, at most 30 s (then kills it and panics); its exit code and
+    /// every stderr line.
+    pub fn exit(mut self) -> (i32, Vec<String>) {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        let status = loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                break status;
+            }
+            if Instant::now() > deadline {
+                let _ = self.child.kill();
+                panic!(
+                    "serve still runs after 30 s:\n{}",
+                    self.lines.lock().unwrap().join("\n")
+                );
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        self.reader.take().unwrap().join().unwrap();
+        let lines = self.lines.lock().unwrap().clone();
+        (status.code().unwrap_or(-1), lines)
+    }
+
     /// Waits for a JSON log line matching `wanted`; panics after 30 s.
     pub fn wait_for_log(&self, wanted: impl Fn(&Value) -> bool) -> Value {
         let deadline = Instant::now() + Duration::from_secs(30);

@@ -11,6 +11,7 @@ use serde_json::Value;
 
 use super::{Target, target};
 use crate::cli::args::{Cli, ContextArgs};
+use crate::cli::output::outln;
 
 pub(super) async fn definitions(
     cli: &Cli,
@@ -32,9 +33,9 @@ pub(super) async fn definitions(
     };
     target.finish().await;
     if json {
-        println!("{}", serde_json::to_string_pretty(&definitions)?);
+        outln!("{}", serde_json::to_string_pretty(&definitions)?)?;
     } else {
-        print_definitions(&definitions);
+        print_definitions(&definitions)?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -55,7 +56,7 @@ fn functions(tools: &Value) -> Vec<&Value> {
     entries
 }
 
-fn print_definitions(definitions: &Definitions) {
+fn print_definitions(definitions: &Definitions) -> Result<()> {
     let exposed = functions(&definitions.tools);
     let text = |entry: &Value, key: &str| {
         entry
@@ -70,28 +71,29 @@ fn print_definitions(definitions: &Definitions) {
         .max()
         .unwrap_or(0)
         .max(4);
-    println!(
+    outln!(
         "exposed to the model ({}, {} tools):",
         definitions.format,
         exposed.len()
-    );
+    )?;
     for entry in &exposed {
         let description = text(entry, "description");
-        println!(
+        outln!(
             "  {:width$}  {}",
             text(entry, "name"),
             description.lines().next().unwrap_or_default()
-        );
+        )?;
     }
     match &definitions.deferred_reminder {
         Some(reminder) => {
-            println!(
+            outln!(
                 "deferred ({} tools, listed in this reminder until tool_search finds them):",
                 reminder.tools.len()
-            );
-            println!("{}", reminder.text);
+            )?;
+            outln!("{}", reminder.text)?;
         }
-        None => println!("no deferred tools"),
+        None => outln!("no deferred tools")?,
     }
-    println!("(--json prints the exact `tools` value)");
+    outln!("(--json prints the exact `tools` value)")?;
+    Ok(())
 }

@@ -1,3 +1,5 @@
+use std::io::Write;
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
@@ -8,7 +10,7 @@ use anyhow::{Context, Result, anyhow};
 use maitool_protocol::ToolInvocation;
 
 use super::args::{Cli, Command};
-use super::output::{TerminalProgress, print_result, print_tools};
+use super::output::{StdoutClosed, TerminalProgress, outln, print_result, print_tools};
 use super::{EXIT_FAILED, EXIT_USAGE};
 
 mod definitions;
@@ -23,6 +25,8 @@ use status::print_status;
 pub async fn run(cli: Cli) -> ExitCode {
     match dispatch(cli).await {
         Ok(code) => code,
+        // The reader of stdout is gone (`| head -1`): nothing left to say, to anyone.
+        Err(err) if err.downcast_ref::<StdoutClosed>().is_some() => ExitCode::SUCCESS,
         Err(err) => {
             eprintln!("maitool: {err:#}");
             ExitCode::from(EXIT_USAGE)
@@ -48,14 +52,30 @@ pub(super) fn load_config(cli: &Cli) -> Result<LoadedConfig> {
     Ok(HostConfig::discover(cli.config.as_deref())?)
 }
 
-pub(super) async fn target(cli: &Cli, config: LoadedConfig) -> Result<Target> {
+/// The control socket: `--control-socket` (a bare name is in the working directory), else
+/// the configuration's (already absolute).
+pub(super) fn control_socket(cli: &Cli, config: &LoadedConfig) -> Result<PathBuf> {
     let socket = cli
         .control_socket
-        .clone()
-        .unwrap_or_else(|| config.config.host.control_socket.clone());
+        .as_deref()
+        .unwrap_or(&config.config.host.control_socket);
+    Ok(crate::control::absolute_socket_path(socket)?)
+}
+
+pub(super) async fn target(cli: &Cli, config: LoadedConfig) -> Result<Target> {
+    let socket = control_socket(cli, &config)?;
     if let Some(client) = ControlClient::connect(&socket).await {
         return Ok(Target::Remote(client));
     }
+    // Said on stderr, so that a script reading stdout gets the same answer either way, and
+    // an operator who expected their serve learns it is not there (a one-shot host has its
+    // own runners, discoveries and counters, and forgets them when the command ends). A
+    // closed stderr is no reason to fail the command.
+    let _ = writeln!(
+        std::io::stderr(),
+        "maitool: no maitool serve is running on {}: a one-shot host started for this command answers it",
+        socket.display()
+    );
     let progress = TerminalProgress::on_terminal();
     let started =
         Host::start_with_progress(config, progress.as_ref().map(|p| p as &dyn StartObserver)).await;
@@ -70,26 +90,14 @@ async fn dispatch(cli: Cli) -> Result<ExitCode> {
     // find the control socket.
     if let Command::Reload { json } = &cli.command {
         let socket = match &cli.control_socket {
-            Some(socket) => socket.clone(),
+            Some(socket) => crate::control::absolute_socket_path(socket)?,
             None => load_config(&cli)?.config.host.control_socket,
         };
         return reload(&socket, *json).await;
     }
     let config = load_config(&cli)?;
     match &cli.command {
-        Command::Serve(args) => {
-            let _metrics = match args.metrics {
-                Some(address) => {
-                    let socket = cli
-                        .control_socket
-                        .clone()
-                        .unwrap_or_else(|| config.config.host.control_socket.clone());
-                    Some(metrics::endpoint(address, socket).await?)
-                }
-                None => None,
-            };
-            serve(&cli, args, config).await
-        }
+        Command::Serve(args) => serve(&cli, args, config).await,
         Command::Plugins { json } => plugins::plugins(&cli, config, *json).await,
         Command::Definitions {
             format,
@@ -108,9 +116,9 @@ async fn dispatch(cli: Cli) -> Result<ExitCode> {
             };
             target.finish().await;
             if *json {
-                println!("{}", serde_json::to_string_pretty(&tools)?);
+                outln!("{}", serde_json::to_string_pretty(&tools)?)?;
             } else {
-                print_tools(&tools);
+                print_tools(&tools)?;
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -142,9 +150,9 @@ async fn dispatch(cli: Cli) -> Result<ExitCode> {
             };
             target.finish().await;
             if *json {
-                println!("{}", serde_json::to_string_pretty(&result)?);
+                outln!("{}", serde_json::to_string_pretty(&result)?)?;
             } else {
-                print_result(&result);
+                print_result(&result)?;
             }
             Ok(if result.success {
                 ExitCode::SUCCESS
@@ -153,26 +161,31 @@ async fn dispatch(cli: Cli) -> Result<ExitCode> {
             })
         }
         Command::Status { json } => {
+            let socket = control_socket(&cli, &config)?;
             let target = target(&cli, config).await?;
-            let status = match &target {
-                Target::Remote(client) => client.status().await.map_err(|e| anyhow!(e))?,
-                Target::Local(host) => serde_json::to_value(host.status())?,
+            let (mut status, answered_by) = match &target {
+                Target::Remote(client) => (client.status().await.map_err(|e| anyhow!(e))?, "serve"),
+                Target::Local(host) => (serde_json::to_value(host.status())?, "one-shot"),
             };
             target.finish().await;
+            if let serde_json::Value::Object(fields) = &mut status {
+                fields.insert("answered_by".to_owned(), answered_by.into());
+                fields.insert(
+                    "control_socket".to_owned(),
+                    socket.display().to_string().into(),
+                );
+            }
             if *json {
-                println!("{}", serde_json::to_string_pretty(&status)?);
+                outln!("{}", serde_json::to_string_pretty(&status)?)?;
             } else {
-                print_status(&status);
+                print_status(&status)?;
             }
             Ok(ExitCode::SUCCESS)
         }
         Command::Reload { .. } => unreachable!("handled above"),
         Command::Enable(toggle) | Command::Disable(toggle) => {
             let enabled = matches!(cli.command, Command::Enable(_));
-            let socket = cli
-                .control_socket
-                .clone()
-                .unwrap_or_else(|| config.config.host.control_socket.clone());
+            let socket = control_socket(&cli, &config)?;
             let client = ControlClient::connect(&socket).await.ok_or_else(|| {
                 anyhow!(
                     "no maitool serve is running on {} (enable/disable change a running host)",
@@ -188,10 +201,10 @@ async fn dispatch(cli: Cli) -> Result<ExitCode> {
                 .as_ref()
                 .map(|s| format!(" for session {s}"))
                 .unwrap_or_default();
-            println!(
+            outln!(
                 "{} {full_name}{scope}",
                 if enabled { "enabled" } else { "disabled" }
-            );
+            )?;
             Ok(ExitCode::SUCCESS)
         }
     }
@@ -206,14 +219,14 @@ async fn reload(socket: &std::path::Path, json: bool) -> Result<ExitCode> {
     })?;
     let report = client.reload().await.map_err(|e| anyhow!(e.message))?;
     if json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        outln!("{}", serde_json::to_string_pretty(&report)?)?;
     } else {
-        print_reload(&report);
+        print_reload(&report)?;
     }
     Ok(ExitCode::SUCCESS)
 }
 
-fn print_reload(report: &serde_json::Value) {
+fn print_reload(report: &serde_json::Value) -> Result<()> {
     let list = |value: &serde_json::Value| -> String {
         let items: Vec<&str> = value
             .as_array()
@@ -228,7 +241,7 @@ fn print_reload(report: &serde_json::Value) {
         }
     };
     let plugins = &report["plugins"];
-    println!("reloaded");
+    outln!("reloaded")?;
     for key in [
         "added",
         "removed",
@@ -238,26 +251,27 @@ fn print_reload(report: &serde_json::Value) {
         "rejected",
         "unchanged",
     ] {
-        println!("  {key:13} {}", list(&plugins[key]));
+        outln!("  {key:13} {}", list(&plugins[key]))?;
     }
-    println!(
+    outln!(
         "  builtin       {}",
         if report["builtin_reloaded"] == true {
             "rebuilt"
         } else {
             "unchanged"
         }
-    );
-    println!(
+    )?;
+    outln!(
         "  mcp           {}",
         if report["mcp_reloaded"] == true {
             "reconnected"
         } else {
             "unchanged"
         }
-    );
+    )?;
     let restart = list(&report["requires_restart"]);
     if restart != "-" {
-        println!("  needs a restart to apply: {restart}");
+        outln!("  needs a restart to apply: {restart}")?;
     }
+    Ok(())
 }

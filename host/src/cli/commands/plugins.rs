@@ -8,6 +8,7 @@ use anyhow::{Result, anyhow};
 
 use super::{Target, target};
 use crate::cli::args::Cli;
+use crate::cli::output::outln;
 
 pub(super) async fn plugins(cli: &Cli, config: LoadedConfig, json: bool) -> Result<ExitCode> {
     let target = target(cli, config).await?;
@@ -17,17 +18,17 @@ pub(super) async fn plugins(cli: &Cli, config: LoadedConfig, json: bool) -> Resu
     };
     target.finish().await;
     if json {
-        println!("{}", serde_json::to_string_pretty(&plugins)?);
+        outln!("{}", serde_json::to_string_pretty(&plugins)?)?;
     } else {
-        print_plugins(&plugins);
+        print_plugins(&plugins)?;
     }
     Ok(ExitCode::SUCCESS)
 }
 
-fn print_plugins(plugins: &[PluginView]) {
+fn print_plugins(plugins: &[PluginView]) -> Result<()> {
     if plugins.is_empty() {
-        println!("no plugins configured");
-        return;
+        outln!("no plugins configured")?;
+        return Ok(());
     }
     let id_width = plugins.iter().map(|p| p.id.len()).max().unwrap_or(6).max(6);
     let runner_width = plugins
@@ -36,10 +37,12 @@ fn print_plugins(plugins: &[PluginView]) {
         .max()
         .unwrap_or(6)
         .max(6);
-    println!(
+    outln!(
         "{:id_width$}  {:10}  {:runner_width$}  STATE",
-        "PLUGIN", "VERSION", "RUNNER"
-    );
+        "PLUGIN",
+        "VERSION",
+        "RUNNER"
+    )?;
     for plugin in plugins {
         let state = serde_json::to_value(plugin.state)
             .ok()
@@ -55,10 +58,11 @@ fn print_plugins(plugins: &[PluginView]) {
         } else {
             &plugin.version
         };
-        println!(
+        outln!(
             "{:id_width$}  {version:10}  {:runner_width$}  {state}{reason}",
-            plugin.id, plugin.runner
-        );
+            plugin.id,
+            plugin.runner
+        )?;
         if !plugin.declared_capabilities.is_empty() || !plugin.granted_capabilities.is_empty() {
             let list = |caps: &[String]| {
                 if caps.is_empty() {
@@ -67,11 +71,11 @@ fn print_plugins(plugins: &[PluginView]) {
                     caps.join(", ")
                 }
             };
-            println!(
+            outln!(
                 "    capabilities declared: {}; granted: {}",
                 list(&plugin.declared_capabilities),
                 list(&plugin.granted_capabilities)
-            );
+            )?;
         }
         for component in &plugin.components {
             let enabled = if component.enabled {
@@ -84,10 +88,12 @@ fn print_plugins(plugins: &[PluginView]) {
             } else {
                 &component.component_type
             };
-            println!(
+            outln!(
                 "    {:40} {kind:16} {:9} {enabled}",
-                component.full_name, component.visibility
-            );
+                component.full_name,
+                component.visibility
+            )?;
         }
     }
+    Ok(())
 }

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::control::ControlServer;
+use crate::control::{ControlServer, ControlSocketError};
 #[cfg(feature = "http")]
 use crate::front::HTTP_PATH;
 use crate::front::{FrontConfig, FrontError, McpFront};
@@ -18,6 +18,8 @@ use tokio_util::sync::CancellationToken;
 
 use crate::cli::EXIT_FAILED;
 use crate::cli::args::{Cli, ServeArgs};
+#[cfg(feature = "http")]
+use crate::cli::output::outln;
 
 type FrontTask = Pin<Box<dyn Future<Output = Result<(), FrontError>> + Send>>;
 
@@ -31,10 +33,31 @@ type HttpListener = std::convert::Infallible;
 const HTTP_DRAIN: Duration = Duration::from_secs(1);
 
 pub(super) async fn serve(cli: &Cli, args: &ServeArgs, config: LoadedConfig) -> Result<ExitCode> {
-    let socket = cli
-        .control_socket
-        .clone()
-        .unwrap_or_else(|| config.config.host.control_socket.clone());
+    let socket = super::control_socket(cli, &config)?;
+    // Claimed before anything starts: a path that is not a socket, or a serve already running
+    // there, stops this one before any runner or MCP server does.
+    let control = match ControlServer::bind(&socket).await {
+        Ok(control) => Some(control),
+        // The MCP client that launched this serve wants its tools even so.
+        Err(ControlSocketError::InUse(path)) if args.mcp_stdio => {
+            tracing::warn!(
+                "another maitool serve is already running on {}: serving MCP on stdio without a control socket",
+                path.display()
+            );
+            None
+        }
+        Err(err) => return Err(err.into()),
+    };
+    let _metrics = match (args.metrics, &control) {
+        (Some(_), None) => {
+            return Err(anyhow!(
+                "--metrics reads this serve's control socket, and another maitool serve holds {}",
+                socket.display()
+            ));
+        }
+        (Some(address), Some(_)) => Some(super::metrics::endpoint(address, socket.clone()).await?),
+        (None, _) => None,
+    };
     // Bind before starting anything, so a busy port fails fast and starts no runner.
     let http = match args.mcp_http {
         Some(addr) => Some(bind_http(addr).await?),
@@ -51,18 +74,20 @@ pub(super) async fn serve(cli: &Cli, args: &ServeArgs, config: LoadedConfig) -> 
     .await;
     drop(progress);
     let host = Arc::new(started.context("cannot start the host")?);
-    let control = match ControlServer::start(&socket, host.clone()).await {
-        Ok(control) => control,
-        Err(err) => {
-            host.shutdown().await;
-            return Err(anyhow!(err).context(format!(
-                "cannot open the control socket {}",
-                socket.display()
-            )));
-        }
-    };
+    if let Some(control) = &control {
+        control.serve(host.clone());
+    }
+    let control_path = control
+        .as_ref()
+        .map_or_else(|| "none".to_owned(), |c| c.path().display().to_string());
     let tools = host.registry.list_tools(&Default::default()).await.len();
-    tracing::info!(control = %control.path().display(), tools, "maitool is serving");
+    // Handlers first: a SIGTERM sent as soon as the line below is read must stop serve
+    // gracefully, not kill it with the default action.
+    use tokio::signal::unix::{SignalKind, signal};
+    let mut interrupt = signal(SignalKind::interrupt())?;
+    let mut terminate = signal(SignalKind::terminate())?;
+    let mut hangup = signal(SignalKind::hangup())?;
+    tracing::info!(control = %control_path, tools, "maitool is serving");
 
     let stop_http = CancellationToken::new();
     let mut front: FrontTask = if args.mcp_stdio {
@@ -76,11 +101,9 @@ pub(super) async fn serve(cli: &Cli, args: &ServeArgs, config: LoadedConfig) -> 
 
     let mut code = ExitCode::SUCCESS;
     let mut front_done = false;
-    let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
-    let mut hangup = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup())?;
     loop {
         tokio::select! {
-            _ = tokio::signal::ctrl_c() => {
+            _ = interrupt.recv() => {
                 tracing::info!("SIGINT: shutting down");
                 break;
             }
@@ -139,7 +162,7 @@ fn http_front(
 ) -> Result<FrontTask> {
     let bound = listener.local_addr()?;
     // stdout is free in HTTP mode: print the endpoint for scripts and people.
-    println!("http://{bound}{HTTP_PATH}");
+    outln!("http://{bound}{HTTP_PATH}")?;
     let stop = stop.clone();
     Ok(Box::pin(
         McpFront::new(host.registry.clone(), front_config(args))

@@ -2,6 +2,8 @@
 
 use serde_json::Value;
 
+use crate::cli::output::outln;
+
 /// A field as text: strings as they are, null or absent as empty, anything else as JSON.
 fn text(value: &Value, key: &str) -> String {
     match value.get(key) {
@@ -19,15 +21,21 @@ fn items<'a>(value: &'a Value, key: &str) -> impl Iterator<Item = &'a Value> {
         .flatten()
 }
 
-pub(super) fn print_status(status: &Value) {
+pub(super) fn print_status(status: &Value) -> anyhow::Result<()> {
+    let socket = text(status, "control_socket");
+    if text(status, "answered_by") == "serve" {
+        outln!("host: maitool serve on {socket}")?;
+    } else {
+        outln!("host: one-shot, started for this command (no maitool serve on {socket})")?;
+    }
     let config = text(status, "config");
     if !config.is_empty() {
-        println!("config: {config}");
+        outln!("config: {config}")?;
     }
-    println!("runners:");
+    outln!("runners:")?;
     for runner in items(status, "runners") {
         let last_exit = text(runner, "last_exit_reason");
-        println!(
+        outln!(
             "  {:16} {:10} pid={:8} restarts={} {}",
             text(runner, "name"),
             text(runner, "state"),
@@ -38,27 +46,28 @@ pub(super) fn print_status(status: &Value) {
             } else {
                 format!("last exit: {last_exit}")
             }
-        );
+        )?;
         for plugin in items(runner, "plugins") {
-            println!(
+            outln!(
                 "    {:28} {:8} {}",
                 text(plugin, "id"),
                 text(plugin, "state"),
                 text(plugin, "reason")
-            );
+            )?;
         }
     }
     let mut servers = items(status, "mcp_servers").peekable();
     if servers.peek().is_some() {
-        println!("mcp servers:");
+        outln!("mcp servers:")?;
         for server in servers {
-            println!(
+            outln!(
                 "  {:16} {:12} tools={} {}",
                 text(server, "name"),
                 text(server, "state"),
                 text(server, "tool_count"),
                 text(server, "last_error")
-            );
+            )?;
         }
     }
+    Ok(())
 }

@@ -5,7 +5,7 @@ use futures::future::BoxFuture;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-use super::{MetricsEndpoint, MetricsSource};
+use super::{HttpLimits, MetricsEndpoint, MetricsSource};
 
 struct Fixed(Result<&'static str, &'static str>);
 
@@ -117,4 +117,93 @@ async fn dropping_the_endpoint_stops_listening() {
         tokio::time::sleep(std::time::Duration::from_millis(10)).await;
     }
     assert!(refused, "the port still accepts connections");
+}
+
+/// Far longer than any bound under test: a wait that reaches it is a failure.
+const PATIENCE: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Waits until the endpoint closes `stream`; what it sent first (an error status) is
+/// ignored. Panics after [`PATIENCE`].
+async fn closed_by_endpoint(stream: &mut TcpStream, what: &str) {
+    let mut sink = Vec::new();
+    let read = tokio::time::timeout(PATIENCE, stream.read_to_end(&mut sink)).await;
+    assert!(read.is_ok(), "{what}: still open after {PATIENCE:?}");
+}
+
+#[tokio::test]
+async fn a_client_sending_one_byte_at_a_time_is_cut_off_at_the_request_deadline() {
+    let limits = HttpLimits {
+        max_connections: 4,
+        request_deadline: std::time::Duration::from_millis(300),
+    };
+    let endpoint = MetricsEndpoint::bind_with_limits(
+        "127.0.0.1:0".parse().unwrap(),
+        Arc::new(Fixed(Ok("up 1\n"))),
+        limits,
+    )
+    .await
+    .unwrap();
+    let stream = TcpStream::connect(endpoint.address()).await.unwrap();
+    let (mut read, mut write) = stream.into_split();
+    // Each byte comes well inside the per-read deadline, so only a deadline on the whole
+    // request ends this.
+    let drip = tokio::spawn(async move {
+        for byte in b"GET /metrics HTTP/1.1\r\nX-Slow: ".iter().cycle() {
+            if write.write_all(&[*byte]).await.is_err() {
+                return;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+    });
+    let mut sink = Vec::new();
+    let closed = tokio::time::timeout(PATIENCE, read.read_to_end(&mut sink)).await;
+    drip.abort();
+    assert!(
+        closed.is_ok(),
+        "a dripping client was served past the deadline"
+    );
+    let ok = request(&endpoint, b"GET /metrics HTTP/1.1\r\n\r\n").await;
+    assert!(ok.starts_with("HTTP/1.1 200 OK\r\n"), "{ok}");
+}
+
+#[tokio::test]
+async fn connections_beyond_the_cap_wait_until_one_ends() {
+    let limits = HttpLimits {
+        max_connections: 2,
+        request_deadline: std::time::Duration::from_secs(3600),
+    };
+    let endpoint = MetricsEndpoint::bind_with_limits(
+        "127.0.0.1:0".parse().unwrap(),
+        Arc::new(Fixed(Ok("up 1\n"))),
+        limits,
+    )
+    .await
+    .unwrap();
+    let mut idle = Vec::new();
+    for _ in 0..2 {
+        idle.push(TcpStream::connect(endpoint.address()).await.unwrap());
+    }
+    let mut third = TcpStream::connect(endpoint.address()).await.unwrap();
+    third
+        .write_all(b"GET /metrics HTTP/1.1\r\n\r\n")
+        .await
+        .unwrap();
+    // Two connections hold both slots: the third is not served while they are open.
+    let mut first_byte = [0u8; 1];
+    let early = tokio::time::timeout(
+        std::time::Duration::from_millis(500),
+        third.read(&mut first_byte),
+    )
+    .await;
+    assert!(early.is_err(), "served beyond the cap: {early:?}");
+    // One of them sends a bad request and is answered and closed: its slot goes to the third.
+    idle[0].write_all(b"\r\n\r\n").await.unwrap();
+    closed_by_endpoint(&mut idle[0], "the bad request").await;
+    let mut response = Vec::new();
+    tokio::time::timeout(PATIENCE, third.read_to_end(&mut response))
+        .await
+        .expect("served once a slot is free")
+        .unwrap();
+    let response = String::from_utf8_lossy(&response);
+    assert!(response.starts_with("HTTP/1.1 200 OK\r\n"), "{response}");
 }

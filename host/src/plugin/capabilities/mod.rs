@@ -99,17 +99,41 @@ pub const CAPABILITIES: &[&str] = &[
 /// because they act on other plugins.
 pub const PRIVILEGED_FAMILIES: &[&str] = &["component"];
 
-/// Whether a grant list admits `capability`: an exact grant, a family grant (`kv.*` or
-/// `kv`), or `*`, which leaves out the [`PRIVILEGED_FAMILIES`].
+/// Whether a grant list admits `capability`: an exact grant, a family grant (`kv.*`), or `*`,
+/// which leaves out the [`PRIVILEGED_FAMILIES`]. A bare family name (`kv`) grants nothing;
+/// [`check_grant`] refuses it in the configuration.
 pub fn grants_admit(grants: &[String], capability: &str) -> bool {
     let family = capability.split('.').next().unwrap_or(capability);
     let privileged = PRIVILEGED_FAMILIES.contains(&family);
     grants.iter().any(|grant| {
         (grant == "*" && !privileged)
             || grant == capability
-            || grant == family
             || grant.strip_suffix(".*") == Some(family)
     })
+}
+
+/// Checks one grant of the configuration: an exact name (`send.text`), a family (`kv.*`) or
+/// `*`. A name without a dot is refused with the grant it probably meant, so that a grant
+/// never looks broader, or narrower, than what it does.
+pub fn check_grant(grant: &str) -> Result<(), String> {
+    if grant == "*" || grant.contains('.') {
+        return Ok(());
+    }
+    let family: Vec<&str> = CAPABILITIES
+        .iter()
+        .copied()
+        .filter(|name| name.split('.').next() == Some(grant))
+        .collect();
+    if family.is_empty() {
+        Err(format!(
+            "{grant:?} is not a capability: grant an exact name (send.text), a family (kv.*) or \"*\""
+        ))
+    } else {
+        Err(format!(
+            "{grant:?} is a capability family, not a capability: grant \"{grant}.*\" for all of it, or name each ({})",
+            family.join(", ")
+        ))
+    }
 }
 
 /// The grants and backends behind `cap.call`.

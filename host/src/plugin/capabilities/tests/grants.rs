@@ -102,3 +102,34 @@ async fn without_a_store_the_chat_world_fails_clearly_and_the_rest_serves() {
     assert_eq!(llm.code, ErrorCode::CapabilityFailed);
     assert!(llm.message.contains("no [llm] section"), "{llm:?}");
 }
+
+#[test]
+fn bare_family_names_are_refused_with_the_family_grant_to_use() {
+    use crate::plugin::check_grant;
+    for grant in ["*", "kv.*", "send.text", "kv.get"] {
+        assert_eq!(check_grant(grant), Ok(()), "{grant}");
+    }
+    assert_eq!(
+        check_grant("kv").unwrap_err(),
+        "\"kv\" is a capability family, not a capability: grant \"kv.*\" for all of it, or name each (kv.get, kv.set, kv.delete, kv.list)"
+    );
+    assert!(
+        check_grant("send")
+            .unwrap_err()
+            .starts_with("\"send\" is a capability family, not a capability: grant \"send.*\""),
+    );
+    assert_eq!(
+        check_grant("everything").unwrap_err(),
+        "\"everything\" is not a capability: grant an exact name (send.text), a family (kv.*) or \"*\""
+    );
+}
+
+#[tokio::test]
+async fn a_bare_family_name_grants_nothing() {
+    let (service, _) = service(&["kv", "send"]).await;
+    assert!(!service.is_granted(PLUGIN, "kv.get"));
+    assert!(!service.is_granted(PLUGIN, "send.text"));
+    service.configure_plugin(PLUGIN, vec!["kv.*".into()], Default::default());
+    assert!(service.is_granted(PLUGIN, "kv.list"));
+    assert!(!service.is_granted(PLUGIN, "send.text"));
+}
