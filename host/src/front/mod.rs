@@ -4,8 +4,9 @@
 //!
 //! * [`McpFront`] is a hand-written rmcp `ServerHandler`, cheap to clone (one clone per
 //!   connection; all share the registry and the subscriber list).
-//! * `tools/list` pages through the registry's listing (see [`cursor`]), mapping each
-//!   `ToolSpec` with every field (see [`tools`]).
+//! * `tools/list` answers the registry's whole listing in one page, or pages through it when
+//!   a page size is configured (see [`cursor`]), mapping each `ToolSpec` with every field
+//!   (see [`tools`]).
 //! * `tools/call` routes through [`ToolRegistry::invoke`] and maps the result to content
 //!   blocks, `structuredContent` and `isError` (see [`result`]). An unknown tool is a tool
 //!   error (`isError`, "tool not found: NAME"), as the registry reports it, not a JSON-RPC
@@ -51,8 +52,6 @@ use tokio_util::sync::CancellationToken;
 use crate::registry::ToolRegistry;
 use changes::Subscribers;
 
-/// Tools per `tools/list` page unless configured otherwise.
-pub const DEFAULT_PAGE_SIZE: usize = 50;
 /// How often a running call reports progress unless configured otherwise.
 pub const DEFAULT_PROGRESS_INTERVAL: Duration = Duration::from_secs(5);
 /// The path of the Streamable HTTP endpoint.
@@ -63,8 +62,10 @@ pub const HTTP_PATH: &str = "/mcp";
 pub struct FrontConfig {
     /// The chat context of every request that does not override it in `_meta`.
     pub context: ToolExecutionContext,
-    /// Tools per `tools/list` page (at least 1).
-    pub page_size: usize,
+    /// Tools per `tools/list` page (at least 1); `None` (the default): every tool in one
+    /// page. Paging is opt-in because common clients read only the first page: the
+    /// TypeScript SDK v1's `listTools()` and the apps built on it never follow `nextCursor`.
+    pub page_size: Option<usize>,
     /// Progress notifications for calls that carry a progress token: one per interval while
     /// the call runs (`None` or zero: none).
     pub progress_interval: Option<Duration>,
@@ -74,7 +75,7 @@ impl Default for FrontConfig {
     fn default() -> Self {
         Self {
             context: ToolExecutionContext::default(),
-            page_size: DEFAULT_PAGE_SIZE,
+            page_size: None,
             progress_interval: Some(DEFAULT_PROGRESS_INTERVAL),
         }
     }
@@ -129,7 +130,7 @@ impl McpFront {
     /// that turns registry changes into `tools/list_changed` (ended when the last clone of
     /// the front is dropped).
     pub fn new(registry: Arc<ToolRegistry>, mut config: FrontConfig) -> McpFront {
-        config.page_size = config.page_size.max(1);
+        config.page_size = config.page_size.map(|size| size.max(1));
         let subscribers = Arc::new(Subscribers::default());
         let forwarder = changes::spawn_forwarder(registry.subscribe_changes(), subscribers.clone());
         McpFront {

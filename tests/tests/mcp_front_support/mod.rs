@@ -187,11 +187,16 @@ pub struct HttpServe {
 
 impl HttpServe {
     pub fn start(fixture: &Fixture) -> HttpServe {
+        HttpServe::start_with(fixture, &SERVE_FLAGS)
+    }
+
+    /// `serve --mcp-http 127.0.0.1:0` with `flags` instead of [`SERVE_FLAGS`].
+    pub fn start_with(fixture: &Fixture, flags: &[&str]) -> HttpServe {
         let stderr = fixture.dir.path().join("serve.stderr");
         let mut child = fixture
             .maitool()
             .args(["serve", "--mcp-http", "127.0.0.1:0"])
-            .args(SERVE_FLAGS)
+            .args(flags)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(std::fs::File::create(&stderr).expect("stderr file"))

@@ -173,7 +173,7 @@ fn front_config(args: &ServeArgs) -> FrontConfig {
             is_group_chat,
             ..ToolExecutionContext::default()
         },
-        page_size: args.mcp_page_size as usize,
+        page_size: args.mcp_page_size.map(|size| size as usize),
         progress_interval: Some(Duration::from_millis(args.mcp_progress_interval_ms))
             .filter(|interval| !interval.is_zero()),
     }

@@ -1,0 +1,109 @@
+//! The MCP server front against the TypeScript MCP SDK's client (`@modelcontextprotocol/sdk`
+//! from npm: 1.0.4, an old v1 still shipped by desktop-era apps, and the current 1.32.2): what
+//! apps built on it see of `maitool serve --mcp-stdio` / `--mcp-http`.
+//!
+//! Needs `bash .ci/install-node-mcp.sh`; without it the tests say so loudly and skip, unless
+//! `MAITOOL_REQUIRE_NODE_MCP=1` (CI), where they fail.
+
+mod mcp_front_support;
+mod node_support;
+
+use std::process::Command;
+
+use mcp_front_support::{Fixture, HttpServe};
+use node_support::{SDK_CURRENT, SDK_OLD, Server, run_client, sdk};
+use serde_json::{Value, json};
+
+/// `serve` flags without `--mcp-page-size`: the default, every tool in one page.
+const FLAGS: [&str; 4] = [
+    "--mcp-platform",
+    "qq",
+    "--mcp-session-id",
+    "default-session",
+];
+
+fn stdio(fixture: &Fixture, extra: &[&str]) -> Command {
+    let mut command = fixture.maitool();
+    command
+        .args(["serve", "--mcp-stdio"])
+        .args(FLAGS)
+        .args(extra);
+    command
+}
+
+fn registry_names(fixture: &Fixture) -> Vec<String> {
+    let specs = fixture.query(&[
+        "tools",
+        "--json",
+        "--session-id",
+        "default-session",
+        "--platform",
+        "qq",
+    ]);
+    let names: Vec<String> = specs
+        .as_array()
+        .expect("maitool tools --json")
+        .iter()
+        .map(|spec| spec["name"].as_str().unwrap().to_owned())
+        .collect();
+    assert!(
+        names.len() > 20,
+        "plugin, built-in and MCP tools: {names:?}"
+    );
+    names
+}
+
+fn listed_names(list: &Value) -> Vec<String> {
+    list["tools"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no tools in {list}"))
+        .iter()
+        .map(|tool| tool["name"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+/// One `listTools()` (what SDK v1 apps call, never following `nextCursor`) returns every tool
+/// the registry lists, in its order, with no cursor.
+fn check_one_page(version: &str, fixture: &Fixture, server: Server<'_>) {
+    let Some(sdk) = sdk(version) else { return };
+    let mut registry = Vec::new();
+    let plan = json!([
+        {"id": "list", "kind": "list"},
+        {"id": "registry", "kind": "ready"},
+    ]);
+    let results = run_client(&sdk, fixture.dir.path(), server, plan, |_| {
+        registry = registry_names(fixture);
+    });
+    let list = &results["list"];
+    assert_eq!(list["next_cursor"], Value::Null, "one page: {list}");
+    assert_eq!(listed_names(list), registry);
+}
+
+#[test]
+fn old_sdk_v1_list_tools_gets_every_tool_over_stdio() {
+    let fixture = Fixture::new();
+    check_one_page(SDK_OLD, &fixture, Server::Stdio(stdio(&fixture, &[])));
+}
+
+#[test]
+fn current_sdk_v1_list_tools_gets_every_tool_over_stdio_and_http() {
+    let fixture = Fixture::new();
+    check_one_page(SDK_CURRENT, &fixture, Server::Stdio(stdio(&fixture, &[])));
+    let serve = HttpServe::start_with(&fixture, &FLAGS);
+    check_one_page(SDK_CURRENT, &fixture, Server::Http(&serve.url));
+    assert!(serve.stop().success());
+}
+
+/// Paging stays available on request: `--mcp-page-size 3` gives SDK v1 a first page of three
+/// tools and a cursor.
+#[test]
+fn paging_is_opt_in() {
+    let Some(sdk) = sdk(SDK_CURRENT) else { return };
+    let fixture = Fixture::new();
+    let plan = json!([{"id": "list", "kind": "list"}]);
+    let server = Server::Stdio(stdio(&fixture, &["--mcp-page-size", "3"]));
+    let results = run_client(&sdk, fixture.dir.path(), server, plan, |_| {});
+    let list = &results["list"];
+    assert_eq!(listed_names(list).len(), 3, "{list}");
+    assert!(list["next_cursor"].is_string(), "{list}");
+}
