@@ -107,3 +107,53 @@ fn paging_is_opt_in() {
     assert_eq!(listed_names(list).len(), 3, "{list}");
     assert!(list["next_cursor"].is_string(), "{list}");
 }
+
+/// Scalars sent as strings (as form-based clients do) are coerced to the schema's type before
+/// validation, whatever the tool's source; what cannot be coerced is refused naming the field.
+#[test]
+fn string_scalars_are_coerced_to_the_schema_type() {
+    let Some(sdk) = sdk(SDK_CURRENT) else { return };
+    let fixture = Fixture::new();
+    let call = |id: &str, name: &str, arguments: Value| json!({"id": id, "kind": "call", "name": name, "arguments": arguments});
+    let plan = json!([
+        call("dice", "roll_dice", json!({"sides": "6", "count": "3"})),
+        call(
+            "sum",
+            "calculate",
+            json!({"a": "20", "b": "2.5", "op": "add"})
+        ),
+        call("mcp", "ex_add", json!({"a": "2", "b": "40"})),
+        call("bad", "roll_dice", json!({"sides": "six"})),
+    ]);
+    let server = Server::Stdio(stdio(&fixture, &[]));
+    let results = run_client(&sdk, fixture.dir.path(), server, plan, |_| {});
+    for id in ["dice", "sum", "mcp"] {
+        let result = &results[id]["result"];
+        assert_ne!(result["isError"], true, "{id}: {result}");
+    }
+    let dice = results["dice"]["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap();
+    let faces = dice
+        .strip_prefix("rolled [")
+        .and_then(|rest| rest.split(']').next())
+        .unwrap_or_else(|| panic!("{dice}"));
+    assert_eq!(faces.split(", ").count(), 3, "count \"3\" became 3: {dice}");
+    assert!(
+        results["sum"]["result"].to_string().contains("22.5"),
+        "{}",
+        results["sum"]
+    );
+    assert!(
+        results["mcp"]["result"].to_string().contains("2 + 40 = 42"),
+        "the MCP server received numbers: {}",
+        results["mcp"]
+    );
+    let bad = &results["bad"]["result"];
+    assert_eq!(bad["isError"], true, "{bad}");
+    let text = bad["content"][0]["text"].as_str().unwrap();
+    assert!(
+        text.contains("invalid arguments for tool roll_dice") && text.contains("/sides"),
+        "{text}"
+    );
+}

@@ -11,6 +11,7 @@
 
 mod arguments;
 mod changes;
+mod coerce;
 mod guard;
 mod listing;
 mod routing;
