@@ -26,6 +26,7 @@ pub mod tools;
 
 mod changes;
 mod handler;
+mod stdio;
 
 #[cfg(test)]
 mod tests;
@@ -151,14 +152,19 @@ impl McpFront {
     /// Serves one client on this process's stdin/stdout until it disconnects. Nothing else
     /// may write to stdout meanwhile (maitool logs to stderr).
     pub async fn serve_stdio(self) -> Result<(), FrontError> {
+        let (stdin, stdout) = rmcp::transport::stdio();
+        // Malformed lines are answered before rmcp sees them (see `stdio`).
+        let (pipes, writer) = stdio::guard(stdin, stdout);
         let running = self
-            .serve(rmcp::transport::stdio())
+            .serve(pipes)
             .await
             .map_err(|err| FrontError::Handshake(err.to_string()))?;
         let reason = running
             .waiting()
             .await
             .map_err(|err| FrontError::Connection(err.to_string()))?;
+        // Let the last answers reach stdout.
+        let _ = tokio::time::timeout(Duration::from_secs(2), writer).await;
         tracing::info!(?reason, "the MCP client on stdio disconnected");
         Ok(())
     }
