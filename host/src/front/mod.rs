@@ -26,6 +26,8 @@ pub mod tools;
 
 mod changes;
 mod handler;
+#[cfg(feature = "http")]
+pub mod http;
 mod stdio;
 
 #[cfg(test)]
@@ -70,6 +72,10 @@ pub struct FrontConfig {
     /// Progress notifications for calls that carry a progress token: one per interval while
     /// the call runs (`None` or zero: none).
     pub progress_interval: Option<Duration>,
+    /// Streamable HTTP: browser origins allowed besides loopback and the bound address
+    /// (`scheme://host[:port]`, port `*` for any); any entry also turns CORS on (see
+    /// [`http`]).
+    pub allowed_origins: Vec<String>,
 }
 
 impl Default for FrontConfig {
@@ -78,6 +84,7 @@ impl Default for FrontConfig {
             context: ToolExecutionContext::default(),
             page_size: None,
             progress_interval: Some(DEFAULT_PROGRESS_INTERVAL),
+            allowed_origins: Vec::new(),
         }
     }
 }
@@ -94,6 +101,10 @@ pub enum FrontError {
     /// The HTTP listener failed.
     #[error("MCP HTTP server failed: {0}")]
     Http(#[from] std::io::Error),
+    /// An allowed origin does not parse.
+    #[cfg(feature = "http")]
+    #[error(transparent)]
+    Origin(#[from] http::OriginError),
 }
 
 /// The MCP server front. See the [module documentation](self).
@@ -171,7 +182,8 @@ impl McpFront {
 
     /// The Streamable HTTP service (mount it at [`HTTP_PATH`]; feature `http`). Requests are accepted for
     /// loopback hosts and for `bound` when given (rmcp checks the `Host` header against DNS
-    /// rebinding). `shutdown` ends every session.
+    /// rebinding). `shutdown` ends every session. [`McpFront::http_router`] adds the `Origin`
+    /// check, CORS and the termination status around it.
     #[cfg(feature = "http")]
     pub fn http_service(
         self,
@@ -180,6 +192,9 @@ impl McpFront {
     ) -> StreamableHttpService<McpFront, LocalSessionManager> {
         let mut config = StreamableHttpServerConfig::default();
         config.cancellation_token = shutdown;
+        // No SSE priming event (`id: 0`, `retry`): it invites a client to resume a stream
+        // that nothing stores.
+        config.sse_retry = None;
         if let Some(addr) =
             bound.filter(|addr| !addr.ip().is_loopback() && !addr.ip().is_unspecified())
         {
@@ -193,6 +208,24 @@ impl McpFront {
         )
     }
 
+    /// The whole Streamable HTTP endpoint at [`HTTP_PATH`] (feature `http`): the service of
+    /// [`McpFront::http_service`] behind [`http::guard`] (`Origin` check against the
+    /// configured `allowed_origins`, CORS, session termination answered 204).
+    #[cfg(feature = "http")]
+    pub fn http_router(
+        self,
+        bound: Option<SocketAddr>,
+        shutdown: CancellationToken,
+    ) -> Result<axum::Router, http::OriginError> {
+        let policy = Arc::new(http::OriginPolicy::new(
+            bound,
+            &self.shared.config.allowed_origins,
+        )?);
+        Ok(axum::Router::new()
+            .nest_service(HTTP_PATH, self.http_service(bound, shutdown))
+            .layer(axum::middleware::from_fn_with_state(policy, http::guard)))
+    }
+
     /// Serves Streamable HTTP at `http://ADDR/mcp` on `listener` until `shutdown` completes
     /// (feature `http`).
     #[cfg(feature = "http")]
@@ -203,8 +236,7 @@ impl McpFront {
     ) -> Result<(), FrontError> {
         let bound = listener.local_addr()?;
         let sessions = CancellationToken::new();
-        let router = axum::Router::new()
-            .nest_service(HTTP_PATH, self.http_service(Some(bound), sessions.clone()));
+        let router = self.http_router(Some(bound), sessions.clone())?;
         tracing::info!("MCP front serving Streamable HTTP on http://{bound}{HTTP_PATH}");
         let stop = sessions.clone();
         axum::serve(listener, router)

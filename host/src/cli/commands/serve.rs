@@ -37,7 +37,7 @@ pub(super) async fn serve(cli: &Cli, args: &ServeArgs, config: LoadedConfig) -> 
         .unwrap_or_else(|| config.config.host.control_socket.clone());
     // Bind before starting anything, so a busy port fails fast and starts no runner.
     let http = match args.mcp_http {
-        Some(addr) => Some(bind_http(addr).await?),
+        Some(addr) => Some(bind_http(addr, &args.mcp_allowed_origins).await?),
         None => None,
     };
     // A live "starting: n/m runners ready" line, only when stderr is a terminal.
@@ -117,14 +117,17 @@ pub(super) async fn serve(cli: &Cli, args: &ServeArgs, config: LoadedConfig) -> 
 }
 
 #[cfg(feature = "http")]
-async fn bind_http(addr: std::net::SocketAddr) -> Result<HttpListener> {
+async fn bind_http(addr: std::net::SocketAddr, origins: &[String]) -> Result<HttpListener> {
+    for origin in origins {
+        crate::front::http::OriginPattern::parse(origin)?;
+    }
     tokio::net::TcpListener::bind(addr)
         .await
         .with_context(|| format!("cannot listen on {addr} for --mcp-http"))
 }
 
 #[cfg(not(feature = "http"))]
-async fn bind_http(_addr: std::net::SocketAddr) -> Result<HttpListener> {
+async fn bind_http(_addr: std::net::SocketAddr, _origins: &[String]) -> Result<HttpListener> {
     Err(anyhow!(
         "--mcp-http needs a maitool built with the `http` feature; this one serves MCP on stdio only (--mcp-stdio)"
     ))
@@ -176,6 +179,7 @@ fn front_config(args: &ServeArgs) -> FrontConfig {
         page_size: args.mcp_page_size.map(|size| size as usize),
         progress_interval: Some(Duration::from_millis(args.mcp_progress_interval_ms))
             .filter(|interval| !interval.is_zero()),
+        allowed_origins: args.mcp_allowed_origins.clone(),
     }
 }
 
@@ -190,7 +194,7 @@ mod tests {
         let probe = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = probe.local_addr().unwrap();
         drop(probe);
-        let err = super::bind_http(addr).await.unwrap_err();
+        let err = super::bind_http(addr, &[]).await.unwrap_err();
         assert_eq!(
             err.to_string(),
             "--mcp-http needs a maitool built with the `http` feature; this one serves MCP on stdio only (--mcp-stdio)"
