@@ -105,3 +105,38 @@ async fn an_unknown_content_type_keeps_the_rest_of_the_result() {
     assert!(plain.success, "{}", plain.error_message);
     provider.close().await.unwrap();
 }
+
+/// A response over the 16 MiB line limit fails its call at once, naming the size, instead of
+/// waiting for the idle timeout; the connection keeps serving.
+#[tokio::test]
+async fn a_response_over_the_line_limit_fails_its_call_at_once() {
+    maitool_e2e::init_tracing();
+    let Some(mut server) = interop_server(SDK_CURRENT) else {
+        return;
+    };
+    server.read_timeout_seconds = 120.0;
+    let provider = start(config(vec![server])).await;
+    let started = std::time::Instant::now();
+    let bytes = 17 * 1024 * 1024;
+    let result = invoke(&provider, "big", json!({"bytes": bytes})).await;
+    assert!(!result.success);
+    assert_eq!(
+        result.metadata["error_kind"], "response_too_large",
+        "{result:?}"
+    );
+    assert!(
+        result.error_message.contains("response too large")
+            && result.error_message.contains("16777216-byte"),
+        "{}",
+        result.error_message
+    );
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(30),
+        "failed after {:?}",
+        started.elapsed()
+    );
+    let small = invoke(&provider, "big", json!({"bytes": 1000})).await;
+    assert!(small.success, "{}", small.error_message);
+    assert_eq!(small.content.len(), 1000);
+    provider.close().await.unwrap();
+}

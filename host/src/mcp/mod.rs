@@ -40,6 +40,7 @@ mod sse;
 #[cfg(feature = "http")]
 mod sse_events;
 pub mod status;
+mod stdout_guard;
 mod supervisor;
 
 pub use claude_desktop::load_claude_desktop_config;
