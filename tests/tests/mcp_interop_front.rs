@@ -68,11 +68,16 @@ fn check_one_page(version: &str, fixture: &Fixture, server: Server<'_>) {
     let Some(sdk) = sdk(version) else { return };
     let mut registry = Vec::new();
     let plan = json!([
+        {"id": "up", "kind": "ready"},
         {"id": "list", "kind": "list"},
         {"id": "registry", "kind": "ready"},
     ]);
-    let results = run_client(&sdk, fixture.dir.path(), server, plan, |_| {
-        registry = registry_names(fixture);
+    let results = run_client(&sdk, fixture.dir.path(), server, plan, |step| {
+        if step == "up" {
+            fixture.wait_settled();
+        } else {
+            registry = registry_names(fixture);
+        }
     });
     let list = &results["list"];
     assert_eq!(list["next_cursor"], Value::Null, "one page: {list}");
@@ -116,6 +121,7 @@ fn string_scalars_are_coerced_to_the_schema_type() {
     let fixture = Fixture::new();
     let call = |id: &str, name: &str, arguments: Value| json!({"id": id, "kind": "call", "name": name, "arguments": arguments});
     let plan = json!([
+        {"id": "up", "kind": "ready"},
         call("dice", "roll_dice", json!({"sides": "6", "count": "3"})),
         call(
             "sum",
@@ -126,7 +132,9 @@ fn string_scalars_are_coerced_to_the_schema_type() {
         call("bad", "roll_dice", json!({"sides": "six"})),
     ]);
     let server = Server::Stdio(stdio(&fixture, &[]));
-    let results = run_client(&sdk, fixture.dir.path(), server, plan, |_| {});
+    let results = run_client(&sdk, fixture.dir.path(), server, plan, |_| {
+        fixture.wait_settled()
+    });
     for id in ["dice", "sum", "mcp"] {
         let result = &results[id]["result"];
         assert_ne!(result["isError"], true, "{id}: {result}");

@@ -40,16 +40,23 @@ pub(super) async fn serve(cli: &Cli, args: &ServeArgs, config: LoadedConfig) -> 
         Some(addr) => Some(bind_http(addr, &args.mcp_allowed_origins).await?),
         None => None,
     };
-    // A live "starting: n/m runners ready" line, only when stderr is a terminal.
-    let progress = crate::cli::output::TerminalProgress::on_terminal();
-    let started = Host::start_with_progress(
-        config,
-        progress
-            .as_ref()
-            .map(|p| p as &dyn crate::metrics::StartObserver),
-    )
-    .await;
-    drop(progress);
+    let started = if args.mcp_stdio || args.mcp_http.is_some() {
+        // An MCP client is waiting for its handshake: serve at once; runners and MCP servers
+        // that come up later reach it as tools/list_changed.
+        Host::start_without_waiting(config).await
+    } else {
+        // A live "starting: n/m runners ready" line, only when stderr is a terminal.
+        let progress = crate::cli::output::TerminalProgress::on_terminal();
+        let started = Host::start_with_progress(
+            config,
+            progress
+                .as_ref()
+                .map(|p| p as &dyn crate::metrics::StartObserver),
+        )
+        .await;
+        drop(progress);
+        started
+    };
     let host = Arc::new(started.context("cannot start the host")?);
     let control = match ControlServer::start(&socket, host.clone()).await {
         Ok(control) => control,
