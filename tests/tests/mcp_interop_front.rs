@@ -82,6 +82,46 @@ fn check_one_page(version: &str, fixture: &Fixture, server: Server<'_>) {
     let list = &results["list"];
     assert_eq!(list["next_cursor"], Value::Null, "one page: {list}");
     assert_eq!(listed_names(list), registry);
+    check_standard_schemas(list);
+}
+
+/// Published schemas use standard JSON Schema only: no schemars formats such as `uint32`
+/// (integer widths are `minimum`/`maximum`).
+fn check_standard_schemas(list: &Value) {
+    fn formats(value: &Value, found: &mut Vec<String>) {
+        match value {
+            Value::Object(object) => {
+                if let Some(Value::String(format)) = object.get("format") {
+                    found.push(format.clone());
+                }
+                object.values().for_each(|value| formats(value, found));
+            }
+            Value::Array(items) => items.iter().for_each(|value| formats(value, found)),
+            _ => {}
+        }
+    }
+    let mut found = Vec::new();
+    for tool in list["tools"].as_array().unwrap() {
+        formats(&tool["inputSchema"], &mut found);
+        formats(&tool["outputSchema"], &mut found);
+    }
+    let rust_formats = ["int", "uint", "double", "float"];
+    assert!(
+        !found
+            .iter()
+            .any(|format| rust_formats.iter().any(|rust| format.starts_with(rust))),
+        "non-standard formats published: {found:?}"
+    );
+    let dice = list["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|tool| tool["name"] == "roll_dice")
+        .unwrap();
+    let sides = &dice["inputSchema"]["properties"]["sides"];
+    assert_eq!(sides["type"], "integer", "{sides}");
+    assert_eq!(sides["minimum"], 0, "{sides}");
+    assert_eq!(sides["maximum"], json!(u32::MAX), "u32 bounds: {sides}");
 }
 
 #[test]
