@@ -12,7 +12,9 @@
 //   two text blocks;
 // * `pair`: a draft-07 schema (`$schema` draft-07, as zod-to-json-schema writes it) whose
 //   `items` is a tuple: [integer, string]; echoes its arguments;
-// * `big`: answers with one text block of `bytes` bytes.
+// * `big`: answers with one text block of `bytes` bytes;
+// * `bad_output`: declares an `outputSchema` ({n: integer}, required) and answers with
+//   structured content that breaks it (`n` a string).
 //
 // The low-level `Server` sends handler results as they are, so these reach the client.
 import { existsSync } from "node:fs";
@@ -57,6 +59,16 @@ const tools = [
     description: "Answers with `bytes` bytes of text.",
     inputSchema: { type: "object", properties: { bytes: { type: "integer" } } },
   },
+  {
+    name: "bad_output",
+    description: "Breaks its own output schema.",
+    inputSchema: { type: "object" },
+    outputSchema: {
+      type: "object",
+      properties: { n: { type: "integer" } },
+      required: ["n"],
+    },
+  },
 ];
 
 const server = new Server({ name: "interop-server", version: "1.0.0" }, { capabilities: { tools: {} } });
@@ -76,6 +88,11 @@ server.setRequestHandler(CallToolRequestSchema, async (request) => {
           { type: "video", uri: "file:///clip.mp4", mimeType: "video/mp4" },
           { type: "text", text: "after the video" },
         ],
+      };
+    case "bad_output":
+      return {
+        content: [{ type: "text", text: '{"n":"three"}' }],
+        structuredContent: { n: "three" },
       };
     case "big":
       return { content: [{ type: "text", text: "x".repeat(given.bytes) }] };

@@ -48,7 +48,17 @@ async fn check_tool_without_input_schema(version: &str) {
         .unwrap();
     let mut names: Vec<&str> = specs.iter().map(|spec| spec.name.as_str()).collect();
     names.sort_unstable();
-    assert_eq!(names, ["big", "no_schema", "odd_content", "pair", "plain"]);
+    assert_eq!(
+        names,
+        [
+            "bad_output",
+            "big",
+            "no_schema",
+            "odd_content",
+            "pair",
+            "plain"
+        ]
+    );
     let bare = specs.iter().find(|spec| spec.name == "no_schema").unwrap();
     assert_eq!(
         bare.parameters_schema

@@ -205,3 +205,58 @@ fn string_scalars_are_coerced_to_the_schema_type() {
         "{text}"
     );
 }
+
+/// Structured content that breaks the tool's own `outputSchema` (here from an MCP server on the
+/// TypeScript SDK 1.32.2, behind the front) reaches the Python SDK client as a failed result
+/// naming the mismatch, instead of a result the client rejects as invalid.
+#[test]
+fn structured_content_that_breaks_its_output_schema_is_a_failed_result() {
+    let Some(python) = mcp_front_support::python() else {
+        return;
+    };
+    let Some(dir) = sdk(SDK_CURRENT) else { return };
+    let fixture = Fixture::new();
+    let extra = format!(
+        r#"
+[[mcp.servers]]
+name = "interop"
+transport = "stdio"
+command = "node"
+args = ["{script}", "--sdk", "{dir}"]
+tool_prefix = "iop_"
+"#,
+        script = node_support::script("mcp_server.mjs").display(),
+        dir = dir.display()
+    );
+    let mut config = std::fs::read_to_string(&fixture.config).unwrap();
+    config.push_str(&extra);
+    std::fs::write(&fixture.config, config).unwrap();
+    let plan = json!([
+        {"id": "up", "kind": "ready"},
+        {"id": "bad", "kind": "call", "name": "iop_bad_output", "arguments": {}},
+        {"id": "good", "kind": "call", "name": "ex_add", "arguments": {"a": 1, "b": 2}},
+    ]);
+    let results = mcp_front_support::run_plan(
+        &python,
+        &fixture,
+        mcp_front_support::Transport::Stdio,
+        None,
+        "legacy",
+        plan,
+        |_| fixture.wait_settled(),
+    );
+    let bad = &results["bad"]["result"];
+    assert_eq!(bad["isError"], true, "{}", results["bad"]);
+    let text = mcp_front_support::texts(bad).join("\n");
+    assert!(
+        text.contains("structured content of tool iop_bad_output does not match its output schema")
+            && text.contains("at /n")
+            && text.contains("\"three\" is not of type \"integer\""),
+        "{text}"
+    );
+    assert!(bad.get("structuredContent").is_none(), "{bad}");
+    // Valid structured content still passes.
+    let good = &results["good"]["result"];
+    assert_eq!(good["isError"], false, "{good}");
+    assert_eq!(good["structuredContent"]["sum"], 3.0, "{good}");
+}

@@ -108,7 +108,7 @@ fn same_schema(cached: &Arc<ToolSpec>, current: &Arc<ToolSpec>) -> bool {
 }
 
 /// The first few violations, as `at /path: message`, clipped.
-fn describe(validator: &jsonschema::Validator, instance: &Value) -> String {
+pub(super) fn describe(validator: &jsonschema::Validator, instance: &Value) -> String {
     let mut violations: Vec<String> = validator
         .iter_errors(instance)
         .take(MAX_VIOLATIONS)

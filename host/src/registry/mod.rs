@@ -14,6 +14,7 @@ mod changes;
 mod coerce;
 mod guard;
 mod listing;
+mod output;
 mod routing;
 mod slots;
 
