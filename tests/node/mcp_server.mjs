@@ -13,6 +13,7 @@
 // * `pair`: a draft-07 schema (`$schema` draft-07, as zod-to-json-schema writes it) whose
 //   `items` is a tuple: [integer, string]; echoes its arguments;
 // * `big`: answers with one text block of `bytes` bytes;
+// * `broken_schema`: an input schema no draft accepts (`type: "nonsense"`);
 // * `bad_output`: declares an `outputSchema` ({n: integer}, required) and answers with
 //   structured content that breaks it (`n` a string).
 //
@@ -60,6 +61,11 @@ const tools = [
     inputSchema: { type: "object", properties: { bytes: { type: "integer" } } },
   },
   {
+    name: "broken_schema",
+    description: "Its schema does not compile.",
+    inputSchema: { type: "object", properties: { x: { type: "nonsense" } } },
+  },
+  {
     name: "bad_output",
     description: "Breaks its own output schema.",
     inputSchema: { type: "object" },
@@ -80,6 +86,7 @@ server.setRequestHandler(CallToolRequestSchema, async (request) => {
     case "plain":
     case "no_schema":
     case "pair":
+    case "broken_schema":
       return echo;
     case "odd_content":
       return {

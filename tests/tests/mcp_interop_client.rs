@@ -12,7 +12,10 @@ mod node_support;
 
 use maitool_host::ToolProvider;
 use maitool_host::mcp::{McpServerConfig, McpServerState};
-use maitool_protocol::{ContentType, ToolAvailabilityContext};
+use maitool_host::registry::ToolRegistry;
+use maitool_protocol::{
+    ContentType, ToolAvailabilityContext, ToolExecutionContext, ToolInvocation,
+};
 use mcp_support::*;
 use node_support::{SDK_CURRENT, SDK_OLD, script, sdk};
 use serde_json::{Value, json};
@@ -53,6 +56,7 @@ async fn check_tool_without_input_schema(version: &str) {
         [
             "bad_output",
             "big",
+            "broken_schema",
             "no_schema",
             "odd_content",
             "pair",
@@ -148,5 +152,60 @@ async fn a_response_over_the_line_limit_fails_its_call_at_once() {
     let small = invoke(&provider, "big", json!({"bytes": 1000})).await;
     assert!(small.success, "{}", small.error_message);
     assert_eq!(small.content.len(), 1000);
+    provider.close().await.unwrap();
+}
+
+/// A draft-07 schema (declared with `$schema`, as zod-to-json-schema writes it) keeps its
+/// meaning when exposed as 2020-12: its tuple `items` becomes `prefixItems`, it compiles, and
+/// arguments are checked against it. A schema that compiles under no draft is named in
+/// `status` (and its arguments go unchecked).
+#[tokio::test]
+async fn a_draft_07_tuple_schema_is_honoured_and_a_broken_one_is_reported() {
+    maitool_e2e::init_tracing();
+    let Some(server) = interop_server(SDK_CURRENT) else {
+        return;
+    };
+    let provider = start(config(vec![server])).await;
+    let specs = provider
+        .list_tools(&ToolAvailabilityContext::default())
+        .await
+        .unwrap();
+    let pair = specs.iter().find(|spec| spec.name == "pair").unwrap();
+    let schema = Value::Object(pair.parameters_schema.clone().unwrap());
+    assert!(schema.get("$schema").is_none(), "{schema}");
+    assert_eq!(
+        schema["properties"]["pair"],
+        json!({"type": "array", "prefixItems": [{"type": "integer"}, {"type": "string"}], "items": false})
+    );
+
+    let registry = ToolRegistry::new();
+    registry.register_provider(provider.clone());
+    let ctx = ToolExecutionContext::default();
+    let call =
+        |arguments: Value| registry.invoke(ToolInvocation::new("pair", object(arguments)), &ctx);
+    let fine = bounded("pair call", call(json!({"pair": [1, "a"]}))).await;
+    assert!(fine.success, "{}", fine.error_message);
+    for wrong in [
+        json!({"pair": ["a", 1]}),
+        json!({"pair": [1, "a", "extra"]}),
+    ] {
+        let refused = bounded("pair call", call(wrong.clone())).await;
+        assert!(!refused.success, "{wrong} was accepted");
+        assert!(
+            refused
+                .error_message
+                .starts_with("invalid arguments for tool pair: at /pair"),
+            "{}",
+            refused.error_message
+        );
+    }
+
+    let status = status_of(&provider, "interop");
+    assert_eq!(status.schema_errors.len(), 1, "{:?}", status.schema_errors);
+    assert!(
+        status.schema_errors[0].starts_with("broken_schema: "),
+        "{:?}",
+        status.schema_errors
+    );
     provider.close().await.unwrap();
 }

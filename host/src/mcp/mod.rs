@@ -22,6 +22,7 @@ pub mod claude_desktop;
 pub mod client_config;
 pub mod config;
 mod connect;
+pub mod dialect;
 mod handler;
 #[cfg(feature = "http")]
 mod http_client;
