@@ -54,10 +54,13 @@ impl OriginPattern {
         };
         let (scheme, rest) = given.split_once("://").ok_or_else(|| fail("no scheme"))?;
         let scheme = scheme.to_ascii_lowercase();
-        if scheme.is_empty() || rest.contains('/') && !rest.ends_with('/') {
+        let rest = rest.strip_suffix('/').unwrap_or(rest);
+        if scheme.is_empty() {
+            return Err(fail("no scheme"));
+        }
+        if rest.contains('/') {
             return Err(fail("an origin has no path"));
         }
-        let rest = rest.trim_end_matches('/');
         let (host, port) = match rest.rsplit_once(':') {
             Some((host, port)) if !port.contains(']') => (host, Some(port)),
             _ => (rest, None),
@@ -258,9 +261,12 @@ mod tests {
             OriginPattern::parse("http://h:x").unwrap_err().reason,
             "bad port"
         );
-        assert_eq!(
-            OriginPattern::parse("http://h/path").unwrap_err().reason,
-            "an origin has no path"
-        );
+        for with_path in ["http://h/path", "http://h/path/"] {
+            assert_eq!(
+                OriginPattern::parse(with_path).unwrap_err().reason,
+                "an origin has no path"
+            );
+        }
+        assert!(OriginPattern::parse("https://app.example.com/").is_ok());
     }
 }
