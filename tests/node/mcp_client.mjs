@@ -12,7 +12,9 @@
 // * `call`: `name`, `arguments`; the result, or `{"error": {code, message}}`;
 // * `ready`: prints `{"ready": ID}` and waits for a line on stdin (the test acts meanwhile);
 // * `wait_list_changed`: waits up to `timeout` seconds for `notifications/tools/list_changed`
-//   received after the last `ready` step.
+//   received after the last `ready` step;
+// * `terminate` (Streamable HTTP): ends the session with `DELETE`; `{ok, session_after}` or
+//   `{error}`.
 //
 // The last line of stdout is `{"results": {ID: RESULT, ...}}`.
 import { existsSync, readFileSync } from "node:fs";
@@ -98,6 +100,13 @@ async function run(step) {
       }
       return { received: changes > mark, count: changes };
     }
+    case "terminate":
+      try {
+        await transport.terminateSession();
+        return { ok: true, session_after: transport.sessionId ?? null };
+      } catch (err) {
+        return { error: String(err.message ?? err) };
+      }
     default:
       throw new Error(`unknown step kind ${step.kind}`);
   }

@@ -136,6 +136,18 @@ fn current_sdk_v1_list_tools_gets_every_tool_over_stdio_and_http() {
     check_one_page(SDK_CURRENT, &fixture, Server::Stdio(stdio(&fixture, &[])));
     let serve = HttpServe::start_with(&fixture, &FLAGS);
     check_one_page(SDK_CURRENT, &fixture, Server::Http(&serve.url));
+    // The SDK ends its session with DELETE (answered 204) and forgets it.
+    if let Some(dir) = sdk(SDK_CURRENT) {
+        let plan = json!([{"id": "end", "kind": "terminate"}]);
+        let results = run_client(
+            &dir,
+            fixture.dir.path(),
+            Server::Http(&serve.url),
+            plan,
+            |_| {},
+        );
+        assert_eq!(results["end"], json!({"ok": true, "session_after": null}));
+    }
     assert!(serve.stop().success());
 }
 
