@@ -33,7 +33,8 @@ pub(crate) fn schema_for<T: JsonSchema>() -> JsonObject {
 /// Replaces schemars' Rust-type formats (`uint8`, `int32`, `uint`, `double`, ...), which no
 /// JSON Schema draft defines and strict validators and model APIs reject or ignore, with what
 /// they mean in standard keywords: an integer width becomes `minimum`/`maximum` (bounds
-/// already present are kept); a float format is dropped.
+/// already present are kept; 64-bit and wider types get only `minimum: 0` when unsigned);
+/// a float format is dropped.
 fn standard_formats(value: &mut serde_json::Value) {
     use serde_json::Value;
     match value {
@@ -43,22 +44,25 @@ fn standard_formats(value: &mut serde_json::Value) {
                 Some("int8") => Some((i8::MIN.into(), Some(i8::MAX.into()))),
                 Some("int16") => Some((i16::MIN.into(), Some(i16::MAX.into()))),
                 Some("int32") => Some((i32::MIN.into(), Some(i32::MAX.into()))),
-                Some("int64" | "int") => Some((i64::MIN.into(), Some(i64::MAX.into()))),
                 Some("uint8") => Some((0.into(), Some(u8::MAX.into()))),
                 Some("uint16") => Some((0.into(), Some(u16::MAX.into()))),
                 Some("uint32") => Some((0.into(), Some(u32::MAX.into()))),
-                Some("uint64" | "uint") => Some((0.into(), Some(u64::MAX.into()))),
-                Some("uint128") => Some((0.into(), None)),
+                // Bounds past 2^53 are not portable JSON (JavaScript reads them as floats).
+                Some("uint64" | "uint" | "uint128") => Some((0.into(), None)),
                 _ => None,
             };
-            let float = matches!(format, Some("double" | "float" | "int128"));
+            // Float formats, and signed widths whose bounds are past 2^53: nothing to add.
+            let dropped = matches!(
+                format,
+                Some("double" | "float" | "int64" | "int" | "int128")
+            );
             if let Some((minimum, maximum)) = bounds {
                 object.remove("format");
                 object.entry("minimum").or_insert(minimum);
                 if let Some(maximum) = maximum {
                     object.entry("maximum").or_insert(maximum);
                 }
-            } else if float {
+            } else if dropped {
                 object.remove("format");
             }
             object.values_mut().for_each(standard_formats);
@@ -106,7 +110,8 @@ mod tests {
         assert_eq!(property("count")["maximum"], json!(4294967295u32));
         assert_eq!(property("offset")["minimum"], -32768);
         assert_eq!(property("offset")["maximum"], 32767);
-        assert_eq!(property("big")["maximum"], json!(u64::MAX));
+        assert_eq!(property("big")["minimum"], 0);
+        assert!(property("big").get("maximum").is_none());
         assert_eq!(property("size")["minimum"], 0);
         assert_eq!(property("ratio")["type"], "number");
         assert_eq!(property("nested")["items"]["maximum"], 65535);

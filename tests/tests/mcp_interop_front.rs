@@ -31,6 +31,23 @@ fn stdio(fixture: &Fixture, extra: &[&str]) -> Command {
     command
 }
 
+/// The fixture with three more copies of the example MCP server (prefixes `ex2_` to `ex4_`):
+/// over 50 tools, more than a typical server page, so a client that reads one page would miss
+/// some if the front paged.
+fn many_tools() -> Fixture {
+    let fixture = Fixture::new();
+    let example = maitool_e2e::workspace_bin("maitool-example-mcp-server");
+    let mut config = std::fs::read_to_string(&fixture.config).unwrap();
+    for copy in 2..=4 {
+        config.push_str(&format!(
+            "\n[[mcp.servers]]\nname = \"example{copy}\"\ntransport = \"stdio\"\ncommand = \"{}\"\ntool_prefix = \"ex{copy}_\"\n",
+            example.display()
+        ));
+    }
+    std::fs::write(&fixture.config, config).unwrap();
+    fixture
+}
+
 fn registry_names(fixture: &Fixture) -> Vec<String> {
     let specs = fixture.query(&[
         "tools",
@@ -81,6 +98,7 @@ fn check_one_page(version: &str, fixture: &Fixture, server: Server<'_>) {
     });
     let list = &results["list"];
     assert_eq!(list["next_cursor"], Value::Null, "one page: {list}");
+    assert!(registry.len() > 50, "{} tools", registry.len());
     assert_eq!(listed_names(list), registry);
     check_standard_schemas(list);
 }
@@ -126,13 +144,13 @@ fn check_standard_schemas(list: &Value) {
 
 #[test]
 fn old_sdk_v1_list_tools_gets_every_tool_over_stdio() {
-    let fixture = Fixture::new();
+    let fixture = many_tools();
     check_one_page(SDK_OLD, &fixture, Server::Stdio(stdio(&fixture, &[])));
 }
 
 #[test]
 fn current_sdk_v1_list_tools_gets_every_tool_over_stdio_and_http() {
-    let fixture = Fixture::new();
+    let fixture = many_tools();
     check_one_page(SDK_CURRENT, &fixture, Server::Stdio(stdio(&fixture, &[])));
     let serve = HttpServe::start_with(&fixture, &FLAGS);
     check_one_page(SDK_CURRENT, &fixture, Server::Http(&serve.url));
