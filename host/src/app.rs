@@ -107,7 +107,15 @@ impl Host {
         config: LoadedConfig,
         observer: Option<&dyn StartObserver>,
     ) -> Result<Host, HostError> {
-        Self::start_erased(config, observer).await
+        Self::start_erased(config, observer, true).await
+    }
+
+    /// Starts the host without waiting for its tool sources: the registry has every
+    /// provider at once, and runners and MCP servers that come up later add their tools
+    /// (the tool-set version moves, so an MCP front tells its clients `tools/list_changed`).
+    /// For serving a front whose clients must not wait on one slow or hung source.
+    pub async fn start_without_waiting(config: LoadedConfig) -> Result<Host, HostError> {
+        Self::start_erased(config, None, false).await
     }
 
     /// The start-up behind `dyn Future`, built in this crate. An `async fn` is compiled in
@@ -117,13 +125,15 @@ impl Host {
     fn start_erased<'a>(
         config: LoadedConfig,
         observer: Option<&'a dyn StartObserver>,
+        wait: bool,
     ) -> BoxFuture<'a, Result<Host, HostError>> {
-        Box::pin(Self::start_inner(config, observer))
+        Box::pin(Self::start_inner(config, observer, wait))
     }
 
     async fn start_inner(
         config: LoadedConfig,
         observer: Option<&dyn StartObserver>,
+        wait: bool,
     ) -> Result<Host, HostError> {
         let settings = &config.config;
         let kv = KvStore::open(&settings.host.data_dir.join("plugin_kv.sqlite3"))
@@ -173,7 +183,13 @@ impl Host {
                 Arc::new(Discovery::new()),
             )
         });
-        let mcp = if settings.mcp.enable {
+        let mcp = if settings.mcp.enable && !wait {
+            Some(
+                McpToolProvider::start_in_background(settings.mcp.clone())
+                    .await
+                    .map_err(|err| HostError::Mcp(err.to_string()))?,
+            )
+        } else if settings.mcp.enable {
             let connecting = McpToolProvider::start(settings.mcp.clone());
             let sample = || StartProgress::of(&plugins.status(), None, mcp_total);
             Some(
@@ -203,7 +219,7 @@ impl Host {
         );
         let mcp_status = || mcp.as_ref().map(|mcp| mcp.status());
         let sample = || StartProgress::of(&plugins.status(), mcp_status().as_deref(), mcp_total);
-        if !progress::observe(plugins.wait_settled(limit), observer, sample).await {
+        if wait && !progress::observe(plugins.wait_settled(limit), observer, sample).await {
             tracing::warn!(
                 "some runners were not ready within {} ms",
                 limit.as_millis()

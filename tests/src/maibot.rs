@@ -37,6 +37,6 @@ pub fn maibot_python() -> Option<PathBuf> {
     if std::env::var("MAITOOL_REQUIRE_MAIBOT").as_deref() == Ok("1") {
         panic!("{message}; MAITOOL_REQUIRE_MAIBOT=1 requires it");
     }
-    eprintln!("\n!!! SKIPPING the MaiBot checks: {message} !!!\n");
+    crate::skip::announce(&format!("the MaiBot checks: {message}"));
     None
 }

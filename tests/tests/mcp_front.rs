@@ -67,6 +67,8 @@ fn check_session(
         mode,
         session_plan(),
         |_| {
+            // serve answers before its runners and MCP server are up.
+            fixture.wait_settled();
             // Two runners declare `echo` and whichever registers first wins; the dice one reports
             // the chat context it ran in, so switch the other off (through the running host).
             let output = fixture
@@ -368,6 +370,7 @@ fn check_list_changed_after_restart(
     mode: &str,
 ) {
     let plan = json!([
+        {"id": "up", "kind": "ready"},
         {"id": "before", "kind": "list_all"},
         {"id": "kill", "kind": "ready"},
         {"id": "changed", "kind": "wait_list_changed", "timeout": 30},
@@ -378,6 +381,10 @@ fn check_list_changed_after_restart(
     let mut old_pid = None;
     let mut after = Value::Null;
     let results = run_plan(python, fixture, transport, url, mode, plan, |step| {
+        if step == "up" {
+            fixture.wait_settled();
+            return;
+        }
         let runner = fixture.runner("dice");
         if step == "kill" {
             let pid = runner["pid"].as_i64().expect("dice runner pid") as i32;

@@ -202,9 +202,15 @@ pub struct ServeArgs {
     /// by default).
     #[arg(long, value_name = "ADDR")]
     pub mcp_http: Option<SocketAddr>,
-    /// Tools per MCP `tools/list` page.
-    #[arg(long, value_name = "N", default_value_t = 50, value_parser = clap::value_parser!(u32).range(1..))]
-    pub mcp_page_size: u32,
+    /// Tools per MCP `tools/list` page; without it every tool comes in one page (many
+    /// clients read only the first page).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub mcp_page_size: Option<u32>,
+    /// A browser origin allowed to use --mcp-http besides loopback ones (scheme://host[:port],
+    /// port * for any); repeatable. Requests from other origins are refused with 403; any
+    /// entry also turns CORS on.
+    #[arg(long = "mcp-allowed-origin", value_name = "ORIGIN")]
+    pub mcp_allowed_origins: Vec<String>,
     /// Milliseconds between progress notifications of a running MCP call that asked for
     /// progress; 0 sends none.
     #[arg(long, value_name = "MS", default_value_t = 5000)]

@@ -65,7 +65,8 @@ impl ServerHandler for McpFront {
 
         let specs = self.shared.registry.list_tools(&chat.availability()).await;
         let names: Vec<&str> = specs.iter().map(|spec| spec.name.as_str()).collect();
-        let (range, next) = page(&names, cursor.as_ref(), self.shared.config.page_size);
+        let page_size = self.shared.config.page_size.unwrap_or(usize::MAX);
+        let (range, next) = page(&names, cursor.as_ref(), page_size);
         let tools = specs
             .into_iter()
             .skip(range.start)

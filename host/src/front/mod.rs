@@ -4,8 +4,9 @@
 //!
 //! * [`McpFront`] is a hand-written rmcp `ServerHandler`, cheap to clone (one clone per
 //!   connection; all share the registry and the subscriber list).
-//! * `tools/list` pages through the registry's listing (see [`cursor`]), mapping each
-//!   `ToolSpec` with every field (see [`tools`]).
+//! * `tools/list` answers the registry's whole listing in one page, or pages through it when
+//!   a page size is configured (see [`cursor`]), mapping each `ToolSpec` with every field
+//!   (see [`tools`]).
 //! * `tools/call` routes through [`ToolRegistry::invoke`] and maps the result to content
 //!   blocks, `structuredContent` and `isError` (see [`result`]). An unknown tool is a tool
 //!   error (`isError`, "tool not found: NAME"), as the registry reports it, not a JSON-RPC
@@ -25,6 +26,9 @@ pub mod tools;
 
 mod changes;
 mod handler;
+#[cfg(feature = "http")]
+pub mod http;
+mod stdio;
 
 #[cfg(test)]
 mod tests;
@@ -51,8 +55,6 @@ use tokio_util::sync::CancellationToken;
 use crate::registry::ToolRegistry;
 use changes::Subscribers;
 
-/// Tools per `tools/list` page unless configured otherwise.
-pub const DEFAULT_PAGE_SIZE: usize = 50;
 /// How often a running call reports progress unless configured otherwise.
 pub const DEFAULT_PROGRESS_INTERVAL: Duration = Duration::from_secs(5);
 /// The path of the Streamable HTTP endpoint.
@@ -63,19 +65,26 @@ pub const HTTP_PATH: &str = "/mcp";
 pub struct FrontConfig {
     /// The chat context of every request that does not override it in `_meta`.
     pub context: ToolExecutionContext,
-    /// Tools per `tools/list` page (at least 1).
-    pub page_size: usize,
+    /// Tools per `tools/list` page (at least 1); `None` (the default): every tool in one
+    /// page. Paging is opt-in because common clients read only the first page: the
+    /// TypeScript SDK v1's `listTools()` and the apps built on it never follow `nextCursor`.
+    pub page_size: Option<usize>,
     /// Progress notifications for calls that carry a progress token: one per interval while
     /// the call runs (`None` or zero: none).
     pub progress_interval: Option<Duration>,
+    /// Streamable HTTP: browser origins allowed besides loopback and the bound address
+    /// (`scheme://host[:port]`, port `*` for any); any entry also turns CORS on (see
+    /// [`http`]).
+    pub allowed_origins: Vec<String>,
 }
 
 impl Default for FrontConfig {
     fn default() -> Self {
         Self {
             context: ToolExecutionContext::default(),
-            page_size: DEFAULT_PAGE_SIZE,
+            page_size: None,
             progress_interval: Some(DEFAULT_PROGRESS_INTERVAL),
+            allowed_origins: Vec::new(),
         }
     }
 }
@@ -92,6 +101,10 @@ pub enum FrontError {
     /// The HTTP listener failed.
     #[error("MCP HTTP server failed: {0}")]
     Http(#[from] std::io::Error),
+    /// An allowed origin does not parse.
+    #[cfg(feature = "http")]
+    #[error(transparent)]
+    Origin(#[from] http::OriginError),
 }
 
 /// The MCP server front. See the [module documentation](self).
@@ -129,7 +142,7 @@ impl McpFront {
     /// that turns registry changes into `tools/list_changed` (ended when the last clone of
     /// the front is dropped).
     pub fn new(registry: Arc<ToolRegistry>, mut config: FrontConfig) -> McpFront {
-        config.page_size = config.page_size.max(1);
+        config.page_size = config.page_size.map(|size| size.max(1));
         let subscribers = Arc::new(Subscribers::default());
         let forwarder = changes::spawn_forwarder(registry.subscribe_changes(), subscribers.clone());
         McpFront {
@@ -150,21 +163,27 @@ impl McpFront {
     /// Serves one client on this process's stdin/stdout until it disconnects. Nothing else
     /// may write to stdout meanwhile (maitool logs to stderr).
     pub async fn serve_stdio(self) -> Result<(), FrontError> {
+        let (stdin, stdout) = rmcp::transport::stdio();
+        // Malformed lines are answered before rmcp sees them (see `stdio`).
+        let (pipes, writer) = stdio::guard(stdin, stdout);
         let running = self
-            .serve(rmcp::transport::stdio())
+            .serve(pipes)
             .await
             .map_err(|err| FrontError::Handshake(err.to_string()))?;
         let reason = running
             .waiting()
             .await
             .map_err(|err| FrontError::Connection(err.to_string()))?;
+        // Let the last answers reach stdout.
+        let _ = tokio::time::timeout(Duration::from_secs(2), writer).await;
         tracing::info!(?reason, "the MCP client on stdio disconnected");
         Ok(())
     }
 
     /// The Streamable HTTP service (mount it at [`HTTP_PATH`]; feature `http`). Requests are accepted for
     /// loopback hosts and for `bound` when given (rmcp checks the `Host` header against DNS
-    /// rebinding). `shutdown` ends every session.
+    /// rebinding). `shutdown` ends every session. [`McpFront::http_router`] adds the `Origin`
+    /// check, CORS and the termination status around it.
     #[cfg(feature = "http")]
     pub fn http_service(
         self,
@@ -173,6 +192,9 @@ impl McpFront {
     ) -> StreamableHttpService<McpFront, LocalSessionManager> {
         let mut config = StreamableHttpServerConfig::default();
         config.cancellation_token = shutdown;
+        // No SSE priming event (`id: 0`, `retry`): it invites a client to resume a stream
+        // that nothing stores.
+        config.sse_retry = None;
         if let Some(addr) =
             bound.filter(|addr| !addr.ip().is_loopback() && !addr.ip().is_unspecified())
         {
@@ -186,6 +208,24 @@ impl McpFront {
         )
     }
 
+    /// The whole Streamable HTTP endpoint at [`HTTP_PATH`] (feature `http`): the service of
+    /// [`McpFront::http_service`] behind [`http::guard`] (`Origin` check against the
+    /// configured `allowed_origins`, CORS, session termination answered 204).
+    #[cfg(feature = "http")]
+    pub fn http_router(
+        self,
+        bound: Option<SocketAddr>,
+        shutdown: CancellationToken,
+    ) -> Result<axum::Router, http::OriginError> {
+        let policy = Arc::new(http::OriginPolicy::new(
+            bound,
+            &self.shared.config.allowed_origins,
+        )?);
+        Ok(axum::Router::new()
+            .nest_service(HTTP_PATH, self.http_service(bound, shutdown))
+            .layer(axum::middleware::from_fn_with_state(policy, http::guard)))
+    }
+
     /// Serves Streamable HTTP at `http://ADDR/mcp` on `listener` until `shutdown` completes
     /// (feature `http`).
     #[cfg(feature = "http")]
@@ -196,8 +236,7 @@ impl McpFront {
     ) -> Result<(), FrontError> {
         let bound = listener.local_addr()?;
         let sessions = CancellationToken::new();
-        let router = axum::Router::new()
-            .nest_service(HTTP_PATH, self.http_service(Some(bound), sessions.clone()));
+        let router = self.http_router(Some(bound), sessions.clone())?;
         tracing::info!("MCP front serving Streamable HTTP on http://{bound}{HTTP_PATH}");
         let stop = sessions.clone();
         axum::serve(listener, router)

@@ -7,11 +7,12 @@ use std::time::Duration;
 use maitool_protocol::{JsonObject, ToolExecutionResult};
 use rmcp::Peer;
 use rmcp::model::{
-    CallToolRequest, CallToolRequestParams, CancelledNotificationParam, ClientRequest, RequestId,
-    ServerResult,
+    CallToolRequest, CallToolRequestParams, CancelledNotificationParam, ClientRequest,
+    CustomResult, RequestId, ServerResult,
 };
 use rmcp::service::{PeerRequestOptions, RoleClient};
 
+use super::raw_result::map_raw_call_result;
 use super::result::{CallOrigin, map_call_error, map_call_result, unsupported_response};
 
 /// The reason sent when the caller drops a call in flight.
@@ -55,6 +56,9 @@ pub async fn call_tool(
             unsupported_response(origin, "an input_required result (MRTR)")
         }
         Ok(ServerResult::CreateTaskResult(_)) => unsupported_response(origin, "a task"),
+        // rmcp could not read it as a whole (e.g. a content block of a type it does not
+        // know): read it block by block.
+        Ok(ServerResult::CustomResult(CustomResult(raw))) => map_raw_call_result(origin, raw),
         Ok(_) => unsupported_response(origin, "a result of another request type"),
         Err(err) => map_call_error(origin, &err, idle, cap),
     }

@@ -17,6 +17,7 @@ use super::http_client::{header_map, http_client, streamable_http_transport};
 use super::process::StdioProcess;
 #[cfg(feature = "http")]
 use super::sse::SseTransport;
+use super::stdout_guard;
 
 /// A live, initialised connection.
 #[derive(Debug)]
@@ -132,7 +133,14 @@ async fn connect_with(
                 Failure::Other(format!("cannot start command {:?}: {err}", server.command))
             })?;
             match handler
-                .serve_with_lifecycle((pipes.stdout, pipes.stdin), lifecycle)
+                .serve_with_lifecycle(
+                    // An oversized response fails its call at once (see `stdout_guard`).
+                    (
+                        stdout_guard::guard(server.name.clone(), pipes.stdout),
+                        pipes.stdin,
+                    ),
+                    lifecycle,
+                )
                 .await
             {
                 Ok(running) => (running, Some(process)),

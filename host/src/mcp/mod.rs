@@ -8,8 +8,11 @@
 //! * [`connect`], [`process`], [`handler`]: one connection (stdio child in its own process
 //!   group with stderr in the log, or Streamable HTTP and legacy SSE with the `http`
 //!   feature), and its client callbacks.
+//! * [`listing`]: `tools/list` read tool by tool, so one malformed tool does not lose the
+//!   server.
 //! * [`catalog`], [`naming`], [`spec`]: the exposed tool set, names and `ToolSpec`s;
-//!   [`call`], [`result`]: one call and the mapping of its outcome.
+//!   [`call`], [`result`]: one call and the mapping of its outcome; [`raw_result`]: a result
+//!   rmcp cannot read as a whole, read block by block.
 //!
 //! Operator documentation: `docs/MCP.md`.
 
@@ -19,12 +22,15 @@ pub mod claude_desktop;
 pub mod client_config;
 pub mod config;
 mod connect;
+pub mod dialect;
 mod handler;
 #[cfg(feature = "http")]
 mod http_client;
+mod listing;
 pub mod naming;
 mod process;
 pub mod provider;
+mod raw_result;
 mod redact;
 pub mod result;
 pub mod server_config;
@@ -35,6 +41,7 @@ mod sse;
 #[cfg(feature = "http")]
 mod sse_events;
 pub mod status;
+mod stdout_guard;
 mod supervisor;
 
 pub use claude_desktop::load_claude_desktop_config;

@@ -85,18 +85,31 @@ impl McpToolProvider {
     /// an invalid configuration is an error. With `enable = false` nothing is started and
     /// every server reports `disabled`.
     pub async fn start(config: McpConfig) -> Result<Arc<McpToolProvider>, McpConfigError> {
-        Self::start_erased(config).await
+        Self::start_erased(config, true).await
+    }
+
+    /// Like [`start`](Self::start), but returns as soon as every server's supervisor runs,
+    /// without waiting for any connection: servers that come up later add their tools
+    /// (bumping the tool-set version), so a slow or hung server delays nothing.
+    pub async fn start_in_background(
+        config: McpConfig,
+    ) -> Result<Arc<McpToolProvider>, McpConfigError> {
+        Self::start_erased(config, false).await
     }
 
     /// Boxed in this crate, so that the MCP client's code is compiled here once rather than
     /// in every crate that awaits [`start`](Self::start) (see `Host::start_erased`).
     fn start_erased(
         config: McpConfig,
+        wait: bool,
     ) -> futures::future::BoxFuture<'static, Result<Arc<McpToolProvider>, McpConfigError>> {
-        Box::pin(Self::start_inner(config))
+        Box::pin(Self::start_inner(config, wait))
     }
 
-    async fn start_inner(config: McpConfig) -> Result<Arc<McpToolProvider>, McpConfigError> {
+    async fn start_inner(
+        config: McpConfig,
+        wait: bool,
+    ) -> Result<Arc<McpToolProvider>, McpConfigError> {
         let servers = if config.enable {
             config.effective_servers()?
         } else {
@@ -131,7 +144,9 @@ impl McpToolProvider {
             tasks.push(tokio::spawn(supervise(shared.clone(), slot.clone(), done)));
         }
         // A supervisor that panicked drops its sender; that also counts as done.
-        futures::future::join_all(first_attempts).await;
+        if wait {
+            futures::future::join_all(first_attempts).await;
+        }
         Ok(Arc::new(McpToolProvider {
             shared,
             tasks: Mutex::new(tasks),

@@ -113,7 +113,19 @@ pub fn map_call_error(
         ServiceError::McpError(data) => {
             let unknown =
                 data.code == ErrorCode::INVALID_PARAMS && mentions_missing_tool(&data.message);
-            let (kind, message) = if unknown {
+            let too_large = data
+                .data
+                .as_ref()
+                .is_some_and(|details| details.get(super::stdout_guard::TOO_LARGE_KEY).is_some());
+            let (kind, message) = if too_large {
+                (
+                    "response_too_large",
+                    format!(
+                        "MCP tool '{tool}' on server '{server}' failed: {}",
+                        data.message
+                    ),
+                )
+            } else if unknown {
                 (
                     "unknown_tool",
                     format!(

@@ -45,6 +45,7 @@ struct SlotInner {
     last_error: Option<String>,
     reconnect_count: u64,
     pid: Option<u32>,
+    schema_errors: Vec<String>,
 }
 
 /// What a successful connection brings.
@@ -82,6 +83,7 @@ impl ServerSlot {
                 last_error: None,
                 reconnect_count: 0,
                 pid: None,
+                schema_errors: Vec::new(),
             }),
         }
     }
@@ -108,6 +110,7 @@ impl ServerSlot {
         inner.protocol_version = Some(connected.live.protocol_version.clone());
         inner.live = Some(connected.live);
         inner.server_info = connected.server_info;
+        inner.schema_errors = schema_errors(&self.config.name, &connected.tools);
         inner.tools = Arc::new(connected.tools);
         inner.pid = connected.pid;
         if reconnected {
@@ -117,7 +120,10 @@ impl ServerSlot {
 
     /// Replaces the tools after a `tools/list_changed` refresh.
     pub fn set_tools(&self, tools: Vec<Tool>) {
-        self.inner.lock().tools = Arc::new(tools);
+        let errors = schema_errors(&self.config.name, &tools);
+        let mut inner = self.inner.lock();
+        inner.schema_errors = errors;
+        inner.tools = Arc::new(tools);
     }
 
     /// Records an error without changing the state (e.g. a failed refresh).
@@ -162,6 +168,21 @@ impl ServerSlot {
             last_error: inner.last_error.clone(),
             reconnect_count: inner.reconnect_count,
             pid: inner.pid,
+            schema_errors: inner.schema_errors.clone(),
         }
     }
+}
+
+/// `TOOL: PROBLEM` for each tool whose input schema (as exposed, see [`super::dialect`]) does
+/// not compile, logged once here, when the list is set: such a tool's arguments go unchecked.
+fn schema_errors(server: &str, tools: &[Tool]) -> Vec<String> {
+    tools
+        .iter()
+        .filter_map(|tool| {
+            let schema = super::dialect::to_2020_12((*tool.input_schema).clone());
+            let problem = super::dialect::compile_problem(&schema)?;
+            tracing::warn!(server, tool = %tool.name, %problem, "MCP tool's input schema does not compile; its arguments are not checked");
+            Some(format!("{}: {problem}", tool.name))
+        })
+        .collect()
 }

@@ -4,15 +4,17 @@ use maitool_protocol::{JsonObject, ProviderType, ToolAnnotation, ToolIcon, ToolS
 use rmcp::model::Tool;
 use serde_json::Value;
 
+use super::dialect::to_2020_12;
+
 /// The provider name of MCP tools.
 pub const PROVIDER_NAME: &str = "mcp";
 
 /// Maps one tool of `server_name`, exposed as `exposed_name`:
 /// * title: the tool's `title`, else its annotations' title;
 /// * description: the tool's, else `MCP tool from server NAME`;
-/// * parameters: the input schema without `$schema`; an absent or empty schema becomes
-///   `{"type":"object","properties":{}}`;
-/// * output schema without `$schema`; icons; every annotation hint;
+/// * parameters: the input schema as 2020-12 without `$schema` (see [`super::dialect`]); an
+///   absent or empty schema becomes `{"type":"object","properties":{}}`;
+/// * output schema the same way; icons; every annotation hint;
 /// * metadata: the tool's `_meta` merged with `server_name` and `mcp_tool_name` (the
 ///   server's own keys may set e.g. `visibility`, but cannot replace those two).
 pub fn tool_to_spec(server_name: &str, exposed_name: &str, tool: &Tool) -> ToolSpec {
@@ -45,7 +47,7 @@ pub fn tool_to_spec(server_name: &str, exposed_name: &str, tool: &Tool) -> ToolS
     spec.output_schema = tool
         .output_schema
         .as_deref()
-        .map(|schema| without_dollar_schema(schema.clone()));
+        .map(|schema| to_2020_12(schema.clone()));
     spec.icons = tool
         .icons
         .iter()
@@ -69,7 +71,7 @@ pub fn tool_to_spec(server_name: &str, exposed_name: &str, tool: &Tool) -> ToolS
 }
 
 fn parameters_schema(schema: &JsonObject) -> JsonObject {
-    let mut schema = without_dollar_schema(schema.clone());
+    let mut schema = to_2020_12(schema.clone());
     if schema.is_empty() {
         schema.insert("type".to_owned(), Value::from("object"));
         schema.insert("properties".to_owned(), Value::Object(JsonObject::new()));
@@ -77,12 +79,6 @@ fn parameters_schema(schema: &JsonObject) -> JsonObject {
         // MCP requires an object schema; some servers omit the type.
         schema.insert("type".to_owned(), Value::from("object"));
     }
-    schema
-}
-
-/// Removes `$schema`, which TS-SDK servers set to draft-07 and some LLM APIs reject.
-fn without_dollar_schema(mut schema: JsonObject) -> JsonObject {
-    schema.remove("$schema");
     schema
 }
 

@@ -61,4 +61,7 @@ pub struct McpServerStatus {
     pub reconnect_count: u64,
     /// Process id (and process group id) of a running stdio server.
     pub pid: Option<u32>,
+    /// `TOOL: PROBLEM` for each listed tool whose input schema does not compile (its
+    /// arguments are not checked); empty when all do.
+    pub schema_errors: Vec<String>,
 }

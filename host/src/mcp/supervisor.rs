@@ -16,6 +16,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::connect::{Established, connect};
 use super::handler::McpClientHandler;
+use super::listing::list_all_tools;
 use super::process::StdioProcess;
 use super::provider::Shared;
 use super::slot::{Connected, LivePeer, ServerSlot};
@@ -149,7 +150,7 @@ async fn establish(shared: &Shared, slot: &ServerSlot) -> Result<(Session, Vec<T
     let attempt = async {
         let established = connect(&slot.config, handler).await?;
         let session = Session::new(established);
-        match session.peer.list_all_tools().await {
+        match list_all_tools(&session.peer, &slot.name).await {
             Ok(tools) => Ok((session, tools)),
             Err(err) => {
                 session.close(Closing::Dead).await;
@@ -198,7 +199,7 @@ async fn run_connected(shared: &Shared, slot: &ServerSlot, mut session: Session)
                 let refresh = tokio::select! {
                     biased;
                     _ = shared.shutdown.cancelled() => break None,
-                    refresh = tokio::time::timeout(timeout, session.peer.list_all_tools()) => refresh,
+                    refresh = tokio::time::timeout(timeout, list_all_tools(&session.peer, &slot.name)) => refresh,
                 };
                 match refresh {
                     Err(_) => {

@@ -3,7 +3,8 @@
 //!
 //! MaiBot passes arguments through unchecked, so a model's malformed call reaches the plugin
 //! and fails there (or worse, half-runs). Here a call that breaks the schema is refused with
-//! an error that names the failing field, and nothing is dispatched.
+//! an error that names the failing field, and nothing is dispatched. Strings that spell the
+//! integer, number or boolean the schema asks for are converted first (see [`super::coerce`]).
 //!
 //! Compiling a schema costs far more than checking a call, so each provider registration keeps
 //! the compiled validators of the tools it routed, keyed by name and tied to the spec they
@@ -16,6 +17,8 @@ use foldhash::HashMap;
 use maitool_protocol::{JsonObject, ToolSpec};
 use parking_lot::RwLock;
 use serde_json::Value;
+
+use super::coerce::coerce;
 
 /// The longest error detail kept: a failing value is quoted in the message and may be huge.
 const MAX_DETAIL_CHARS: usize = 400;
@@ -50,11 +53,21 @@ impl ArgumentValidators {
             return Ok(());
         };
         // The validator takes a `Value`: move the map in and back out rather than copy it.
-        let instance = Value::Object(std::mem::take(arguments));
+        let mut instance = Value::Object(std::mem::take(arguments));
         let verdict = if validator.is_valid(&instance) {
             Ok(())
         } else {
-            Err(describe(&validator, &instance))
+            // Strings that spell the scalar the schema wants are converted, and only what
+            // still breaks the schema is refused (see `coerce`).
+            let mut coerced = instance.clone();
+            if coerce(schema, &mut coerced) {
+                instance = coerced;
+            }
+            if validator.is_valid(&instance) {
+                Ok(())
+            } else {
+                Err(describe(&validator, &instance))
+            }
         };
         if let Value::Object(map) = instance {
             *arguments = map;
@@ -95,7 +108,7 @@ fn same_schema(cached: &Arc<ToolSpec>, current: &Arc<ToolSpec>) -> bool {
 }
 
 /// The first few violations, as `at /path: message`, clipped.
-fn describe(validator: &jsonschema::Validator, instance: &Value) -> String {
+pub(super) fn describe(validator: &jsonschema::Validator, instance: &Value) -> String {
     let mut violations: Vec<String> = validator
         .iter_errors(instance)
         .take(MAX_VIOLATIONS)

@@ -11,8 +11,10 @@
 
 mod arguments;
 mod changes;
+mod coerce;
 mod guard;
 mod listing;
+mod output;
 mod routing;
 mod slots;
 

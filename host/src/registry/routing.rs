@@ -119,7 +119,11 @@ impl ToolRegistry {
             match available {
                 Ok(Some(spec)) => {
                     let result = match slot.arguments.check(&spec, &mut invocation.arguments) {
-                        Ok(()) => invoke_on(slot, spec, invocation, ctx, &name).await,
+                        Ok(()) => {
+                            let result =
+                                invoke_on(slot, Arc::clone(&spec), invocation, ctx, &name).await;
+                            slot.outputs.check(&spec, result)
+                        }
                         Err(violations) => {
                             tracing::debug!(tool = %name, provider = %slot.name, %violations, "refused a call whose arguments break the tool's schema");
                             ToolExecutionResult::failure(

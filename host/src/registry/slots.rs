@@ -5,6 +5,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::arguments::ArgumentValidators;
+use super::output::OutputValidators;
 use crate::provider::{ToolProvider, ToolSetVersion};
 
 /// One registration of a provider.
@@ -21,6 +22,7 @@ pub(super) struct ProviderSlot {
     observed: AtomicU64,
     /// Compiled argument validators of the tools routed to this registration.
     pub(super) arguments: ArgumentValidators,
+    pub(super) outputs: OutputValidators,
 }
 
 impl ProviderSlot {
@@ -34,6 +36,7 @@ impl ProviderSlot {
             version,
             observed: AtomicU64::new(observed),
             arguments: ArgumentValidators::default(),
+            outputs: OutputValidators::default(),
         }
     }
 

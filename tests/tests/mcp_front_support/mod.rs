@@ -154,6 +154,28 @@ database = "{data}/maitool.sqlite3"
             .unwrap_or_else(|err| panic!("maitool {args:?} printed no JSON ({err})"))
     }
 
+    /// Waits (up to 60 s) until every runner is ready and every MCP server connected:
+    /// `serve` with a front answers before its sources are up.
+    pub fn wait_settled(&self) {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            let status = self.query(&["status", "--json"]);
+            let all = |key: &str, state: &str| {
+                status[key]
+                    .as_array()
+                    .is_some_and(|items| items.iter().all(|item| item["state"] == state))
+            };
+            if all("runners", "ready") && all("mcp_servers", "connected") {
+                return;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "sources not up within 60 s: {status}"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
     /// The runner's pid from `maitool status --json`.
     pub fn runner(&self, name: &str) -> Value {
         let status = self.query(&["status", "--json"]);
@@ -187,11 +209,16 @@ pub struct HttpServe {
 
 impl HttpServe {
     pub fn start(fixture: &Fixture) -> HttpServe {
+        HttpServe::start_with(fixture, &SERVE_FLAGS)
+    }
+
+    /// `serve --mcp-http 127.0.0.1:0` with `flags` instead of [`SERVE_FLAGS`].
+    pub fn start_with(fixture: &Fixture, flags: &[&str]) -> HttpServe {
         let stderr = fixture.dir.path().join("serve.stderr");
         let mut child = fixture
             .maitool()
             .args(["serve", "--mcp-http", "127.0.0.1:0"])
-            .args(SERVE_FLAGS)
+            .args(flags)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(std::fs::File::create(&stderr).expect("stderr file"))

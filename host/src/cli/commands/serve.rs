@@ -60,19 +60,26 @@ pub(super) async fn serve(cli: &Cli, args: &ServeArgs, config: LoadedConfig) -> 
     };
     // Bind before starting anything, so a busy port fails fast and starts no runner.
     let http = match args.mcp_http {
-        Some(addr) => Some(bind_http(addr).await?),
+        Some(addr) => Some(bind_http(addr, &args.mcp_allowed_origins).await?),
         None => None,
     };
-    // A live "starting: n/m runners ready" line, only when stderr is a terminal.
-    let progress = crate::cli::output::TerminalProgress::on_terminal();
-    let started = Host::start_with_progress(
-        config,
-        progress
-            .as_ref()
-            .map(|p| p as &dyn crate::metrics::StartObserver),
-    )
-    .await;
-    drop(progress);
+    let started = if args.mcp_stdio || args.mcp_http.is_some() {
+        // An MCP client is waiting for its handshake: serve at once; runners and MCP servers
+        // that come up later reach it as tools/list_changed.
+        Host::start_without_waiting(config).await
+    } else {
+        // A live "starting: n/m runners ready" line, only when stderr is a terminal.
+        let progress = crate::cli::output::TerminalProgress::on_terminal();
+        let started = Host::start_with_progress(
+            config,
+            progress
+                .as_ref()
+                .map(|p| p as &dyn crate::metrics::StartObserver),
+        )
+        .await;
+        drop(progress);
+        started
+    };
     let host = Arc::new(started.context("cannot start the host")?);
     if let Some(control) = &control {
         control.serve(host.clone());
@@ -140,14 +147,17 @@ pub(super) async fn serve(cli: &Cli, args: &ServeArgs, config: LoadedConfig) -> 
 }
 
 #[cfg(feature = "http")]
-async fn bind_http(addr: std::net::SocketAddr) -> Result<HttpListener> {
+async fn bind_http(addr: std::net::SocketAddr, origins: &[String]) -> Result<HttpListener> {
+    for origin in origins {
+        crate::front::http::OriginPattern::parse(origin)?;
+    }
     tokio::net::TcpListener::bind(addr)
         .await
         .with_context(|| format!("cannot listen on {addr} for --mcp-http"))
 }
 
 #[cfg(not(feature = "http"))]
-async fn bind_http(_addr: std::net::SocketAddr) -> Result<HttpListener> {
+async fn bind_http(_addr: std::net::SocketAddr, _origins: &[String]) -> Result<HttpListener> {
     Err(anyhow!(
         "--mcp-http needs a maitool built with the `http` feature; this one serves MCP on stdio only (--mcp-stdio)"
     ))
@@ -196,9 +206,10 @@ fn front_config(args: &ServeArgs) -> FrontConfig {
             is_group_chat,
             ..ToolExecutionContext::default()
         },
-        page_size: args.mcp_page_size as usize,
+        page_size: args.mcp_page_size.map(|size| size as usize),
         progress_interval: Some(Duration::from_millis(args.mcp_progress_interval_ms))
             .filter(|interval| !interval.is_zero()),
+        allowed_origins: args.mcp_allowed_origins.clone(),
     }
 }
 
@@ -213,7 +224,7 @@ mod tests {
         let probe = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = probe.local_addr().unwrap();
         drop(probe);
-        let err = super::bind_http(addr).await.unwrap_err();
+        let err = super::bind_http(addr, &[]).await.unwrap_err();
         assert_eq!(
             err.to_string(),
             "--mcp-http needs a maitool built with the `http` feature; this one serves MCP on stdio only (--mcp-stdio)"

@@ -67,6 +67,12 @@ pub(super) fn print_status(status: &Value) -> anyhow::Result<()> {
                 text(server, "tool_count"),
                 text(server, "last_error")
             )?;
+            for problem in items(server, "schema_errors") {
+                outln!(
+                    "    schema does not compile, arguments unchecked: {}",
+                    problem.as_str().unwrap_or_default()
+                )?;
+            }
         }
     }
     Ok(())

@@ -184,7 +184,7 @@ async fn setup(config: FrontConfig) -> Setup {
 
 fn config(page_size: usize) -> FrontConfig {
     FrontConfig {
-        page_size,
+        page_size: Some(page_size),
         ..FrontConfig::default()
     }
 }

@@ -37,6 +37,7 @@ fn server(name: &str, state: McpServerState) -> McpServerStatus {
         last_error: None,
         reconnect_count: 1,
         pid: None,
+        schema_errors: Vec::new(),
     }
 }
 
