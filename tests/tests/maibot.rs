@@ -455,3 +455,71 @@ def create_plugin():
         std::thread::sleep(Duration::from_millis(20));
     }
 }
+
+#[test]
+fn a_plugin_reloads_another_through_component_reload_plugin_without_a_restart() {
+    let Some(python) = maibot_python() else {
+        return;
+    };
+    let fixture = Fixture::new(
+        python,
+        "[runners.plugins.\"tests.reloader\"]\ncapabilities = [\"component.reload_plugin\"]\n",
+    );
+    let reloader = fixture.plugins_dir().join("reloader");
+    std::fs::create_dir_all(&reloader).unwrap();
+    let manifest =
+        std::fs::read_to_string(fixture.plugins_dir().join("legacy_action/_manifest.json"))
+            .unwrap()
+            .replace("examples.maibot_action", "tests.reloader");
+    std::fs::write(reloader.join("_manifest.json"), manifest).unwrap();
+    std::fs::write(
+        reloader.join("plugin.py"),
+        r#"
+import json
+from maibot_sdk import MaiBotPlugin, Tool
+from maibot_sdk.types import ToolParameterInfo, ToolParamType
+
+class Reloader(MaiBotPlugin):
+    async def on_load(self):
+        pass
+    async def on_unload(self):
+        pass
+    async def on_config_update(self, scope, config_data, version):
+        pass
+    @Tool("reload_plugin", description="Reloads a plugin.", core_tool=True,
+          parameters=[ToolParameterInfo(name="plugin", param_type=ToolParamType.STRING)])
+    async def handle_reload_plugin(self, plugin, **kwargs):
+        return {"content": json.dumps(await self.ctx.component.reload_plugin(plugin))}
+
+def create_plugin():
+    return Reloader()
+"#,
+    )
+    .unwrap();
+    let _serve = fixture.serve();
+    let pid = fixture.runner()["pid"].clone();
+    let (_, greeting) = fixture.call("configured_greeting", r#"{"name": "Ann"}"#);
+    assert_eq!(greeting["content"], "Hello, Ann!");
+
+    // The plugin's own file changes; a reload reads it again.
+    let config = fixture.plugins_dir().join("configured/config.toml");
+    let text = std::fs::read_to_string(&config).unwrap();
+    std::fs::write(&config, text.replace("\"Hello\"", "\"Hey\"")).unwrap();
+    let (code, reloaded) = fixture.call("reload_plugin", r#"{"plugin": "examples.maibot_config"}"#);
+    assert_eq!(code, 0, "{reloaded}");
+    let answer: Value = serde_json::from_str(reloaded["content"].as_str().unwrap()).unwrap();
+    assert_eq!(answer["success"], true, "{answer}");
+    let (_, greeting) = fixture.call("configured_greeting", r#"{"name": "Ann"}"#);
+    assert_eq!(greeting["content"], "Hey, Ann!");
+    assert_eq!(
+        fixture.runner()["pid"],
+        pid,
+        "reloaded in place, not restarted"
+    );
+
+    let (code, unknown) = fixture.call("reload_plugin", r#"{"plugin": "acme.nowhere"}"#);
+    assert_eq!(code, 0, "{unknown}");
+    let answer: Value = serde_json::from_str(unknown["content"].as_str().unwrap()).unwrap();
+    assert_eq!(answer["success"], false, "{answer}");
+    assert_eq!(answer["error"], "no runner hosts plugin acme.nowhere");
+}

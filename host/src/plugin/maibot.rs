@@ -13,7 +13,9 @@ use maitool_protocol::launch::maibot as env;
 use serde_json::Value;
 
 use maitool_protocol::rpc::RpcPeer;
-use maitool_protocol::wire::methods::{UnloadPluginsPayload, UnloadPluginsResponse, names};
+use maitool_protocol::wire::methods::{
+    ReloadPluginPayload, ReloadPluginResponse, UnloadPluginsPayload, UnloadPluginsResponse, names,
+};
 
 use super::config::{PluginSettings, ResolvedRunner, RunnerConfig, resolve_program};
 use super::config_update::update_config;
@@ -24,6 +26,8 @@ const RESERVED_FOLDERS: &[&str] = &["data", "__pycache__"];
 
 /// How long a MaiBot runner may take to unload plugins (it runs their `on_unload`).
 const UNLOAD_LIMIT: std::time::Duration = std::time::Duration::from_secs(15);
+/// How long a MaiBot runner may take to reload a plugin (unload, import, load, register).
+const RELOAD_LIMIT: std::time::Duration = std::time::Duration::from_secs(30);
 
 /// Why the host tells the runner not to load a plugin the operator disabled.
 pub(crate) const DISABLED_REASON: &str = "disabled by the operator (enabled = false)";
@@ -254,6 +258,21 @@ pub(crate) async fn unload_plugins(
         reason: DISABLED_REASON.to_owned(),
     };
     peer.call::<_, UnloadPluginsResponse>(names::UNLOAD_BATCH, "", &request, UNLOAD_LIMIT)
+        .await
+        .map_err(|err| err.to_string())
+}
+
+/// Asks a MaiBot runner to reload one plugin in place.
+pub(crate) async fn reload_plugin(
+    peer: &RpcPeer,
+    plugin_id: &str,
+) -> Result<ReloadPluginResponse, String> {
+    let request = ReloadPluginPayload {
+        plugin_id: plugin_id.to_owned(),
+        reason: "reload requested through component.reload_plugin".to_owned(),
+        external_available_plugins: BTreeMap::new(),
+    };
+    peer.call::<_, ReloadPluginResponse>(names::RELOAD, plugin_id, &request, RELOAD_LIMIT)
         .await
         .map_err(|err| err.to_string())
 }

@@ -696,6 +696,74 @@ impl PluginRuntime {
         report
     }
 
+    /// Reloads one plugin. A MaiBot runner reloads it in place (`plugin.reload`: the runner
+    /// unregisters it, imports its folder again and registers it anew); any other runner is
+    /// restarted in the background, since a maitool runner loads its plugins once at start
+    /// (the call returns before the restart, so a plugin may reload itself). Returns what
+    /// happened, for the caller.
+    pub async fn reload_plugin(self: &Arc<Self>, plugin_id: &str) -> Result<String, String> {
+        let owner = self.shared.owner_of(plugin_id);
+        let runner = self
+            .runners
+            .lock()
+            .iter()
+            .find(|slot| {
+                owner.as_deref() == Some(slot.shared.name.as_str())
+                    || slot.shared.settings().contains_key(plugin_id)
+            })
+            .map(|slot| slot.shared.clone());
+        let runner = runner.ok_or_else(|| format!("no runner hosts plugin {plugin_id}"))?;
+        if runner.launch.maibot.is_none() {
+            let this = self.clone();
+            let name = runner.name.clone();
+            tokio::spawn(async move {
+                if let Err(err) = this.restart_runner(&name).await {
+                    tracing::warn!(runner = %name, "restart for a plugin reload failed: {err}");
+                }
+            });
+            return Ok(format!("runner {} is restarting", runner.name));
+        }
+        let peer = runner
+            .peer()
+            .ok_or_else(|| format!("runner {} is not connected", runner.name))?;
+        let answer = super::maibot::reload_plugin(&peer, plugin_id).await?;
+        if answer.success && answer.reloaded_plugins.iter().any(|p| p == plugin_id) {
+            Ok(format!("reloaded by runner {}", runner.name))
+        } else {
+            Err(answer
+                .failed_plugins
+                .get(plugin_id)
+                .cloned()
+                .unwrap_or_else(|| format!("runner {} did not reload it", runner.name)))
+        }
+    }
+
+    /// Stops runner `name` gracefully and starts it again with its current settings.
+    pub async fn restart_runner(&self, name: &str) -> Result<(), String> {
+        let _guard = self.changes.lock().await;
+        let (position, slot) = {
+            let mut runners = self.runners.lock();
+            let position = runners
+                .iter()
+                .position(|slot| slot.shared.name == name)
+                .ok_or_else(|| format!("no runner {name}"))?;
+            (position, runners.remove(position))
+        };
+        let launch = ResolvedRunner {
+            plugins: slot.shared.settings(),
+            ..slot.shared.launch.clone()
+        };
+        slot.stop().await;
+        let restarted = RunnerSlot::start(&self.shared, launch);
+        let mut runners = self.runners.lock();
+        let position = position.min(runners.len());
+        runners.insert(position, restarted);
+        drop(runners);
+        self.shared.version.bump();
+        tracing::info!(runner = %name, "runner restarted on request");
+        Ok(())
+    }
+
     /// Asks a MaiBot runner to unload `plugins` (`plugin.unload_batch`); it withdraws each
     /// through `plugin.unregister`. Returns the plugins that stayed loaded.
     async fn unload(

@@ -50,6 +50,9 @@ pub mod names {
     /// Host → runner, request (MaiBot runners): unload some plugins without stopping the
     /// runner; each unloaded plugin is withdrawn with [`UNREGISTER`].
     pub const UNLOAD_BATCH: &str = "plugin.unload_batch";
+    /// Host → runner, request (MaiBot runners): unload one plugin and load it again from its
+    /// folder, without stopping the runner.
+    pub const RELOAD: &str = "plugin.reload";
 }
 
 /// `runner.hello` request: the runner introduces itself.
@@ -229,6 +232,36 @@ pub struct UnloadPluginsResponse {
     /// The plugins unloaded (dependents included).
     pub unloaded_plugins: Vec<String>,
     /// Why each plugin that could not be unloaded could not.
+    pub failed_plugins: BTreeMap<String, String>,
+}
+
+/// `plugin.reload` request. MaiBot's `ReloadPluginPayload`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(default)]
+pub struct ReloadPluginPayload {
+    /// The plugin.
+    pub plugin_id: String,
+    /// Why.
+    pub reason: String,
+    /// Dependencies satisfied outside the runner, `{plugin_id: version}`.
+    pub external_available_plugins: BTreeMap<String, String>,
+}
+
+/// Answer to `plugin.reload`. MaiBot's `ReloadPluginResultPayload`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(default)]
+pub struct ReloadPluginResponse {
+    /// Whether the plugin was reloaded.
+    pub success: bool,
+    /// The plugin asked for.
+    pub requested_plugin_id: String,
+    /// The plugins reloaded (dependents included).
+    pub reloaded_plugins: Vec<String>,
+    /// The plugins unloaded on the way.
+    pub unloaded_plugins: Vec<String>,
+    /// The plugins left inactive (disabled by their own configuration).
+    pub inactive_plugins: Vec<String>,
+    /// Why each plugin that failed to reload failed.
     pub failed_plugins: BTreeMap<String, String>,
 }
 

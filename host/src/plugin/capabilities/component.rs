@@ -13,6 +13,29 @@ use super::args::Args;
 use crate::plugin::{PluginLoadState, PluginStatus};
 
 impl CapabilityService {
+    /// `component.reload_plugin {plugin_name}`: reloads a plugin (see
+    /// [`PluginRuntime::reload_plugin`](crate::plugin::PluginRuntime::reload_plugin)).
+    /// Answers MaiBot's `{success}`, or `{success: false, error}` when the reload failed.
+    pub(super) async fn reload_plugin(
+        &self,
+        plugin_id: &str,
+        args: Args<'_>,
+    ) -> Result<Value, RpcError> {
+        let runtime = self
+            .runtime
+            .get()
+            .and_then(std::sync::Weak::upgrade)
+            .ok_or_else(|| args.failed("this host has no plugin runtime attached"))?;
+        let name = args.required_str("plugin_name")?;
+        match runtime.reload_plugin(&name).await {
+            Ok(outcome) => {
+                tracing::info!(plugin_id, target = %name, "plugin reload requested by a plugin: {outcome}");
+                Ok(json!({ "success": true, "outcome": outcome }))
+            }
+            Err(error) => Ok(json!({ "success": false, "error": error })),
+        }
+    }
+
     pub(super) fn component(&self, plugin_id: &str, args: Args<'_>) -> Result<Value, RpcError> {
         let runtime = self
             .runtime

@@ -88,6 +88,7 @@ pub const CAPABILITIES: &[&str] = &[
     "component.list_loaded_plugins",
     "component.list_registered_plugins",
     "component.enable",
+    "component.reload_plugin",
     "component.disable",
     "llm.generate",
     "llm.generate_with_tools",
@@ -253,6 +254,9 @@ impl CapabilityService {
             "emoji" => self.emoji(plugin_id, args).await,
             "chat" => self.chat(args).await,
             "knowledge" => self.knowledge(args).await,
+            "component" if capability == "component.reload_plugin" => {
+                self.reload_plugin(plugin_id, args).await
+            }
             "component" => self.component(plugin_id, args),
             "llm" => self.llm(args).await,
             _ => unreachable!("every served capability's family is routed"),

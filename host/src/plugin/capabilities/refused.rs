@@ -48,10 +48,6 @@ const SINGLE: &[(&str, &str)] = &[
         "plugins are loaded from maitool.toml: add the runner and run `maitool reload`",
     ),
     (
-        "component.reload_plugin",
-        "a runner restarts when its entry in maitool.toml changes and `maitool reload` runs",
-    ),
-    (
         "component.unload_plugin",
         "plugins are unloaded through maitool.toml: remove the runner and run `maitool reload`",
     ),

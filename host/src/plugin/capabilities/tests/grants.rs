@@ -42,7 +42,6 @@ async fn what_maitool_does_not_serve_is_refused_with_a_code_maibot_knows() {
         "chat.open_session",
         "chat.get_avatar",
         "llm.transcribe_audio",
-        "component.reload_plugin",
         "component.load_plugin",
     ] {
         let err = refused(&service, capability, json!({})).await;
