@@ -10,18 +10,24 @@ mod maibot_support;
 use maibot_support::{Fixture, maibot_python};
 use serde_json::{Value, json};
 
-/// `[bot]`, the demo world as seed, and the capability plugin's grants.
+/// The capability plugin's grants and configuration, `[bot]`, and the demo world as seed.
 fn extra() -> String {
     let seed = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/seed");
     format!(
         "[runners.plugins.\"examples.maibot_caps\"]\n\
-         capabilities = [\"send.text\", \"message.*\", \"config.get\", \"chat.*\", \"person.*\", \
-         \"emoji.*\", \"knowledge.search\"]\n\n\
+         capabilities = [\"send.*\", \"message.*\", \"config.*\", \"tool.get_definitions\", \
+         \"chat.*\", \"person.*\", \"emoji.*\", \"knowledge.search\"]\n\
+         config = {{ greeting = {{ text = \"hi\" }} }}\n\n\
          [bot]\nnickname = \"Mai\"\n\n\
          [builtin.seed]\nmessages = \"{0}/messages.json\"\nmemories = \"{0}/memories.jsonl\"\n\
          profiles = \"{0}/profiles.json\"\nemoji_dir = \"{0}/emoji\"\n",
         seed.display()
     )
+}
+
+/// Only `grants` for the capability plugin.
+fn granted(grants: &str) -> String {
+    format!("[runners.plugins.\"examples.maibot_caps\"]\ncapabilities = [{grants}]\n")
 }
 
 fn report(fixture: &Fixture, tool: &str, args: &str) -> Value {
@@ -34,8 +40,19 @@ fn report(fixture: &Fixture, tool: &str, args: &str) -> Value {
         .unwrap_or_else(|e| panic!("{tool} reported no JSON ({e}): {content}"))
 }
 
+/// The names `maitool tools` lists.
+fn listed_tools(fixture: &Fixture) -> Vec<String> {
+    fixture
+        .json(&["tools", "--json"])
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_owned())
+        .collect()
+}
+
 #[test]
-fn a_maibot_plugin_sends_and_reads_history_through_the_sdk() {
+fn a_maibot_plugin_sends_every_kind_and_reads_history_through_the_sdk() {
     let Some(python) = maibot_python() else {
         return;
     };
@@ -58,6 +75,58 @@ fn a_maibot_plugin_sends_and_reads_history_through_the_sdk() {
     );
     assert_eq!(got["count"], 2, "{got}");
     assert_eq!(got["nickname"], "Mai", "{got}");
+
+    // send.image, .emoji, .hybrid, .forward, .command, .custom: each stored in the stream's
+    // history as MaiBot would show it, images byte for byte. Into `st1`, the chat
+    // `Fixture::call` calls from, where the built-in view_forward_message looks.
+    let got = report(&fixture, "caps_send_kinds", r#"{"stream_id": "st1"}"#);
+    let kinds = &got["kinds"];
+    for (kind, text, segments, images) in [
+        ("image", "", json!(["image"]), json!([true])),
+        ("emoji", "", json!(["image"]), json!([true])),
+        (
+            "hybrid",
+            "look: [图片]",
+            json!(["text", "image"]),
+            json!([true]),
+        ),
+        ("forward", "[转发消息]", json!(["text"]), json!([])),
+        ("command", "/roll d20", json!(["text"]), json!([])),
+        (
+            "custom",
+            r#"[dice] {"faces":20}"#,
+            json!(["text"]),
+            json!([]),
+        ),
+    ] {
+        let message = &kinds[kind];
+        assert_eq!(message["sent"], true, "{kind}: {got}");
+        assert_eq!(message["text"], text, "{kind}: {got}");
+        assert_eq!(message["segments"], segments, "{kind}: {got}");
+        assert_eq!(message["images_intact"], images, "{kind}: {got}");
+        assert_eq!(message["sender"], "examples.maibot_caps", "{kind}: {got}");
+    }
+    assert_eq!(got["plain"], true, "{got}");
+    let sent: Vec<&Value> = ["image", "emoji", "hybrid", "forward", "command", "custom"]
+        .iter()
+        .map(|kind| &kinds[kind]["message_id"])
+        .collect();
+    let recent: Vec<&Value> = got["recent_ids"].as_array().unwrap().iter().collect();
+    assert_eq!(recent.len(), 7, "{got}");
+    assert_eq!(recent[..6], sent[..], "{got}");
+    assert_eq!(got["recent_texts"][6], "[note] plain", "{got}");
+    // The forward holds its node: the built-in tool opens it.
+    let forward_id = kinds["forward"]["message_id"].as_str().unwrap();
+    let (code, opened) = fixture.call(
+        "view_forward_message",
+        &json!({ "msg_id": forward_id }).to_string(),
+    );
+    assert_eq!(code, 0, "{opened}");
+    let opened = opened.to_string();
+    assert!(
+        opened.contains("Bob") && opened.contains("quoted"),
+        "{opened}"
+    );
 }
 
 #[test]
@@ -80,9 +149,9 @@ fn a_maibot_plugin_reads_the_seeded_world_and_a_refusal_reaches_it() {
         "{got}"
     );
     assert_eq!(got["emoji_count"], 3, "{got}");
-    let emotions = got["emotions"].as_array().unwrap();
-    assert!(
-        emotions.contains(&json!("angry")) && emotions.contains(&json!("annoyed")),
+    assert_eq!(
+        got["emotions"],
+        json!(["angry", "annoyed", "cry", "happy", "sad", "smile"]),
         "{got}"
     );
     let knowledge = got["knowledge"].as_str().unwrap();
@@ -96,6 +165,212 @@ fn a_maibot_plugin_reads_the_seeded_world_and_a_refusal_reaches_it() {
         refused.contains("database.query is not provided by maitool"),
         "{got}"
     );
+
+    history_people_and_streams(&fixture);
+    the_emoji_library(&fixture);
+    config_and_tool_definitions(&fixture);
+}
+
+/// message.get_by_time(_in_chat), person.get_id and the chat.* listings over the seed.
+fn history_people_and_streams(fixture: &Fixture) {
+    let got = report(fixture, "caps_history", "{}");
+    assert_eq!(
+        got["everything"],
+        json!(["m-1001", "m-1002", "m-1003", "m-2001"]),
+        "{got}"
+    );
+    assert_eq!(got["latest_two"], json!(["m-1003", "m-2001"]), "{got}");
+    assert_eq!(got["earliest_two"], json!(["m-1001", "m-1002"]), "{got}");
+    assert_eq!(got["in_group"], json!(["m-1002", "m-1003"]), "{got}");
+    assert_eq!(
+        got["in_group_texts"],
+        json!([
+            "Sure! I'll bring the dice.",
+            "@bot can you roll a d20 for who goes first?"
+        ]),
+        "{got}"
+    );
+    assert_eq!(got["in_group_senders"], json!(["Bob", "Alice"]), "{got}");
+    assert_eq!(got["bob"], "p-bob", "{got}");
+    assert_eq!(got["stranger"], Value::Null, "{got}");
+    assert_eq!(
+        got["groups"],
+        json!([["demo-group", "10001", "Demo group"]]),
+        "{got}"
+    );
+    assert_eq!(
+        got["private"],
+        json!([["demo-private", "u-carol", "Carol"]]),
+        "{got}"
+    );
+    assert_eq!(got["carol"], "demo-private", "{got}");
+    assert_eq!(got["nobody"], Value::Null, "{got}");
+}
+
+/// Every emoji.* capability: the seeded library of three, and one registered then deleted.
+fn the_emoji_library(fixture: &Fixture) {
+    let got = report(fixture, "caps_emoji_library", "{}");
+    let library = json!([
+        ["a red face fuming with anger", "angry"],
+        ["happy smile", "happy"],
+        ["sad cry", "sad"]
+    ]);
+    assert_eq!(got["library"], library, "{got}");
+    let picked = got["picked"].as_array().unwrap();
+    assert_eq!(picked.len(), 2, "{got}");
+    assert_ne!(picked[0], picked[1], "{got}");
+    for description in picked {
+        assert!(
+            library
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|e| e[0] == *description),
+            "{got}"
+        );
+    }
+    assert_eq!(got["found"], "a red face fuming with anger", "{got}");
+    assert_eq!(
+        got["info"],
+        json!({"current_count": 3, "max_count": null, "available_emojis": 3}),
+        "{got}"
+    );
+    assert_eq!(got["registered"], true, "{got}");
+    assert_eq!(got["hash_is_sha256"], true, "{got}");
+    assert_eq!(got["after_register"], 4, "{got}");
+    // Registered without a description or tags: MaiBot's untagged emotion.
+    assert_eq!(got["registered_listed"], json!([["", "随机表情"]]), "{got}");
+    assert_eq!(got["again"], "already registered", "{got}");
+    assert_eq!(got["deleted"], true, "{got}");
+    assert_eq!(got["after_delete"], 3, "{got}");
+    assert_eq!(got["missing"], false, "{got}");
+}
+
+/// config.get_plugin and config.get_all read the operator's `config` for this plugin only;
+/// tool.get_definitions lists the registry: built-in, this and other plugins' tools.
+fn config_and_tool_definitions(fixture: &Fixture) {
+    let got = report(fixture, "caps_config_and_tools", "{}");
+    assert_eq!(got["own"], json!({"greeting": {"text": "hi"}}), "{got}");
+    assert_eq!(got["all"], json!({"greeting": {"text": "hi"}}), "{got}");
+    let other = got["other"].as_str().unwrap();
+    assert!(
+        other.contains("E_CAPABILITY_DENIED")
+            && other.contains("may read only its own configuration"),
+        "{got}"
+    );
+    let tools: Vec<&str> = got["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t.as_str().unwrap())
+        .collect();
+    for expected in [
+        "caps_config_and_tools",
+        "caps_world",
+        "echo_text",
+        "query_memory",
+    ] {
+        assert!(tools.contains(&expected), "{expected} not in {tools:?}");
+    }
+    assert_eq!(
+        got["own_description"],
+        "Reads this plugin's own configuration, tries another plugin's, and lists the host's tools.",
+        "{got}"
+    );
+    assert_eq!(
+        tools.len(),
+        listed_tools(fixture).len(),
+        "tool.get_definitions and `maitool tools` differ: {tools:?}"
+    );
+}
+
+#[test]
+fn a_maibot_plugin_granted_component_lists_plugins_and_switches_a_component() {
+    let Some(python) = maibot_python() else {
+        return;
+    };
+    let fixture = Fixture::new(python, &granted("\"component.*\""));
+    let _serve = fixture.serve();
+    let got = report(&fixture, "caps_plugins", "{}");
+    let plugins = [
+        "examples.maibot_action",
+        "examples.maibot_caps",
+        "examples.maibot_config",
+        "examples.maibot_typed",
+    ];
+    assert_eq!(got["loaded"], json!(plugins), "{got}");
+    assert_eq!(got["registered"], json!(plugins), "{got}");
+    let typed = &got["plugins"]["examples.maibot_typed"];
+    assert_eq!(typed["version"], "1.0.0", "{got}");
+    let components = typed["components"].as_array().unwrap();
+    assert!(components.contains(&json!("TOOL:echo_text")), "{got}");
+    assert!(
+        got["plugins"]["examples.maibot_caps"]["components"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("TOOL:caps_switch")),
+        "{got}"
+    );
+    assert_eq!(
+        got["info"],
+        json!({"name": "examples.maibot_typed", "version": "1.0.0", "enabled": true}),
+        "{got}"
+    );
+    let unknown = got["unknown"].as_str().unwrap();
+    assert!(
+        unknown.contains("E_PLUGIN_NOT_FOUND") && unknown.contains("nobody.here"),
+        "{got}"
+    );
+
+    // Another plugin's tool switched off globally leaves `maitool tools`, and comes back.
+    assert!(listed_tools(&fixture).contains(&"echo_text".to_owned()));
+    let off = report(
+        &fixture,
+        "caps_switch",
+        r#"{"name": "echo_text", "component_type": "tool", "enabled": false}"#,
+    );
+    assert_eq!(off["switched"]["success"], true, "{off}");
+    assert_eq!(off["enabled_now"], json!([false]), "{off}");
+    let tools = listed_tools(&fixture);
+    assert!(!tools.contains(&"echo_text".to_owned()), "{tools:?}");
+    assert!(tools.contains(&"quote_order".to_owned()), "{tools:?}");
+    let (code, gone) = fixture.call("echo_text", r#"{"text": "x"}"#);
+    assert_ne!(code, 0, "{gone}");
+    let on = report(
+        &fixture,
+        "caps_switch",
+        r#"{"name": "echo_text", "component_type": "tool", "enabled": true}"#,
+    );
+    assert_eq!(on["switched"]["success"], true, "{on}");
+    assert_eq!(on["enabled_now"], json!([true]), "{on}");
+    assert!(listed_tools(&fixture).contains(&"echo_text".to_owned()));
+}
+
+#[test]
+fn a_capability_not_granted_is_refused_by_name_and_star_excludes_component() {
+    let Some(python) = maibot_python() else {
+        return;
+    };
+    // `*` grants every family but the privileged component.*.
+    let fixture = Fixture::new(python, &granted("\"*\""));
+    let _serve = fixture.serve();
+    let (code, result) = fixture.call("caps_plugins", "{}");
+    assert_eq!(code, 1, "{result}");
+    let message = result["error_message"].as_str().unwrap();
+    assert!(
+        message.contains("E_CAPABILITY_DENIED")
+            && message.contains(
+                "plugin examples.maibot_caps is not granted capability component.get_all_plugins"
+            ),
+        "{message}"
+    );
+    // The rest of `*` is granted.
+    let got = report(
+        &fixture,
+        "caps_send_and_read",
+        r#"{"stream_id": "st-star", "text": "star"}"#,
+    );
+    assert_eq!(got["recent_texts"], json!(["star", "star!"]), "{got}");
 }
 
 /// A local OpenAI-compatible endpoint: checks each request's shape and the bearer key (the

@@ -1,12 +1,55 @@
 """A MaiBot plugin that calls the host's capabilities through maibot_sdk, as any MaiBot plugin
 does, and reports what came back as JSON, so a test can check what the SDK handed the plugin.
+
+One tool per group of capabilities; each is prefixed `caps_`:
+
+- `caps_send_and_read`: send.text and the message.* readers over what it sent;
+- `caps_send_kinds`: send.image, .emoji, .hybrid, .forward, .command and .custom, each read
+  back by message.get_by_id (with its image data) and message.get_recent;
+- `caps_world`: chat, person, emoji and knowledge reads over the seeded world, and a refusal;
+- `caps_history`: message.get_by_time(_in_chat), person.get_id, and the chat.* listings;
+- `caps_emoji_library`: every emoji.* capability, registering and deleting an emoji;
+- `caps_config_and_tools`: config.get_plugin, config.get_all and tool.get_definitions;
+- `caps_plugins` and `caps_switch`: the privileged component.* capabilities;
+- `caps_llm`: llm.*.
 """
 
+import base64
+import hashlib
 import json
+import struct
+import zlib
 from typing import Any
 
 from maibot_sdk import MaiBotPlugin, Tool
 from maibot_sdk.types import ToolParameterInfo, ToolParamType
+
+
+def tiny_png(red: int, green: int, blue: int) -> str:
+    """A valid 1x1 PNG of one colour, base64-encoded: each colour is a distinct image (hash)."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        body = kind + data
+        return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
+
+    header = struct.pack(">IIBBBBB", 1, 1, 8, 2, 0, 0, 0)  # 1x1, 8-bit RGB
+    pixels = zlib.compress(bytes([0, red, green, blue]))  # filter byte, then the pixel
+    png = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", pixels) + chunk(b"IEND", b"")
+    return base64.b64encode(png).decode("ascii")
+
+
+def report(value: dict[str, Any]) -> dict[str, Any]:
+    """A tool result whose content is the report as JSON."""
+    return {"content": json.dumps(value, ensure_ascii=False)}
+
+
+async def refusal(call: Any) -> str:
+    """What the runner raised for a call the host refused (its code and message)."""
+    try:
+        await call
+    except Exception as error:  # the runner raises "[E_CODE] message"
+        return str(error)
+    return "not refused"
 
 
 class CapabilitiesPlugin(MaiBotPlugin):
@@ -73,6 +116,197 @@ class CapabilitiesPlugin(MaiBotPlugin):
             "refused": refused,
         }
         return {"content": json.dumps(report, ensure_ascii=False)}
+
+    @Tool(
+        "caps_send_kinds",
+        description="Sends an image, an emoji, a hybrid, a forward, a command and a custom message "
+        "to a stream, and reads each back by id and the stream's recent history.",
+        parameters=[ToolParameterInfo(name="stream_id", param_type=ToolParamType.STRING, description="Stream")],
+    )
+    async def handle_send_kinds(self, stream_id: str, **kwargs: Any) -> dict[str, Any]:
+        image = tiny_png(255, 0, 0)
+        emoji = tiny_png(0, 255, 0)
+        send = self.ctx.send
+        sent = {
+            "image": await send.image(image, stream_id, return_details=True),
+            "emoji": await send.emoji(emoji, stream_id, return_details=True),
+            "hybrid": await send.hybrid(
+                [{"type": "text", "content": "look: "}, {"type": "image", "content": image}],
+                stream_id,
+                return_details=True,
+            ),
+            "forward": await send.forward(
+                [{"user_id": "u-bob", "nickname": "Bob", "segments": [{"type": "text", "content": "quoted"}]}],
+                stream_id,
+                return_details=True,
+            ),
+            "command": await send.command("/roll d20", stream_id, return_details=True),
+            "custom": await send.custom("dice", {"faces": 20}, stream_id, return_details=True),
+        }
+        # Without return_details the SDK hands back only whether it was sent.
+        plain = await send.custom("note", "plain", stream_id)
+        read_back = {}
+        for kind, details in sent.items():
+            message = await self.ctx.message.get_by_id(
+                details["message_id"], stream_id=stream_id, include_binary_data=True
+            )
+            images = [s["binary_data_base64"] for s in message["raw_message"] if s["type"] == "image"]
+            read_back[kind] = {
+                "sent": details["sent"],
+                "message_id": details["message_id"],
+                "text": message["processed_plain_text"],
+                "segments": [s["type"] for s in message["raw_message"]],
+                "images_intact": [data == (emoji if kind == "emoji" else image) for data in images],
+                "sender": message["message_info"]["user_info"]["user_nickname"],
+            }
+        recent = await self.ctx.message.get_recent(stream_id, limit=10)
+        return report(
+            {
+                "kinds": read_back,
+                "plain": plain,
+                "recent_ids": [m["message_id"] for m in recent],
+                "recent_texts": [m["processed_plain_text"] for m in recent],
+            }
+        )
+
+    @Tool(
+        "caps_history",
+        description="Reads the seeded history by time, a person by account, and the chat streams by kind.",
+        parameters=[],
+    )
+    async def handle_history(self, **kwargs: Any) -> dict[str, Any]:
+        def ids(messages: list[dict[str, Any]]) -> list[str]:
+            return [m["message_id"] for m in messages]
+
+        message, chat = self.ctx.message, self.ctx.chat
+        everything = await message.get_by_time("0", "1764666000")
+        latest_two = await message.get_by_time("0", "1764666000", limit=2)
+        earliest_two = await message.get_by_time("0", "1764666000", limit=2, limit_mode="earliest")
+        in_group = await message.get_by_time_in_chat("demo-group", "1764662460", "1764662520")
+        groups = await chat.get_group_streams()
+        private = await chat.get_private_streams()
+        carol = await chat.get_stream_by_user_id("u-carol")
+        nobody = await chat.get_stream_by_user_id("10001")  # a group id, not a user's
+        return report(
+            {
+                "everything": ids(everything),
+                "latest_two": ids(latest_two),
+                "earliest_two": ids(earliest_two),
+                "in_group": ids(in_group),
+                "in_group_texts": [m["processed_plain_text"] for m in in_group],
+                "in_group_senders": [m["message_info"]["user_info"]["user_nickname"] for m in in_group],
+                "bob": await self.ctx.person.get_id("qq", "u-bob"),
+                "stranger": await self.ctx.person.get_id("qq", "u-nobody"),
+                "groups": [(s["stream_id"], s["group_id"], s["group_name"]) for s in groups],
+                "private": [(s["stream_id"], s["user_id"], s["user_nickname"]) for s in private],
+                "carol": carol["stream_id"] if carol else None,
+                "nobody": nobody,
+            }
+        )
+
+    @Tool(
+        "caps_emoji_library",
+        description="Lists and searches the emoji library, registers an emoji and deletes it again.",
+        parameters=[],
+    )
+    async def handle_emoji_library(self, **kwargs: Any) -> dict[str, Any]:
+        emoji = self.ctx.emoji
+        library = await emoji.get_all()
+        picked = await emoji.get_random(2)
+        found = await emoji.get_by_description("angry")
+        info = await emoji.get_info()
+        png = tiny_png(0, 0, 255)
+        registered = await emoji.register_emoji(png)
+        after_register = await emoji.get_count()
+        listed_after = await emoji.get_all()
+        again = await emoji.register_emoji(png)
+        deleted = await emoji.delete_emoji(registered["hash"])
+        after_delete = await emoji.get_count()
+        missing = await emoji.delete_emoji(registered["hash"])
+        return report(
+            {
+                "library": [(e["description"], e["emotion"]) for e in library],
+                "picked": [e["description"] for e in picked],
+                "found": found["description"] if found else None,
+                "info": info,
+                "registered": registered["success"],
+                "hash_is_sha256": registered["hash"] == hashlib.sha256(base64.b64decode(png)).hexdigest(),
+                "after_register": after_register,
+                "registered_listed": [
+                    (e["description"], e["emotion"]) for e in listed_after if e["base64"] == png
+                ],
+                "again": again["message"],
+                "deleted": deleted["success"],
+                "after_delete": after_delete,
+                "missing": missing["success"],
+            }
+        )
+
+    @Tool(
+        "caps_config_and_tools",
+        description="Reads this plugin's own configuration, tries another plugin's, and lists the host's tools.",
+        parameters=[],
+    )
+    async def handle_config_and_tools(self, **kwargs: Any) -> dict[str, Any]:
+        definitions = await self.ctx.tool.get_definitions()
+        mine = [d for d in definitions if d["name"] == "caps_config_and_tools"]
+        return report(
+            {
+                "own": await self.ctx.config.get_plugin(),
+                "all": await self.ctx.config.get_all(),
+                "other": await refusal(self.ctx.config.get_plugin("examples.maibot_typed")),
+                "tools": sorted(d["name"] for d in definitions),
+                "own_description": mine[0]["definition"]["description"] if mine else None,
+            }
+        )
+
+    @Tool(
+        "caps_plugins",
+        description="Lists the host's plugins and their components (privileged: component.*).",
+        parameters=[],
+    )
+    async def handle_plugins(self, **kwargs: Any) -> dict[str, Any]:
+        component = self.ctx.component
+        everything = await component.get_all_plugins()
+        info = await component.get_plugin_info("examples.maibot_typed")
+        return report(
+            {
+                "plugins": {
+                    plugin_id: {
+                        "version": plugin["version"],
+                        "components": sorted(f"{c['type']}:{c['name']}" for c in plugin["components"]),
+                    }
+                    for plugin_id, plugin in everything.items()
+                },
+                "info": {key: info[key] for key in ("name", "version", "enabled")},
+                "unknown": await refusal(component.get_plugin_info("nobody.here")),
+                "loaded": sorted(await component.list_loaded_plugins()),
+                "registered": sorted(await component.list_registered_plugins()),
+            }
+        )
+
+    @Tool(
+        "caps_switch",
+        description="Enables or disables a component globally (privileged: component.*).",
+        parameters=[
+            ToolParameterInfo(name="name", param_type=ToolParamType.STRING, description="Component name"),
+            ToolParameterInfo(name="component_type", param_type=ToolParamType.STRING, description="tool, action, …"),
+            ToolParameterInfo(name="enabled", param_type=ToolParamType.BOOLEAN, description="On or off"),
+        ],
+    )
+    async def handle_switch(self, name: str, component_type: str, enabled: bool, **kwargs: Any) -> dict[str, Any]:
+        component = self.ctx.component
+        if enabled:
+            switched = await component.enable_component(name, component_type)
+        else:
+            switched = await component.disable_component(name, component_type)
+        states = [
+            c["enabled"]
+            for plugin in (await component.get_all_plugins()).values()
+            for c in plugin["components"]
+            if c["name"] == name
+        ]
+        return report({"switched": switched, "enabled_now": states})
 
     @Tool(
         "caps_llm",
