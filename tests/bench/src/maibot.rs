@@ -16,8 +16,12 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
-use maitool_host::plugin::{PluginSettings, RunnerConfig, RunnerKind, RuntimeConfig};
-use maitool_host::{Host, HostConfig};
+use std::sync::Arc;
+
+use maitool_host::plugin::{
+    PluginRuntime, PluginSettings, RunnerConfig, RunnerKind, RunnerState, RuntimeConfig,
+};
+use maitool_host::{Host, HostConfig, ToolRegistry};
 use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
 
@@ -25,7 +29,6 @@ use crate::host::{self, BenchHost, host_config};
 use crate::plan::Plan;
 use crate::procs::CpuMeter;
 use crate::report::{Report, Target};
-use crate::restart::probe;
 use crate::stats::{Latency, median, micros, millis};
 
 const SECTION: &str = "7 maibot";
@@ -226,6 +229,7 @@ async fn restarts(
     let registry = bench.registry().clone();
     let mut times = Vec::with_capacity(plan.maibot_starts);
     let (mut python_starts, mut overheads) = (Vec::new(), Vec::new());
+    let (mut host_parts, mut runner_parts) = (Vec::new(), Vec::new());
     let (mut refused, mut crashed) = (0usize, 0usize);
     let mut other = BTreeMap::<String, usize>::new();
     for _ in 0..plan.maibot_starts {
@@ -235,9 +239,16 @@ async fn restarts(
         let pid = bench.runner()?.pid.context("the runner has no pid")?;
         kill(Pid::from_raw(pid as i32), Signal::SIGKILL).context("cannot kill the runner")?;
         let killed = Instant::now();
-        let (elapsed, failures) = probe(registry.clone(), killed, PROBE_STEP).await?;
+        let restart = probe(registry.clone(), bench.host.plugins.clone(), pid, killed).await?;
+        let (elapsed, failures) = (restart.callable, restart.failures);
         times.push(millis(elapsed));
         overheads.push(millis(elapsed) - python_ms);
+        // A state seen only with the answer (between the probe's look and its call) counts
+        // as seen with it.
+        let ready = restart.ready.unwrap_or(elapsed);
+        let spawned = restart.spawned.unwrap_or(ready);
+        host_parts.push(millis(spawned) + millis(elapsed.saturating_sub(ready)));
+        runner_parts.push(millis(ready.saturating_sub(spawned)));
         // Until the host sees the runner gone (its first refusal), a call may still go to the
         // killed runner's connection and fail with it: routed before the death was known, not
         // before the new runner was ready.
@@ -292,6 +303,20 @@ async fn restarts(
     );
     report.add(
         SECTION,
+        "maibot_runner_restart_host_ms",
+        "kill to new process spawned + ready to callable, median",
+        median(&host_parts),
+        "ms",
+    );
+    report.add(
+        SECTION,
+        "maibot_runner_restart_spawn_to_ready_ms",
+        "new process spawned to ready (the runner's start-up), median",
+        median(&runner_parts),
+        "ms",
+    );
+    report.add(
+        SECTION,
         "maibot_runner_restart_refused_calls",
         &format!("probes refused while restarting (every {PROBE_STEP:?})"),
         refused as f64,
@@ -317,6 +342,60 @@ async fn restarts(
         report.note("maibot_restart_failures", serde_json::to_value(&other)?);
     }
     Ok(())
+}
+
+/// What one restart took, from the kill.
+struct Restart {
+    /// Until the runner's new process was seen (its pid in the runner's status).
+    spawned: Option<Duration>,
+    /// Until the new process was seen ready.
+    ready: Option<Duration>,
+    /// Until `echo` answered.
+    callable: Duration,
+    /// The error message of each failed call, in order.
+    failures: Vec<String>,
+}
+
+/// Calls `echo` every [`PROBE_STEP`] until it answers, as the restart section's probe does,
+/// and looks at the runner's status before each call: when the process replacing `killed_pid`
+/// was spawned, and when it was ready.
+async fn probe(
+    registry: Arc<ToolRegistry>,
+    plugins: Arc<PluginRuntime>,
+    killed_pid: u32,
+    since: Instant,
+) -> Result<Restart> {
+    let runtime = tokio::runtime::Handle::current();
+    tokio::task::spawn_blocking(move || {
+        let (mut spawned, mut ready, mut failures) = (None, None, Vec::new());
+        loop {
+            if let Some(status) = plugins.status().into_iter().next()
+                && status.pid.is_some_and(|pid| pid != killed_pid)
+            {
+                spawned.get_or_insert_with(|| since.elapsed());
+                if status.state == RunnerState::Ready {
+                    ready.get_or_insert_with(|| since.elapsed());
+                }
+            }
+            match runtime.block_on(host::try_call(&registry, "echo")) {
+                Ok(()) => {
+                    return Ok(Restart {
+                        spawned,
+                        ready,
+                        callable: since.elapsed(),
+                        failures,
+                    });
+                }
+                Err(message) => failures.push(message),
+            }
+            if since.elapsed() > LIMIT {
+                bail!("echo did not answer within {LIMIT:?} of the kill");
+            }
+            std::thread::sleep(PROBE_STEP);
+        }
+    })
+    .await
+    .context("the probe panicked")?
 }
 
 /// Whether `message` is the host refusing a call because the tool has no ready runner: the

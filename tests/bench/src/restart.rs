@@ -44,9 +44,9 @@ pub async fn run(bins: &Bins, plan: &Plan, report: &mut Report) -> Result<()> {
         let pid = bench.runner()?.pid.context("the runner has no pid")?;
         kill(Pid::from_raw(pid as i32), Signal::SIGKILL).context("cannot kill the runner")?;
         let killed = Instant::now();
-        let (elapsed, failures) = probe(registry.clone(), killed, PROBE_STEP).await?;
+        let (elapsed, failures) = probe(registry.clone(), killed).await?;
         restarts.push(millis(elapsed));
-        failed_probes += failures.len();
+        failed_probes += failures;
         let status = bench.runner()?;
         if status.pid == Some(pid) {
             bail!("the tool answered but the runner was not restarted: {status:?}");
@@ -98,26 +98,22 @@ pub async fn run(bins: &Bins, plan: &Plan, report: &mut Report) -> Result<()> {
     Ok(())
 }
 
-/// Calls `echo` every `step` until it succeeds; the time since `since` and the error
-/// message of each failed call. Runs on a blocking thread so the wait between probes is a
-/// real short sleep (Tokio's timer has millisecond granularity).
-pub async fn probe(
-    registry: Arc<ToolRegistry>,
-    since: Instant,
-    step: Duration,
-) -> Result<(Duration, Vec<String>)> {
+/// Calls `echo` every [`PROBE_STEP`] until it succeeds; the time since `since` and the
+/// number of failed calls. Runs on a blocking thread so the wait between probes is a real
+/// short sleep (Tokio's timer has millisecond granularity).
+async fn probe(registry: Arc<ToolRegistry>, since: Instant) -> Result<(Duration, usize)> {
     let runtime = tokio::runtime::Handle::current();
     tokio::task::spawn_blocking(move || {
-        let mut failures = Vec::new();
+        let mut failures = 0;
         loop {
-            match runtime.block_on(host::try_call(&registry, "echo")) {
-                Ok(()) => return Ok((since.elapsed(), failures)),
-                Err(message) => failures.push(message),
+            if runtime.block_on(host::call(&registry, "echo")).is_ok() {
+                return Ok((since.elapsed(), failures));
             }
+            failures += 1;
             if since.elapsed() > LIMIT {
                 bail!("the tool did not answer within {LIMIT:?} of the kill");
             }
-            std::thread::sleep(step);
+            std::thread::sleep(PROBE_STEP);
         }
     })
     .await
