@@ -3,7 +3,8 @@
 //! the same in-process host as the invoke section: sequential calls through the registry,
 //! 256 in flight, SIGKILL of the runner until `echo` answers again, and a cold start until it
 //! first answers. The restart is set against the bare interpreter's start-up (`python -c
-//! "import src.plugin_runtime.runner.runner_main"`), which no host can take away.
+//! "import src.plugin_runtime.runner.runner_main"`), which no host can take away, and split
+//! by the runner's status into the host's part and the new runner's start-up.
 //!
 //! The runner is installed by `.ci/install-maibot-runner.sh` into
 //! `$MAITOOL_MAIBOT_VENV` (else `~/.cache/maitool-maibot-venv`). Without it the section is
