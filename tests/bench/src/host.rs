@@ -79,7 +79,14 @@ impl BenchHost {
     /// Starts a host with `runners` echo runners and waits until they are ready.
     pub async fn start(echo: &Path, runners: usize, runtime: RuntimeConfig) -> Result<BenchHost> {
         let dir = tempfile::Builder::new().prefix("maitool-bench").tempdir()?;
-        let config = host_config(dir.path(), echo, runners, runtime).resolve(None, dir.path())?;
+        let config = host_config(dir.path(), echo, runners, runtime);
+        BenchHost::start_in(dir, config).await
+    }
+
+    /// Starts a host with `config`, whose files are under `dir` (removed when the host is
+    /// dropped), and waits until its runners are ready.
+    pub async fn start_in(dir: tempfile::TempDir, config: HostConfig) -> Result<BenchHost> {
+        let config = config.resolve(None, dir.path())?;
         let host = Host::start(config)
             .await
             .context("the host did not start")?;
@@ -115,6 +122,13 @@ impl BenchHost {
 
 /// One echo call through the registry; an error unless it echoed.
 pub async fn call(registry: &ToolRegistry, tool: &str) -> Result<()> {
+    try_call(registry, tool)
+        .await
+        .map_err(|message| anyhow::anyhow!("{tool} failed: {message}"))
+}
+
+/// One echo call through the registry; the result's error message unless it echoed.
+pub async fn try_call(registry: &ToolRegistry, tool: &str) -> Result<(), String> {
     let result = registry
         .invoke(
             ToolInvocation::new(tool, echo_arguments()),
@@ -122,7 +136,11 @@ pub async fn call(registry: &ToolRegistry, tool: &str) -> Result<()> {
         )
         .await;
     if !result.success || result.content != "hello" {
-        bail!("{tool} failed: {}", result.error_message);
+        return Err(if result.success {
+            format!("echoed {:?}", result.content)
+        } else {
+            result.error_message
+        });
     }
     Ok(())
 }

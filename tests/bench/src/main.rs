@@ -17,6 +17,7 @@ mod host;
 mod invoke;
 mod latency;
 mod load;
+mod maibot;
 mod mcp;
 mod operator;
 mod placement;
@@ -48,7 +49,7 @@ struct Args {
     #[arg(long)]
     quick: bool,
     /// Only these sections (comma-separated): invoke (with the floor), operator, restart,
-    /// scale, mcp.
+    /// scale, mcp, maibot.
     #[arg(long, value_delimiter = ',')]
     only: Vec<String>,
     /// Kill everything and exit with status 3 after this many seconds.
@@ -94,6 +95,15 @@ const TRACKED: &[&str] = &[
     "runner_idle_rss_kib",
     "host_10_runners_rss_kib",
     "mcp_overhead_ratio",
+    "maibot_runner_invoke_p50_us",
+    "maibot_runner_invoke_p99_us",
+    "maibot_runner_calls_per_s_256",
+    "maibot_runner_rejected_256",
+    "maibot_runner_restart_ms",
+    "maibot_runner_python_start_ms",
+    "maibot_runner_restart_overhead_ms",
+    "maibot_runner_calls_failed_not_ready",
+    "maibot_runner_cold_start_ms",
 ];
 
 fn main() -> ExitCode {
@@ -225,6 +235,10 @@ fn run(args: &Args) -> Result<Report> {
     if selected("mcp") {
         let outcome = runtime.block_on(bounded(limit, mcp::run(&bins, &plan, &mut report)));
         record(&mut report, "mcp", outcome, &["mcp_overhead_ratio"]);
+    }
+    if selected("maibot") {
+        let outcome = runtime.block_on(bounded(limit, maibot::run(&plan, &mut report)));
+        record(&mut report, "maibot", outcome, maibot::KEYS);
     }
     runtime.shutdown_timeout(Duration::from_secs(2));
     let leftovers = procs::kill_descendants();

@@ -29,6 +29,15 @@ pub struct Plan {
     pub mcp_per_round: usize,
     /// Alternating MCP rounds.
     pub mcp_rounds: usize,
+    /// Sequential calls to MaiBot's runner before its measurement.
+    pub maibot_warmup: usize,
+    /// Sequential calls to MaiBot's runner measured.
+    pub maibot_calls: usize,
+    /// Calls per throughput measurement of MaiBot's runner (256 in flight).
+    pub maibot_throughput_calls: usize,
+    /// Bare interpreter starts, cold starts and kills of MaiBot's runner (each about a
+    /// second: the interpreter's start-up).
+    pub maibot_starts: usize,
     /// Where to write every sequential latency sample, if anywhere.
     pub samples_out: Option<std::path::PathBuf>,
 }
@@ -50,6 +59,10 @@ impl Plan {
             route_calls: 20_000,
             mcp_per_round: 300,
             mcp_rounds: 6,
+            maibot_warmup: 500,
+            maibot_calls: 5_000,
+            maibot_throughput_calls: 5_000,
+            maibot_starts: 7,
             samples_out: None,
         }
     }
@@ -70,6 +83,10 @@ impl Plan {
             route_calls: 200,
             mcp_per_round: 20,
             mcp_rounds: 1,
+            maibot_warmup: 20,
+            maibot_calls: 50,
+            maibot_throughput_calls: 512,
+            maibot_starts: 1,
             samples_out: None,
         }
     }

@@ -53,6 +53,7 @@ pub struct Report {
     rows: Vec<Row>,
     notes: BTreeMap<String, Value>,
     errors: Vec<String>,
+    skipped: Vec<String>,
 }
 
 impl Report {
@@ -110,6 +111,12 @@ impl Report {
         self.errors.push(format!("{section}: {error:#}"));
     }
 
+    /// Records a section that was skipped, and why (printed under the table); its figures
+    /// stay absent (null in the JSON).
+    pub fn skip(&mut self, section: &str, reason: &str) {
+        self.skipped.push(format!("{section}: {reason}"));
+    }
+
     /// Whether any section failed.
     pub fn has_errors(&self) -> bool {
         !self.errors.is_empty()
@@ -158,6 +165,12 @@ impl Report {
                 _ => String::new(),
             };
             let _ = writeln!(out, "  {:<width$}  {:>16}  {}", row.label, value, verdict);
+        }
+        if !self.skipped.is_empty() {
+            let _ = writeln!(out, "\n== skipped ==");
+            for skipped in &self.skipped {
+                let _ = writeln!(out, "  {skipped}");
+            }
         }
         if !self.errors.is_empty() {
             let _ = writeln!(out, "\n== errors ==");

@@ -46,3 +46,18 @@ fn a_failed_section_is_reported_and_flagged() {
     assert_eq!(report.json()["errors"][0], "mcp: server missing");
     assert!(report.table().contains("mcp: server missing"));
 }
+
+#[test]
+fn a_skipped_section_is_printed_and_is_no_failure() {
+    let mut report = Report::default();
+    report.skip("7 maibot", "MaiBot's runner is not installed");
+    report.absent("7 maibot", &["maibot_runner_restart_ms"]);
+    assert!(!report.has_errors());
+    assert_eq!(report.json()["maibot_runner_restart_ms"], Value::Null);
+    let table = report.table();
+    assert!(table.contains("== 7 maibot =="), "{table}");
+    assert!(
+        table.contains("== skipped ==\n  7 maibot: MaiBot's runner is not installed"),
+        "{table}"
+    );
+}
