@@ -1,7 +1,7 @@
-//! Section 7: the `echo` tool of a MaiBot plugin (`examples/maibot-plugins/typed_tools`, written
+//! Section 7: the `echo_text` tool of a MaiBot plugin (`examples/maibot-plugins/typed_tools`, written
 //! against `maibot-plugin-sdk`), run by MaiBot's own Python runner (`kind = "maibot"`) under
 //! the same in-process host as the invoke section: sequential calls through the registry,
-//! 256 in flight, SIGKILL of the runner until `echo` answers again, and a cold start until it
+//! 256 in flight, SIGKILL of the runner until `echo_text` answers again, and a cold start until it
 //! first answers. The restart is set against the bare interpreter's start-up (`python -c
 //! "import src.plugin_runtime.runner.runner_main"`), which no host can take away, and split
 //! by the runner's status into the host's part and the new runner's start-up.
@@ -47,18 +47,20 @@ pub const KEYS: &[&str] = &[
     "maibot_runner_cold_start_ms",
 ];
 
-/// The plugin id of the example plugin with the `echo` tool.
+/// The plugin id of the example plugin with the `echo_text` tool.
 const PLUGIN: &str = "examples.maibot_typed";
 /// Its files, written into each run's temporary plugin folder: the runner writes into a
 /// plugin's folder (`__pycache__`, its `config.toml`), and into its working directory.
 const MANIFEST: &str = include_str!("../../../examples/maibot-plugins/typed_tools/_manifest.json");
 const PLUGIN_PY: &str = include_str!("../../../examples/maibot-plugins/typed_tools/plugin.py");
+/// The example plugin's echo tool (`{"text": ...}` → the text).
+const ECHO_TOOL: &str = "echo_text";
 
 /// What the bare interpreter start imports: the runner's entry module, as the runner kind
 /// launches it (`python -m src.plugin_runtime.runner.runner_main`), without running it.
 const IMPORT: &str = "import src.plugin_runtime.runner.runner_main";
 
-/// MaiBot's own host and runner, p50 of one `echo` call (issue 24); the target is half.
+/// MaiBot's own host and runner, p50 of one `echo_text` call (issue 24); the target is half.
 const MAIBOT_OWN_P50_US: f64 = 316.0;
 /// What the host may add to a restart beyond the interpreter's own start-up.
 const RESTART_OVERHEAD_MS: f64 = 50.0;
@@ -87,7 +89,7 @@ pub async fn run(plan: &Plan, report: &mut Report) -> Result<()> {
         SECTION,
         "maibot_runner_cold_start_ms",
         &format!(
-            "Host::start to echo answered, median of {}",
+            "Host::start to echo_text answered, median of {}",
             plan.maibot_starts
         ),
         median(&cold),
@@ -117,13 +119,13 @@ async fn measure(bench: &BenchHost, python: &Path, plan: &Plan, report: &mut Rep
     let runner = bench.runner()?.pid.context("the runner has no pid")?;
 
     let mut samples = Vec::with_capacity(plan.maibot_calls.max(plan.maibot_warmup));
-    host::sequential(&registry, "echo", plan.maibot_warmup, &mut samples).await?;
+    host::sequential(&registry, ECHO_TOOL, plan.maibot_warmup, &mut samples).await?;
     samples.clear();
     let mut cpu = CpuMeter::default();
     cpu.measure(
         me,
         runner,
-        host::sequential(&registry, "echo", plan.maibot_calls, &mut samples),
+        host::sequential(&registry, ECHO_TOOL, plan.maibot_calls, &mut samples),
     )
     .await?;
     let latency = Latency::of(&mut samples);
@@ -168,8 +170,13 @@ async fn measure(bench: &BenchHost, python: &Path, plan: &Plan, report: &mut Rep
     // 256 in flight: every call counts towards the failures, the warm-up's too (the first
     // burst is the likeliest to be refused).
     let window = 256;
-    let (_, mut rejected) =
-        host::concurrent(&registry, "echo", window, plan.maibot_throughput_calls / 4).await?;
+    let (_, mut rejected) = host::concurrent(
+        &registry,
+        ECHO_TOOL,
+        window,
+        plan.maibot_throughput_calls / 4,
+    )
+    .await?;
     let mut total = plan.maibot_throughput_calls / 4;
     let (mut rates, mut cpu) = (Vec::new(), CpuMeter::default());
     for _ in 0..plan.throughput_rounds {
@@ -177,7 +184,7 @@ async fn measure(bench: &BenchHost, python: &Path, plan: &Plan, report: &mut Rep
             .measure(
                 me,
                 runner,
-                host::concurrent(&registry, "echo", window, plan.maibot_throughput_calls),
+                host::concurrent(&registry, ECHO_TOOL, window, plan.maibot_throughput_calls),
             )
             .await?;
         rates.push(rate);
@@ -218,7 +225,7 @@ async fn measure(bench: &BenchHost, python: &Path, plan: &Plan, report: &mut Rep
     restarts(bench, python, plan, report).await
 }
 
-/// SIGKILL of the runner until `echo` answers again, `plan.maibot_starts` times, each after a
+/// SIGKILL of the runner until `echo_text` answers again, `plan.maibot_starts` times, each after a
 /// bare start of the interpreter, so that both see the same machine (a neighbour's build moves
 /// the interpreter's start-up by hundreds of milliseconds from minute to minute).
 async fn restarts(
@@ -236,7 +243,7 @@ async fn restarts(
     for _ in 0..plan.maibot_starts {
         let python_ms = millis(python_start(python)?);
         python_starts.push(python_ms);
-        host::call(&registry, "echo").await?;
+        host::call(&registry, ECHO_TOOL).await?;
         let pid = bench.runner()?.pid.context("the runner has no pid")?;
         kill(Pid::from_raw(pid as i32), Signal::SIGKILL).context("cannot kill the runner")?;
         let killed = Instant::now();
@@ -351,13 +358,13 @@ struct Restart {
     spawned: Option<Duration>,
     /// Until the new process was seen ready.
     ready: Option<Duration>,
-    /// Until `echo` answered.
+    /// Until `echo_text` answered.
     callable: Duration,
     /// The error message of each failed call, in order.
     failures: Vec<String>,
 }
 
-/// Calls `echo` every [`PROBE_STEP`] until it answers, as the restart section's probe does,
+/// Calls `echo_text` every [`PROBE_STEP`] until it answers, as the restart section's probe does,
 /// and looks at the runner's status before each call: when the process replacing `killed_pid`
 /// was spawned, and when it was ready.
 async fn probe(
@@ -378,7 +385,7 @@ async fn probe(
                     ready.get_or_insert_with(|| since.elapsed());
                 }
             }
-            match runtime.block_on(host::try_call(&registry, "echo")) {
+            match runtime.block_on(host::try_call(&registry, ECHO_TOOL)) {
                 Ok(()) => {
                     return Ok(Restart {
                         spawned,
@@ -390,7 +397,7 @@ async fn probe(
                 Err(message) => failures.push(message),
             }
             if since.elapsed() > LIMIT {
-                bail!("echo did not answer within {LIMIT:?} of the kill");
+                bail!("echo_text did not answer within {LIMIT:?} of the kill");
             }
             std::thread::sleep(PROBE_STEP);
         }
@@ -463,7 +470,7 @@ fn python_start(python: &Path) -> Result<Duration> {
     Ok(elapsed)
 }
 
-/// A temporary folder with `plugins/typed_tools`, the example plugin with `echo`.
+/// A temporary folder with `plugins/typed_tools`, the example plugin with `echo_text`.
 fn plugin_dir() -> Result<tempfile::TempDir> {
     let dir = tempfile::Builder::new()
         .prefix("maitool-bench-maibot")
@@ -500,7 +507,7 @@ fn maibot_config(dir: &Path, python: &Path, runtime: RuntimeConfig) -> HostConfi
     }
 }
 
-/// `Host::start` with the MaiBot runner until `echo` first answers; the time from before the
+/// `Host::start` with the MaiBot runner until `echo_text` first answers; the time from before the
 /// start.
 async fn cold_start(python: &Path) -> Result<Duration> {
     let dir = plugin_dir()?;
@@ -511,11 +518,11 @@ async fn cold_start(python: &Path) -> Result<Duration> {
         .await
         .context("the host did not start")?;
     let answered = loop {
-        match host::try_call(&host.registry, "echo").await {
+        match host::try_call(&host.registry, ECHO_TOOL).await {
             Ok(()) => break Ok(started.elapsed()),
             Err(message) if started.elapsed() > LIMIT => {
                 break Err(anyhow::anyhow!(
-                    "echo did not answer within {LIMIT:?} of the start: {message}"
+                    "echo_text did not answer within {LIMIT:?} of the start: {message}"
                 ));
             }
             Err(_) => tokio::time::sleep(Duration::from_millis(1)).await,
