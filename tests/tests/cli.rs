@@ -427,3 +427,77 @@ fn version_names_the_features_the_binary_was_built_with() {
     );
     assert_eq!(maitool_host::FEATURES, "cli mimalloc http");
 }
+
+/// A local OpenAI-compatible chat endpoint that answers every prompt with `line for: PROMPT`
+/// (streaming off, as the host asks); returns its base URL.
+fn local_llm(runtime: &tokio::runtime::Runtime) -> String {
+    use axum::Json;
+    use axum::http::StatusCode;
+    use axum::routing::post;
+
+    async fn chat(Json(body): Json<Value>) -> (StatusCode, Json<Value>) {
+        if body["stream"] != false || body["model"] != "qwen2.5:0.5b" {
+            let error =
+                serde_json::json!({"error": {"message": format!("unexpected request {body}")}});
+            return (StatusCode::BAD_REQUEST, Json(error));
+        }
+        let prompt = body["messages"][0]["content"].as_str().unwrap_or_default();
+        (
+            StatusCode::OK,
+            Json(serde_json::json!({
+                "id": "chatcmpl-1", "object": "chat.completion", "model": body["model"],
+                "choices": [{"index": 0, "finish_reason": "stop",
+                             "message": {"role": "assistant", "content": format!("line for: {prompt}")}}],
+                "usage": {"prompt_tokens": 9, "completion_tokens": 9, "total_tokens": 18},
+            })),
+        )
+    }
+    let app = axum::Router::new().route("/v1/chat/completions", post(chat));
+    let listener = runtime
+        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+        .unwrap();
+    let address = listener.local_addr().unwrap();
+    runtime.spawn(async move { axum::serve(listener, app).await.unwrap() });
+    format!("http://{address}/v1")
+}
+
+#[test]
+fn a_maibot_plugin_on_the_shipped_config_reads_the_chat_looks_up_sends_an_emoji_and_asks_the_llm() {
+    if maibot_python().is_none() {
+        return;
+    }
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let llm = local_llm(&runtime);
+    let dir = tempfile::tempdir().unwrap();
+    let output = shipped_maitool()
+        .env("MAITOOL_LLM_BASE_URL", &llm)
+        .arg("--control-socket")
+        .arg(dir.path().join("none.sock"))
+        .args([
+            "call",
+            "cheer_up",
+            "--stream-id",
+            "demo-group",
+            "--group-chat",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{stdout}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let result = json(&stdout);
+    // The seeded chat's last human message is Alice's; her profile comes from the store.
+    let content = result["content"].as_str().unwrap();
+    assert!(content.starts_with("to Alice: line for: "), "{content}");
+    assert!(
+        content.contains("Organises the game nights")
+            && content.contains("can you roll a d20 for who goes first?"),
+        "{content}"
+    );
+    assert_eq!(result["structured_content"]["emoji_sent"], true, "{result}");
+}

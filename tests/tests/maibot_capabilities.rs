@@ -295,6 +295,7 @@ fn a_maibot_plugin_granted_component_lists_plugins_and_switches_a_component() {
     let plugins = [
         "examples.maibot_action",
         "examples.maibot_caps",
+        "examples.maibot_chat_helper",
         "examples.maibot_config",
         "examples.maibot_typed",
     ];
