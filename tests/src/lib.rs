@@ -38,7 +38,9 @@ pub fn init_tracing() {
         .try_init();
 }
 
+pub mod cli;
 pub mod logs;
 pub mod maibot;
 pub mod plugins;
 pub mod skip;
+pub mod venv;

@@ -83,7 +83,8 @@ struct Args {
     samples_out: Option<PathBuf>,
 }
 
-/// Every key the issue tracks; always present in the JSON (null when its section failed).
+/// Every key the issue tracks, with the MaiBot section's [`maibot::KEYS`]; always present in
+/// the JSON (null when its section failed).
 const TRACKED: &[&str] = &[
     "invoke_p50_ratio",
     "invoke_p99_ratio",
@@ -95,15 +96,6 @@ const TRACKED: &[&str] = &[
     "runner_idle_rss_kib",
     "host_10_runners_rss_kib",
     "mcp_overhead_ratio",
-    "maibot_runner_invoke_p50_us",
-    "maibot_runner_invoke_p99_us",
-    "maibot_runner_calls_per_s_256",
-    "maibot_runner_rejected_256",
-    "maibot_runner_restart_ms",
-    "maibot_runner_python_start_ms",
-    "maibot_runner_restart_overhead_ms",
-    "maibot_runner_calls_failed_not_ready",
-    "maibot_runner_cold_start_ms",
 ];
 
 fn main() -> ExitCode {
@@ -282,7 +274,7 @@ fn record(report: &mut Report, section: &'static str, outcome: Result<()>, keys:
         section,
         keys.iter()
             .copied()
-            .filter(|key| TRACKED.contains(key))
+            .filter(|key| TRACKED.contains(key) || maibot::KEYS.contains(key))
             .collect::<Vec<_>>()
             .as_slice(),
     );

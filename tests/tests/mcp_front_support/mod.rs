@@ -21,31 +21,16 @@ const CLIENT_LIMIT: Duration = Duration::from_secs(120);
 /// The venv's Python with the `mcp` package, or `None` (after a loud message) when it is
 /// not installed. With `MAITOOL_REQUIRE_PYTHON_MCP=1` (CI) a missing client is a failure.
 pub fn python() -> Option<PathBuf> {
-    let venv = std::env::var_os("MAITOOL_PY_VENV")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(std::env::var_os("HOME").unwrap_or_default())
-                .join(".cache/maitool-py-venv")
-        });
-    let python = venv.join("bin/python");
-    let works = Command::new(&python)
-        .args(["-c", "import mcp.client.stdio, mcp.client.streamable_http"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|status| status.success());
-    if works {
-        return Some(python);
+    maitool_e2e::venv::Venv {
+        env_var: "MAITOOL_PY_VENV",
+        default_dir: "maitool-py-venv",
+        check: "import mcp.client.stdio, mcp.client.streamable_http",
+        needed_by: "the MCP front test",
+        installer: ".ci/install-python-mcp.sh",
+        holds: "the Python MCP client",
+        require_var: "MAITOOL_REQUIRE_PYTHON_MCP",
     }
-    let message = format!(
-        "the Python MCP client is not installed in {} (run `bash .ci/install-python-mcp.sh`)",
-        venv.display()
-    );
-    if std::env::var("MAITOOL_REQUIRE_PYTHON_MCP").as_deref() == Ok("1") {
-        panic!("{message}; MAITOOL_REQUIRE_PYTHON_MCP=1 requires it");
-    }
-    maitool_e2e::skip::announce(&format!("the MCP front test: {message}"));
-    None
+    .python()
 }
 
 /// Which transport and handshake the Python client uses.

@@ -9,6 +9,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use maitool_e2e::cli::Maitool;
 use maitool_e2e::workspace_bin;
 use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
@@ -58,33 +59,23 @@ impl Fixture {
         self.dir.path().join("control.sock")
     }
 
+    /// `maitool` on this configuration and control socket.
+    pub fn cli(&self) -> Maitool {
+        Maitool::new(&self.config, &self.control())
+    }
+
     pub fn command(&self) -> Command {
-        let mut command = Command::new(workspace_bin("maitool"));
-        command
-            .arg("--config")
-            .arg(&self.config)
-            .arg("--control-socket")
-            .arg(self.control());
-        command
+        self.cli().command()
     }
 
     /// Runs a verb; (exit code, stdout, stderr).
     pub fn maitool(&self, args: &[&str]) -> (i32, String, String) {
-        let output = self.command().args(args).output().expect("maitool runs");
-        let text = |bytes: &[u8]| String::from_utf8_lossy(bytes).into_owned();
-        (
-            output.status.code().unwrap_or(-1),
-            text(&output.stdout),
-            text(&output.stderr),
-        )
+        self.cli().run(args)
     }
 
     /// Runs a verb that must succeed and print JSON.
     pub fn json(&self, args: &[&str]) -> Value {
-        let (code, out, err) = self.maitool(args);
-        assert_eq!(code, 0, "maitool {args:?} failed: {err}");
-        serde_json::from_str(&out)
-            .unwrap_or_else(|e| panic!("maitool {args:?} printed no JSON ({e}): {out}"))
+        self.cli().json(args)
     }
 
     /// `maitool serve` with `--log-format json`, its stderr collected line by line; returns
