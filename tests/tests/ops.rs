@@ -435,3 +435,53 @@ fn plugins_shows_versions_runners_states_reasons_and_components() {
     );
     serve.stop();
 }
+
+#[test]
+fn restart_brings_a_failed_runner_back_and_needs_a_running_serve() {
+    // No restarts allowed: one SIGKILL marks the runner failed for good.
+    let fixture = Fixture::new(&["dice"], "max_restarts = 0\n", "");
+    let (code, _, err) = fixture.maitool(&["restart", "dice"]);
+    assert_eq!(code, 2, "restart without serve: {err}");
+    assert!(err.contains("no maitool serve is running"), "{err}");
+
+    let serve = fixture.serve(&[]);
+    let runner = |fixture: &Fixture| fixture.json(&["status", "--json"])["runners"][0].clone();
+    let wait_for = |state: &str| {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        loop {
+            let now = runner(&fixture);
+            if now["state"] == state {
+                return now;
+            }
+            assert!(std::time::Instant::now() < deadline, "not {state}: {now}");
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    };
+    let first = wait_for("ready");
+    let pid = first["pid"].as_i64().unwrap() as i32;
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(pid),
+        nix::sys::signal::Signal::SIGKILL,
+    )
+    .unwrap();
+    let failed = wait_for("failed");
+    assert!(failed["pid"].is_null(), "{failed}");
+
+    let (code, out, err) = fixture.maitool(&["restart", "dice"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("restarting runner dice"), "{out}");
+    let back = wait_for("ready");
+    assert_ne!(back["pid"].as_i64().unwrap() as i32, pid);
+    let (code, out, err) = fixture.maitool(&[
+        "call",
+        "calculate",
+        "--args",
+        r#"{"a": 2, "b": 3, "op": "add"}"#,
+    ]);
+    assert_eq!((code, out.trim()), (0, "5"), "{err}");
+
+    let (code, _, err) = fixture.maitool(&["restart", "nobody"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("no runner nobody"), "{err}");
+    drop(serve);
+}

@@ -186,6 +186,33 @@ async fn reload_adds_removes_restarts_and_reconfigures_while_calls_continue() {
         "the old legacy runner is gone"
     );
 
+    // A configuration the plugin refuses: reload exits 1 and names it; the plugin keeps its
+    // old configuration.
+    write_config(
+        dir.path(),
+        &[
+            runner("dice", "maitool-example-dice", &dice_cfg(0)),
+            runner(
+                "legacy",
+                "maitool-example-legacy",
+                "env = { GREETING_LANG = \"en\" }",
+            ),
+            runner("notes", "maitool-example-notes", ""),
+        ],
+    );
+    let (code, out, _) = maitool(dir.path(), &["reload", "--json"]);
+    assert_eq!(code, 1, "a refused configuration: {out}");
+    let report: Value = serde_json::from_str(&out).unwrap();
+    let rejected = report["plugins"]["rejected"][0]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        rejected.starts_with("dice/examples.dice: ") && rejected.contains("max_dice"),
+        "{report}"
+    );
+    let still = call(&client, "roll_dice", json!({"sides": 6, "count": 4})).await;
+    assert_eq!(still.error_message, "count must be between 1 and 2, got 4");
+
     // A file that fails validation is rejected as a whole; nothing changes.
     std::fs::write(
         dir.path().join("maitool.toml"),

@@ -113,6 +113,11 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Stop a runner of a running `maitool serve` and start it again, also one marked failed.
+    Restart {
+        /// The runner's name, as in the configuration.
+        name: String,
+    },
     /// Enable a component (globally or for one session); needs a running `maitool serve`.
     Enable(ToggleArgs),
     /// Disable a component (globally or for one session); needs a running `maitool serve`.

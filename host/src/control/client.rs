@@ -147,6 +147,19 @@ impl ControlClient {
     }
 
     /// Enables or disables a component.
+    /// Stops runner `name` and starts it again (a runner marked failed too); returns once
+    /// the new process is started, before it is ready.
+    pub async fn restart(&self, name: &str) -> Result<(), ControlError> {
+        let request = super::RestartRequest {
+            runner: name.to_owned(),
+        };
+        let _: EmptyPayload = self
+            .peer
+            .call(methods::RESTART, "", &request, Duration::from_secs(60))
+            .await?;
+        Ok(())
+    }
+
     pub async fn toggle(
         &self,
         name: &str,

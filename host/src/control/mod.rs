@@ -34,6 +34,17 @@ pub mod methods {
     pub const DEFINITIONS: &str = "control.definitions";
     /// The Prometheus text exposition: `{}` → `{text}`.
     pub const METRICS: &str = "control.metrics";
+    /// Stop a runner and start it again, also one marked failed: [`super::RestartRequest`]
+    /// → `{}`.
+    pub const RESTART: &str = "control.restart";
+}
+
+/// `control.restart` request.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct RestartRequest {
+    /// The runner's name.
+    pub runner: String,
 }
 
 /// `control.tools` request.

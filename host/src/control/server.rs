@@ -226,6 +226,14 @@ impl RequestHandler for ControlHandler {
                         .map_err(|err| RpcError::new(ErrorCode::Unknown, err.to_string()))?;
                     Payload::encode(&report)
                 }
+                methods::RESTART => {
+                    let restart: super::RestartRequest = request.payload()?;
+                    host.plugins
+                        .restart_runner(&restart.runner)
+                        .await
+                        .map_err(|err| RpcError::new(ErrorCode::PluginNotFound, err))?;
+                    Payload::encode(&EmptyPayload {})
+                }
                 methods::PLUGINS => {
                     let _: EmptyPayload = request.payload().unwrap_or_default();
                     Payload::encode(&views::plugins(&host))

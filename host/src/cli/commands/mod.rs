@@ -183,6 +183,18 @@ async fn dispatch(cli: Cli) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Reload { .. } => unreachable!("handled above"),
+        Command::Restart { name } => {
+            let socket = control_socket(&cli, &config)?;
+            let client = ControlClient::connect(&socket).await.ok_or_else(|| {
+                anyhow!(
+                    "no maitool serve is running on {} (restart acts on a running host)",
+                    socket.display()
+                )
+            })?;
+            client.restart(name).await.map_err(|e| anyhow!(e))?;
+            outln!("restarting runner {name} (`maitool status` shows when it is ready)")?;
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Enable(toggle) | Command::Disable(toggle) => {
             let enabled = matches!(cli.command, Command::Enable(_));
             let socket = control_socket(&cli, &config)?;
@@ -223,7 +235,16 @@ async fn reload(socket: &std::path::Path, json: bool) -> Result<ExitCode> {
     } else {
         print_reload(&report)?;
     }
-    Ok(ExitCode::SUCCESS)
+    // A plugin that refused its new configuration (or could not be unloaded) kept the old
+    // one: the reload did not do all it was asked to.
+    let refused = report["plugins"]["rejected"]
+        .as_array()
+        .is_some_and(|rejected| !rejected.is_empty());
+    Ok(if refused {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 fn print_reload(report: &serde_json::Value) -> Result<()> {
