@@ -200,16 +200,19 @@ impl HostConfig {
         for runner in &runners {
             // A MaiBot runner's interpreter that is missing fails its launch with the setup
             // hint instead: the other sources still serve.
-            if runner.maibot.is_none() && crate::plugin::find_program(&runner.executable).is_none()
-            {
-                let hint = if runner.executable.components().count() == 1 {
-                    "not found in PATH".to_owned()
-                } else {
-                    "does not exist (build the examples with `cargo build --workspace --bins`)"
-                        .to_owned()
-                };
+            if runner.maibot.is_some() {
+                continue;
+            }
+            let problem = match crate::plugin::find_program(&runner.executable) {
+                None if runner.executable.components().count() == 1 => Some("not found in PATH"),
+                None => Some(
+                    "does not exist (build the examples with `cargo build --workspace --bins`)",
+                ),
+                Some(found) => runnable_problem(&found),
+            };
+            if let Some(problem) = problem {
                 return Err(invalid(format!(
-                    "runners.{}: executable {} {hint}",
+                    "runners.{}: executable {} {problem}",
                     runner.name,
                     runner.executable.display()
                 )));
@@ -262,6 +265,20 @@ impl HostConfig {
             config: self,
             runners,
         })
+    }
+}
+
+/// Why a runner executable that exists cannot be started: a directory, or a file without an
+/// execute bit. A runner that cannot start would only crash-loop into `failed`.
+fn runnable_problem(path: &Path) -> Option<&'static str> {
+    use std::os::unix::fs::PermissionsExt;
+    match std::fs::metadata(path) {
+        Ok(meta) if meta.is_dir() => Some("is a directory, not a program"),
+        Ok(meta) if meta.permissions().mode() & 0o111 == 0 => {
+            Some("is not executable (no execute permission)")
+        }
+        Ok(_) => None,
+        Err(_) => Some("cannot be read"),
     }
 }
 

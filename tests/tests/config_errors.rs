@@ -59,3 +59,24 @@ fn a_bare_family_grant_is_exit_2_suggesting_the_family_with_a_star() {
         "{err}"
     );
 }
+
+#[test]
+fn a_runner_executable_that_is_a_directory_or_not_executable_is_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let plain = dir.path().join("plain-file");
+    std::fs::write(&plain, "#!/bin/sh\n").unwrap();
+    for (path, expected) in [
+        (dir.path().to_path_buf(), "is a directory, not a program"),
+        (plain, "is not executable (no execute permission)"),
+    ] {
+        let (code, err) = tools_with(&format!(
+            "[[runners]]\nname = \"broken\"\nexecutable = \"{}\"\n",
+            path.display()
+        ));
+        assert_eq!(code, 2, "{err}");
+        assert!(
+            err.contains("runners.broken: executable") && err.contains(expected),
+            "{err}"
+        );
+    }
+}
