@@ -49,9 +49,11 @@ impl RequestHandler for RunnerConnectionHandler {
         if message.method() == names::LOG_BATCH {
             match message.payload::<LogBatchPayload>() {
                 Ok(batch) => {
-                    let plugins = self.runner.settings();
+                    // The launch's plugin ids, not a copy of the settings per batch: a reload
+                    // that changes the ids restarts the runner with a new launch.
+                    let plugins = &self.runner.launch.plugins;
                     for entry in batch.entries {
-                        log_plugin_record(&self.runner.name, &plugins, entry);
+                        log_plugin_record(&self.runner.name, plugins, entry);
                     }
                 }
                 Err(err) => {
