@@ -166,4 +166,13 @@ pub trait ToolProvider: Send + Sync + 'static {
     fn tool_set_version(&self) -> Option<ToolSetVersion> {
         None
     }
+
+    /// Why a tool this provider declares is offered to no one, for example
+    /// `tool NAME is hidden: ...`. The registry asks only when no provider had the tool
+    /// available for a call, so that the caller reads this cause instead of
+    /// `tool not found: NAME`. The default is `None`.
+    fn refusal(&self, name: &str) -> Option<String> {
+        let _ = name;
+        None
+    }
 }

@@ -5,6 +5,9 @@
 //! invoked through `plugin.invoke_action`, with metadata marking it legacy. At invocation the
 //! Action receives the model's arguments as `action_data`, plus the reasoning and chat ids
 //! (MaiBot's own adapter lost the reasoning; this one does not).
+//!
+//! MaiBot keeps Actions for old plugins and discourages them for new ones: new plugins
+//! declare [`Tool`](crate::Tool)s, which take typed arguments and return rich results.
 
 use std::future::Future;
 use std::sync::Arc;
@@ -13,13 +16,13 @@ use futures::FutureExt;
 use futures::future::BoxFuture;
 use maitool_protocol::wire::EncodedValue;
 use maitool_protocol::wire::methods::{ComponentDeclaration, names};
-use maitool_protocol::{JsonObject, ToolExecutionResult};
-use maitool_runner::{ComponentHandler, HostClient, InvocationContext};
+use maitool_protocol::{JsonObject, ToolExecutionResult, Visibility};
+use maitool_runner::{ComponentHandler, InvocationContext};
 use serde_json::{Value, json};
 
-use crate::PluginConfig;
 use crate::arguments::CONTEXT_KEYS;
 use crate::config::ConfigSlot;
+use crate::{HostClient, Kv, PluginConfig, Sender};
 
 /// When the old planner considered an Action (kept as metadata for compatibility).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -119,19 +122,50 @@ impl ActionInput {
         self.config.get::<C>()
     }
 
-    /// Sends a text message to the Action's stream (`send.text` capability).
-    pub async fn send_text(&self, text: impl Into<String>) -> Result<Value, crate::HostError> {
-        crate::context::send_text(&self.host, &self.stream_id, text.into()).await
+    /// Messages to the Action's chat stream (`send.*` capabilities), e.g.
+    /// `input.send().text("done").await?`.
+    pub fn send(&self) -> Sender<'_> {
+        self.host.send(&self.stream_id)
+    }
+
+    /// This plugin's key-value store on the host (`kv.*` capabilities).
+    pub fn kv(&self) -> Kv {
+        self.host.kv()
     }
 }
 
 type ErasedExecute = dyn Fn(ActionInput) -> BoxFuture<'static, (bool, String)> + Send + Sync;
 
-/// A legacy Action declaration with MaiBot's fields.
+/// A legacy MaiBot Action, declared to the host as a tool: string parameters in,
+/// `(success, message)` out.
+///
+/// **Prefer [`Tool`](crate::Tool) for new plugins.** MaiBot keeps Actions so that old plugins
+/// still run and discourages them for new ones; a tool has typed arguments, typed
+/// configuration access and rich results. Use an Action only to port an existing MaiBot
+/// Action as it is.
+///
+/// Like every plugin tool, an Action is deferred unless marked [`core_tool`](Self::core_tool)
+/// (MaiBot's rule): the model finds it through `tool_search`.
+///
+/// ```
+/// use maitool_sdk::prelude::*;
+///
+/// let greet = Action::new("greet", "Greet someone by name.", |input: ActionInput| async move {
+///     let name = input.param("name");
+///     (true, format!("hello, {name} ({})", input.reasoning))
+/// })
+/// .required_parameter("name", "Who to greet")
+/// .parameter("mood", "How to greet, e.g. cheerfully")
+/// .core_tool();
+/// let plugin = Plugin::new("examples.greeter", "1.0.0").action(greet);
+/// # let _ = plugin;
+/// ```
 pub struct Action {
     pub(crate) name: String,
     description: String,
-    parameters: Vec<(String, String)>,
+    /// (name, description, required)
+    parameters: Vec<(String, String, bool)>,
+    visibility: Visibility,
     require: Vec<String>,
     associated_types: Vec<String>,
     activation_type: ActivationType,
@@ -167,6 +201,7 @@ impl Action {
             name: name.into(),
             description: description.into(),
             parameters: Vec::new(),
+            visibility: Visibility::default(),
             require: Vec::new(),
             associated_types: Vec::new(),
             activation_type: ActivationType::Always,
@@ -179,10 +214,37 @@ impl Action {
         }
     }
 
-    /// A string parameter (MaiBot's `action_parameters` entry).
+    /// An optional string parameter (MaiBot's `action_parameters` entry). The model may
+    /// leave it out; [`ActionInput::param`] then reads `""`.
     pub fn parameter(mut self, name: impl Into<String>, description: impl Into<String>) -> Self {
-        self.parameters.push((name.into(), description.into()));
+        self.parameters
+            .push((name.into(), description.into(), false));
         self
+    }
+
+    /// A string parameter the model must give: it is listed in the schema's `required`, and
+    /// the host refuses a call without it (`invalid arguments for tool NAME: ...`) before the
+    /// Action runs. MaiBot's Actions have no required parameters; this is maitool's addition.
+    pub fn required_parameter(
+        mut self,
+        name: impl Into<String>,
+        description: impl Into<String>,
+    ) -> Self {
+        self.parameters.push((name.into(), description.into(), true));
+        self
+    }
+
+    /// How the Action reaches the model (default [`Visibility::Deferred`]: found through
+    /// `tool_search`). See [`Tool::visibility`](crate::Tool::visibility).
+    pub fn visibility(mut self, visibility: Visibility) -> Self {
+        self.visibility = visibility;
+        self
+    }
+
+    /// MaiBot's `core_tool`: the Action is in the model's tool list on every request
+    /// ([`Visibility::Visible`]) instead of deferred.
+    pub fn core_tool(self) -> Self {
+        self.visibility(Visibility::Visible)
     }
 
     /// A usage hint (`action_require`).
@@ -235,7 +297,11 @@ impl Action {
     pub(crate) fn declaration(&self, plugin_id: &str) -> ComponentDeclaration {
         let mut properties = JsonObject::new();
         let mut action_parameters = JsonObject::new();
-        for (name, description) in &self.parameters {
+        let mut required = Vec::new();
+        for (name, description, is_required) in &self.parameters {
+            if *is_required {
+                required.push(name.clone());
+            }
             let description = if description.is_empty() {
                 "Legacy Action parameter"
             } else {
@@ -254,11 +320,11 @@ impl Action {
         };
         let metadata = json!({
             "description": description,
-            "parameters_raw": { "type": "object", "properties": properties, "required": [] },
+            "parameters_raw": { "type": "object", "properties": properties, "required": required },
             "invoke_method": names::INVOKE_ACTION,
             "legacy_action": true,
             "legacy_component_type": "ACTION",
-            "visibility": "visible",
+            "visibility": self.visibility.as_str(),
             "handler_name": self.name,
             "activation_type": self.activation_type.as_str(),
             "activation_keywords": self.activation_keywords,
@@ -343,7 +409,7 @@ impl ComponentHandler for ActionHandler {
             user_id: first_non_empty(text(&args, "user_id"), &ctx.execution.user_id),
             platform: first_non_empty(text(&args, "platform"), &ctx.execution.platform),
             is_group_chat: ctx.execution.is_group_chat,
-            host: ctx.host.clone(),
+            host: HostClient::new(ctx.host.clone()),
             config: self.config.clone(),
         };
         let name = self.name.clone();

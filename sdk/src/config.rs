@@ -1,7 +1,7 @@
 //! Typed plugin configuration: TOML from the operator, merged over the plugin's defaults,
 //! validated, and swapped atomically on updates.
 
-use std::any::Any;
+use std::any::{Any, TypeId};
 use std::sync::Arc;
 
 use maitool_protocol::JsonObject;
@@ -13,6 +13,40 @@ use serde::de::DeserializeOwned;
 /// A plugin's configuration type. The operator's values are merged over `Default::default()`
 /// key by key (nested tables too), deserialized, then [`validate`](PluginConfig::validate)d.
 /// Use `#[serde(deny_unknown_fields)]` to turn typos into load errors.
+///
+/// Declare it with [`Plugin::config`](crate::Plugin::config); read it in handlers with
+/// [`ToolContext::config`](crate::ToolContext::config). The operator writes it in the host's
+/// TOML configuration, under the plugin's `config` table.
+///
+/// ```
+/// use maitool_sdk::prelude::*;
+///
+/// #[derive(Serialize, Deserialize, JsonSchema)]
+/// #[serde(crate = "maitool_sdk::serde", default, deny_unknown_fields)]
+/// #[schemars(crate = "maitool_sdk::schemars")]
+/// struct DiceConfig {
+///     /// Largest die allowed.
+///     max_sides: u32,
+/// }
+///
+/// impl Default for DiceConfig {
+///     fn default() -> Self {
+///         Self { max_sides: 100 }
+///     }
+/// }
+///
+/// impl PluginConfig for DiceConfig {
+///     fn validate(&self) -> Result<(), String> {
+///         if self.max_sides < 2 {
+///             return Err(format!("max_sides must be at least 2, got {}", self.max_sides));
+///         }
+///         Ok(())
+///     }
+/// }
+///
+/// let plugin = Plugin::new("examples.dice", "1.0.0").config::<DiceConfig>();
+/// # let _ = plugin;
+/// ```
 pub trait PluginConfig:
     Serialize + DeserializeOwned + Default + JsonSchema + Send + Sync + 'static
 {
@@ -22,14 +56,15 @@ pub trait PluginConfig:
     }
 }
 
-/// A configuration change delivered to `on_config_update`.
-#[derive(Debug, Clone)]
-pub struct ConfigUpdate {
-    /// `self` for the plugin's own configuration.
-    pub scope: String,
-    /// The new raw values.
-    pub config: JsonObject,
-    /// The configuration version label.
+/// A new configuration delivered to [`Plugin::on_config_update`](crate::Plugin::on_config_update):
+/// the operator changed the plugin's configuration and the host reloaded it.
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct ConfigUpdate<C> {
+    /// The new configuration, merged over the defaults and validated. Handlers already see
+    /// it when the hook runs.
+    pub config: Arc<C>,
+    /// The host's label for this configuration version.
     pub version: String,
 }
 
@@ -38,7 +73,11 @@ type Parser = dyn Fn(&JsonObject) -> Result<Arc<dyn Any + Send + Sync>, String> 
 /// Holds the current typed configuration of one plugin.
 pub(crate) struct ConfigSlot {
     parser: Option<Box<Parser>>,
+    /// The declared configuration type and its name.
+    pub(crate) kind: Option<(TypeId, &'static str)>,
     current: RwLock<Option<Arc<dyn Any + Send + Sync>>>,
+    /// The configuration `apply` replaced, for `restore_previous`.
+    previous: RwLock<Option<Arc<dyn Any + Send + Sync>>>,
     pub(crate) defaults: JsonObject,
     pub(crate) schema: JsonObject,
 }
@@ -47,7 +86,9 @@ impl ConfigSlot {
     pub(crate) fn untyped() -> Self {
         Self {
             parser: None,
+            kind: None,
             current: RwLock::new(None),
+            previous: RwLock::new(None),
             defaults: JsonObject::new(),
             schema: JsonObject::new(),
         }
@@ -69,7 +110,9 @@ impl ConfigSlot {
         };
         Self {
             parser: Some(Box::new(parser)),
+            kind: Some((TypeId::of::<C>(), std::any::type_name::<C>())),
             current: RwLock::new(None),
+            previous: RwLock::new(None),
             defaults,
             schema: crate::schema::schema_for::<C>(),
         }
@@ -79,9 +122,18 @@ impl ConfigSlot {
     pub(crate) fn apply(&self, values: &JsonObject) -> Result<(), String> {
         if let Some(parser) = &self.parser {
             let parsed = parser(values)?;
-            *self.current.write() = Some(parsed);
+            let replaced = self.current.write().replace(parsed);
+            *self.previous.write() = replaced;
         }
         Ok(())
+    }
+
+    /// Reinstalls the configuration the last [`apply`](Self::apply) replaced: the plugin's
+    /// `on_config_update` refused the new one, and the host keeps the old settings.
+    pub(crate) fn restore_previous(&self) {
+        if let Some(previous) = self.previous.write().take() {
+            *self.current.write() = Some(previous);
+        }
     }
 
     pub(crate) fn get<C: Send + Sync + 'static>(&self) -> Option<Arc<C>> {
@@ -104,5 +156,45 @@ pub(crate) fn merge_into(base: &mut JsonObject, overlay: &JsonObject) {
                 base.insert(key.clone(), value.clone());
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde::Deserialize;
+
+    #[derive(Serialize, Deserialize, JsonSchema, Default)]
+    #[serde(default)]
+    struct Settings {
+        level: u32,
+    }
+
+    impl PluginConfig for Settings {
+        fn validate(&self) -> Result<(), String> {
+            if self.level > 9 {
+                return Err(format!("level must be at most 9, got {}", self.level));
+            }
+            Ok(())
+        }
+    }
+
+    fn level(slot: &ConfigSlot) -> u32 {
+        slot.get::<Settings>().unwrap().level
+    }
+
+    #[test]
+    fn a_refused_update_restores_the_previous_configuration() {
+        let slot = ConfigSlot::typed::<Settings>();
+        let values = |level: u32| serde_json::json!({ "level": level }).as_object().cloned().unwrap();
+        slot.apply(&values(1)).unwrap();
+        slot.apply(&values(2)).unwrap();
+        assert_eq!(level(&slot), 2);
+        slot.restore_previous();
+        assert_eq!(level(&slot), 1);
+        // A value that does not validate is never installed.
+        let refused = slot.apply(&values(10)).unwrap_err();
+        assert_eq!(refused, "level must be at most 9, got 10");
+        assert_eq!(level(&slot), 1);
     }
 }

@@ -4,15 +4,32 @@ use std::path::Path;
 use std::sync::Arc;
 
 use maitool_protocol::JsonObject;
-use maitool_protocol::rpc::RpcError;
-use maitool_runner::{HostClient, InvocationContext};
-use serde_json::{Value, json};
+use maitool_runner::InvocationContext;
 
-use crate::PluginConfig;
 use crate::config::ConfigSlot;
+use crate::{HostClient, Kv, PluginConfig, Sender};
 
-/// The context of one tool call: who called, in which chat, and a client for host
-/// capabilities.
+/// The context of one tool call: who called, in which chat, the plugin's configuration, and
+/// the host's capabilities ([`kv`](Self::kv), [`send`](Self::send), [`host`](Self::host)).
+///
+/// ```
+/// use maitool_sdk::prelude::*;
+///
+/// #[derive(Deserialize, JsonSchema)]
+/// #[serde(crate = "maitool_sdk::serde")]
+/// #[schemars(crate = "maitool_sdk::schemars")]
+/// struct Empty {}
+///
+/// let whoami = Tool::new("whoami", "Who and where am I talking to?", |_: Empty, ctx: ToolContext| async move {
+///     let place = match ctx.is_group_chat() {
+///         Some(true) => format!("group {}", ctx.group_id()),
+///         Some(false) => "a private chat".to_owned(),
+///         None => "an unknown chat".to_owned(),
+///     };
+///     Ok(ToolOutput::text(format!("user {} on {} in {place}", ctx.user_id(), ctx.platform())))
+/// });
+/// # let _ = whoami;
+/// ```
 #[derive(Clone)]
 pub struct ToolContext {
     invocation: InvocationContext,
@@ -87,9 +104,20 @@ impl ToolContext {
         &self.invocation.execution.metadata
     }
 
-    /// The client for host capabilities.
-    pub fn host(&self) -> &HostClient {
-        &self.invocation.host
+    /// The client for host capabilities (a cheap clone).
+    pub fn host(&self) -> HostClient {
+        HostClient::new(self.invocation.host.clone())
+    }
+
+    /// This plugin's key-value store on the host (`kv.*` capabilities).
+    pub fn kv(&self) -> Kv {
+        self.host().kv()
+    }
+
+    /// Messages to this call's chat stream ([`stream_id`](Self::stream_id)) through the
+    /// `send.*` capabilities.
+    pub fn send(&self) -> Sender<'_> {
+        Sender::new(self.host(), self.stream_id())
     }
 
     /// This plugin's private data directory: an absolute path the host created owner-only
@@ -104,43 +132,44 @@ impl ToolContext {
     pub fn config<C: PluginConfig>(&self) -> Option<Arc<C>> {
         self.config.get::<C>()
     }
-
-    /// Sends a text message to this call's stream through the `send.text` capability.
-    pub async fn send_text(&self, text: impl Into<String>) -> Result<Value, RpcError> {
-        send_text(self.host(), self.stream_id(), text.into()).await
-    }
 }
 
-pub(crate) async fn send_text(
-    host: &HostClient,
-    stream_id: &str,
-    text: String,
-) -> Result<Value, RpcError> {
-    let args = json!({ "stream_id": stream_id, "text": text });
-    let Value::Object(args) = args else {
-        unreachable!("json! object literal")
-    };
-    host.call("send.text", args).await
-}
-
-/// What `on_load` receives.
+/// What the lifecycle hooks ([`Plugin::on_load`], [`Plugin::on_config_update`]) receive: the
+/// plugin's host capabilities, data directory and configuration.
+///
+/// ```
+/// use maitool_sdk::prelude::*;
+///
+/// let plugin = Plugin::new("examples.counter", "1.0.0")
+///     .capability("kv.*")
+///     .on_load(|ctx: PluginContext| async move {
+///         // Runs before the tools are offered: a good place to prepare state.
+///         let starts = ctx.kv().get::<u64>("starts").await?.unwrap_or(0);
+///         ctx.kv().set("starts", &(starts + 1)).await?;
+///         Ok(())
+///     });
+/// # let _ = plugin;
+/// ```
+///
+/// [`Plugin::on_load`]: crate::Plugin::on_load
+/// [`Plugin::on_config_update`]: crate::Plugin::on_config_update
 #[derive(Clone)]
-pub struct LoadContext {
+pub struct PluginContext {
     host: HostClient,
     config: Arc<ConfigSlot>,
     data_dir: Option<Arc<Path>>,
 }
 
-impl std::fmt::Debug for LoadContext {
+impl std::fmt::Debug for PluginContext {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("LoadContext")
+        f.debug_struct("PluginContext")
             .field("host", &self.host)
             .field("data_dir", &self.data_dir)
             .finish_non_exhaustive()
     }
 }
 
-impl LoadContext {
+impl PluginContext {
     pub(crate) fn new(
         host: HostClient,
         config: Arc<ConfigSlot>,
@@ -153,9 +182,19 @@ impl LoadContext {
         }
     }
 
+    /// This plugin's id.
+    pub fn plugin_id(&self) -> &str {
+        self.host.plugin_id()
+    }
+
     /// The client for host capabilities.
     pub fn host(&self) -> &HostClient {
         &self.host
+    }
+
+    /// This plugin's key-value store on the host (`kv.*` capabilities).
+    pub fn kv(&self) -> Kv {
+        self.host.kv()
     }
 
     /// This plugin's private data directory, as [`ToolContext::data_dir`]: the place to

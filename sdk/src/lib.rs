@@ -1,14 +1,16 @@
 //! The maitool plugin SDK.
 //!
 //! A plugin is Rust code built into a *runner* executable that the maitool host spawns. An
-//! author depends on this crate alone, declares tools with typed arguments, and calls
-//! [`run`] from `main`:
+//! author depends on this crate alone (its `serde`, `schemars` and `serde_json` are
+//! re-exported), declares tools with typed arguments, and calls [`run`] from `main`:
 //!
 //! ```no_run
 //! use maitool_sdk::prelude::*;
 //!
 //! /// Arguments of `roll_dice`; the JSON Schema the model sees is generated from this type.
 //! #[derive(Deserialize, JsonSchema)]
+//! #[serde(crate = "maitool_sdk::serde")]
+//! #[schemars(crate = "maitool_sdk::schemars")]
 //! struct RollArgs {
 //!     /// Number of sides of each die.
 //!     sides: u32,
@@ -18,60 +20,77 @@
 //!     let dice = Plugin::new("examples.dice", "1.0.0").tool(
 //!         Tool::new("roll_dice", "Roll a die", |args: RollArgs, _ctx: ToolContext| async move {
 //!             Ok(ToolOutput::text(format!("rolled a d{}", args.sides)))
-//!         }),
+//!         })
+//!         .core_tool(), // visible to the model (else deferred)
 //!     );
 //!     maitool_sdk::run([dice]);
 //! }
 //! ```
 //!
+//! The two `crate = ...` attributes point the derives at the SDK's re-exported `serde` and
+//! `schemars`, so the plugin's `Cargo.toml` needs no other dependency.
+//!
+//! docs/PLUGINS.md in the maitool repository is the guide: from `cargo new` to a plugin with
+//! tools, typed configuration, host capabilities, Actions, visibility and timeouts.
+//!
 //! One executable may host several plugins: pass them all to [`run`]. Legacy MaiBot Actions
-//! are declared with [`Action`] and converted to tools automatically.
+//! are declared with [`Action`] and converted to tools automatically (new plugins should
+//! prefer tools).
 #![warn(missing_docs)]
 
 mod action;
 mod arguments;
 mod config;
 mod context;
+mod host;
+mod kv;
 mod output;
 mod plugin;
 mod schema;
+mod send;
 mod tool;
 
 pub use action::{Action, ActionInput, ActivationType, ChatMode};
 pub use config::{ConfigUpdate, PluginConfig};
-pub use context::{LoadContext, ToolContext};
+pub use context::{PluginContext, ToolContext};
+pub use host::{HostClient, HostError};
+pub use kv::Kv;
 pub use output::{ToolError, ToolOutput};
 pub use plugin::{Plugin, PluginError};
-pub use tool::{ChatScope, Tool, Visibility};
+pub use send::{SentMessage, Sender};
+pub use tool::Tool;
 
-pub use maitool_protocol::rpc::RpcError as HostError;
+/// Shared tool-model types of the maitool protocol that plugin code uses: visibility, chat
+/// scope, content items, annotations and icons.
 pub use maitool_protocol::{
-    BinaryData, ContentType, JsonObject, ToolAnnotation, ToolContentItem, ToolExecutionContext,
-    ToolIcon,
+    BinaryData, ChatScope, ContentType, JsonObject, ToolAnnotation, ToolContentItem, ToolIcon,
+    Visibility,
 };
-pub use maitool_runner::{HostClient, RunnerOptions};
+pub use maitool_runner::RunnerOptions;
 /// Timers for handlers (handlers run on tokio): `sleep`, `timeout`, `interval`.
 pub use tokio::time;
 
-/// The wire types and codec, for tests and tools that speak the protocol directly.
-pub use maitool_protocol as protocol;
-
-pub use schemars;
-pub use schemars::JsonSchema;
+/// The serde version the SDK uses; point derives at it with `#[serde(crate = "maitool_sdk::serde")]`.
 pub use serde;
 pub use serde::{Deserialize, Serialize};
+/// The schemars version (1.x) the SDK generates schemas with; point derives at it with
+/// `#[schemars(crate = "maitool_sdk::schemars")]`. An argument type must implement *this*
+/// version's `JsonSchema`.
+pub use schemars;
+pub use schemars::JsonSchema;
 pub use serde_json;
 pub use serde_json::{Value, json};
 /// Logging for plugins (`tracing`): records are forwarded to the host's log and tagged with
 /// the plugin id, e.g. `maitool_sdk::log::info!("cache warmed")`.
 pub use tracing as log;
 
-/// Everything a plugin usually needs, in one import.
+/// Everything a plugin usually needs, in one import: `use maitool_sdk::prelude::*;`.
 pub mod prelude {
     pub use crate::{
         Action, ActionInput, ActivationType, ChatMode, ChatScope, ConfigUpdate, Deserialize,
-        HostClient, JsonSchema, LoadContext, Plugin, PluginConfig, PluginError, Serialize, Tool,
-        ToolContentItem, ToolContext, ToolError, ToolOutput, Visibility, json,
+        HostClient, HostError, JsonSchema, Plugin, PluginConfig, PluginContext, PluginError,
+        Serialize, Tool, ToolContentItem, ToolContext, ToolError, ToolOutput, Value, Visibility,
+        json,
     };
 }
 
@@ -88,3 +107,7 @@ pub fn run_with(plugins: impl IntoIterator<Item = Plugin>, options: RunnerOption
     let specs = plugins.into_iter().map(Plugin::into_spec).collect();
     maitool_runner::run(specs, options)
 }
+
+#[cfg(test)]
+#[path = "declaration_tests.rs"]
+mod declaration_tests;

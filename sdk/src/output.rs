@@ -1,15 +1,69 @@
 //! What a tool handler returns.
 
+use std::any::TypeId;
+
 use maitool_protocol::{ToolContentItem, ToolExecutionResult};
+use schemars::JsonSchema;
 use serde::Serialize;
 
 /// A successful tool result: text, structured content and content items, in any mix.
+///
+/// The model reads the text; when there is none, it reads the structured content as
+/// compact JSON, then the content items' descriptions.
+///
+/// ```
+/// use maitool_sdk::prelude::*;
+///
+/// #[derive(Serialize, JsonSchema)]
+/// #[serde(crate = "maitool_sdk::serde")]
+/// #[schemars(crate = "maitool_sdk::schemars")]
+/// struct Forecast {
+///     city: String,
+///     celsius: f64,
+/// }
+///
+/// #[derive(Deserialize, JsonSchema)]
+/// #[serde(crate = "maitool_sdk::serde")]
+/// #[schemars(crate = "maitool_sdk::schemars")]
+/// struct CityArgs {
+///     city: String,
+/// }
+///
+/// let forecast = Tool::new("forecast", "Tomorrow's weather.", |a: CityArgs, _ctx: ToolContext| async move {
+///     let text = format!("{}: 21.5 °C", a.city);
+///     let forecast = Forecast { city: a.city, celsius: 21.5 };
+///     // Structured content checked against the declared output type, plus a line of text.
+///     Ok(ToolOutput::typed(forecast).with_text(text))
+/// })
+/// .output::<Forecast>();
+/// # let _ = forecast;
+/// ```
 #[derive(Debug, Clone, Default)]
 pub struct ToolOutput {
     text: String,
     structured: Option<serde_json::Value>,
+    /// The Rust type of `structured` when it came from [`ToolOutput::typed`].
+    typed: Option<OutputType>,
     items: Vec<ToolContentItem>,
     metadata: maitool_protocol::JsonObject,
+}
+
+/// The Rust type of a tool's structured output, to compare a typed output with the tool's
+/// declaration.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct OutputType {
+    id: TypeId,
+    name: &'static str,
+}
+
+impl OutputType {
+    /// The output type `T`.
+    pub(crate) fn of<T: ?Sized + 'static>() -> Self {
+        Self {
+            id: TypeId::of::<T>(),
+            name: std::any::type_name::<T>(),
+        }
+    }
 }
 
 impl ToolOutput {
@@ -22,9 +76,20 @@ impl ToolOutput {
     }
 
     /// A structured result from any serializable value. The model sees it as compact JSON
-    /// when there is no text.
+    /// when there is no text. Prefer [`typed`](Self::typed) for a tool that declares its
+    /// output with [`Tool::output`](crate::Tool::output).
     pub fn structured(value: impl Serialize) -> Self {
         Self::default().with_structured(value)
+    }
+
+    /// A structured result of the tool's declared output type `T`
+    /// ([`Tool::output::<T>()`](crate::Tool::output)). The SDK checks the two agree: when the
+    /// tool declares another output type, or none, the call fails with
+    /// `tool NAME returned output of type X but declares ...`.
+    pub fn typed<T: Serialize + JsonSchema + 'static>(value: T) -> Self {
+        let mut output = Self::default().with_structured(value);
+        output.typed = Some(OutputType::of::<T>());
+        output
     }
 
     /// A result made of one content item (an image, audio, a resource link, ...).
@@ -38,9 +103,10 @@ impl ToolOutput {
         self
     }
 
-    /// Sets the structured content. A value that cannot be represented as JSON becomes
-    /// `null` and is logged.
+    /// Sets the structured content, untyped (see [`typed`](Self::typed)). A value that
+    /// cannot be represented as JSON becomes `null` and is logged.
     pub fn with_structured(mut self, value: impl Serialize) -> Self {
+        self.typed = None;
         self.structured = match serde_json::to_value(value) {
             Ok(value) => Some(value),
             Err(err) => {
@@ -61,6 +127,29 @@ impl ToolOutput {
     pub fn with_metadata(mut self, key: &str, value: impl Into<serde_json::Value>) -> Self {
         self.metadata.insert(key.to_owned(), value.into());
         self
+    }
+
+    /// This output if its typed content (if any) is the tool's declared output type.
+    pub(crate) fn checked(
+        self,
+        tool: &str,
+        declared: Option<OutputType>,
+    ) -> Result<Self, crate::ToolError> {
+        let Some(typed) = self.typed else {
+            return Ok(self);
+        };
+        match declared {
+            Some(declared) if declared.id == typed.id => Ok(self),
+            Some(declared) => Err(crate::ToolError::new(format!(
+                "tool {tool} returned output of type {} but declares output type {}",
+                typed.name, declared.name
+            ))),
+            None => Err(crate::ToolError::new(format!(
+                "tool {tool} returned output of type {} but declares no output type: add \
+                 .output::<{}>() to the tool",
+                typed.name, typed.name
+            ))),
+        }
     }
 
     /// The successful result this output makes. It is left unnamed: the runner sends it

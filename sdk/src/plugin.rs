@@ -1,5 +1,6 @@
 //! A plugin: identity, components, configuration and lifecycle hooks.
 
+use std::any::TypeId;
 use std::future::Future;
 use std::path::Path;
 use std::sync::Arc;
@@ -7,10 +8,11 @@ use std::sync::Arc;
 use futures::FutureExt;
 use futures::future::BoxFuture;
 use maitool_protocol::JsonObject;
-use maitool_runner::{ComponentSpec, HostClient, PluginHooks, PluginSpec};
+use maitool_runner::{ComponentSpec, PluginHooks, PluginSpec};
+use parking_lot::RwLock;
 
 use crate::config::ConfigSlot;
-use crate::{Action, ConfigUpdate, LoadContext, PluginConfig, Tool};
+use crate::{Action, ConfigUpdate, HostClient, PluginConfig, PluginContext, Tool};
 
 /// An error from a lifecycle hook; the plugin fails to load (or rejects the update) with
 /// this message. Any `std::error::Error` converts into it.
@@ -37,16 +39,50 @@ impl<E: std::error::Error> From<E> for PluginError {
     }
 }
 
-type LoadHook = dyn Fn(LoadContext) -> BoxFuture<'static, Result<(), PluginError>> + Send + Sync;
+type LoadHook = dyn Fn(PluginContext) -> BoxFuture<'static, Result<(), PluginError>> + Send + Sync;
 type UnloadHook = dyn Fn() -> BoxFuture<'static, ()> + Send + Sync;
-type UpdateHook = dyn Fn(ConfigUpdate) -> BoxFuture<'static, Result<(), PluginError>> + Send + Sync;
+/// The typed `on_config_update` hook, given the context and the configuration version.
+type UpdateHook =
+    dyn Fn(PluginContext, String) -> BoxFuture<'static, Result<(), PluginError>> + Send + Sync;
 
 enum Component {
     Tool(Tool),
     Action(Action),
 }
 
-/// A plugin declaration.
+/// A plugin: an id and a version, the tools (and legacy Actions) it offers, the host
+/// capabilities it needs, its typed configuration and its lifecycle hooks.
+///
+/// One runner executable hosts one or more plugins: build them in `main` and pass them to
+/// [`run`](crate::run).
+///
+/// ```no_run
+/// use maitool_sdk::prelude::*;
+///
+/// #[derive(Deserialize, JsonSchema)]
+/// #[serde(crate = "maitool_sdk::serde")]
+/// #[schemars(crate = "maitool_sdk::schemars")]
+/// struct EchoArgs {
+///     /// What to say back.
+///     text: String,
+/// }
+///
+/// fn main() {
+///     let echo = Plugin::new("examples.echo", "1.0.0")
+///         .name("Echo")
+///         .description("Says things back.")
+///         .capability("send.text")
+///         .tool(Tool::new("echo", "Say the text back.", |a: EchoArgs, _ctx: ToolContext| async move {
+///             Ok(ToolOutput::text(a.text))
+///         }))
+///         .on_load(|ctx: PluginContext| async move {
+///             maitool_sdk::log::info!(plugin = ctx.plugin_id(), "ready");
+///             Ok(())
+///         })
+///         .on_unload(|| async { maitool_sdk::log::info!("bye") });
+///     maitool_sdk::run([echo]);
+/// }
+/// ```
 pub struct Plugin {
     id: String,
     version: String,
@@ -58,6 +94,8 @@ pub struct Plugin {
     on_load: Option<Arc<LoadHook>>,
     on_unload: Option<Arc<UnloadHook>>,
     on_config_update: Option<Arc<UpdateHook>>,
+    /// The configuration type `on_config_update` takes, checked against `config` at load.
+    update_type: Option<(TypeId, &'static str)>,
 }
 
 impl std::fmt::Debug for Plugin {
@@ -84,6 +122,7 @@ impl Plugin {
             on_load: None,
             on_unload: None,
             on_config_update: None,
+            update_type: None,
         }
     }
 
@@ -126,10 +165,10 @@ impl Plugin {
     }
 
     /// Runs after configuration, before the plugin's tools are exposed. An error fails the
-    /// load of this plugin.
+    /// load of this plugin, alone, with its message.
     pub fn on_load<F, Fut>(mut self, hook: F) -> Self
     where
-        F: Fn(LoadContext) -> Fut + Send + Sync + 'static,
+        F: Fn(PluginContext) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<(), PluginError>> + Send + 'static,
     {
         self.on_load = Some(Arc::new(move |ctx| hook(ctx).boxed()));
@@ -146,14 +185,53 @@ impl Plugin {
         self
     }
 
-    /// Runs when the operator changed the plugin's configuration (already applied to the
-    /// typed configuration for scope `self`).
-    pub fn on_config_update<F, Fut>(mut self, hook: F) -> Self
+    /// Runs when the operator changed the plugin's configuration and the host reloaded it,
+    /// with the new typed configuration (already in effect for handlers) and the plugin's
+    /// context. `C` must be the type declared with [`config`](Self::config); otherwise the
+    /// plugin fails to load with an error naming both types.
+    ///
+    /// A configuration that does not parse or validate never reaches the hook: the host
+    /// keeps the previous one and reports why. An error from the hook refuses the update the
+    /// same way: handlers go back to the previous configuration, and the operator reads the
+    /// message.
+    ///
+    /// ```
+    /// use maitool_sdk::prelude::*;
+    ///
+    /// #[derive(Serialize, Deserialize, JsonSchema, Default)]
+    /// #[serde(crate = "maitool_sdk::serde", default)]
+    /// #[schemars(crate = "maitool_sdk::schemars")]
+    /// struct Settings {
+    ///     greeting: String,
+    /// }
+    /// impl PluginConfig for Settings {}
+    ///
+    /// let plugin = Plugin::new("examples.greeter", "1.0.0")
+    ///     .config::<Settings>()
+    ///     .on_config_update(|update: ConfigUpdate<Settings>, ctx: PluginContext| async move {
+    ///         maitool_sdk::log::info!(plugin = ctx.plugin_id(), greeting = %update.config.greeting, "new greeting");
+    ///         Ok(())
+    ///     });
+    /// # let _ = plugin;
+    /// ```
+    pub fn on_config_update<C, F, Fut>(mut self, hook: F) -> Self
     where
-        F: Fn(ConfigUpdate) -> Fut + Send + Sync + 'static,
+        C: PluginConfig,
+        F: Fn(ConfigUpdate<C>, PluginContext) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<(), PluginError>> + Send + 'static,
     {
-        self.on_config_update = Some(Arc::new(move |update| hook(update).boxed()));
+        self.update_type = Some((TypeId::of::<C>(), std::any::type_name::<C>()));
+        self.on_config_update = Some(Arc::new(move |ctx: PluginContext, version| {
+            match ctx.config::<C>() {
+                Some(config) => hook(ConfigUpdate { config, version }, ctx).boxed(),
+                // Refused at load already; kept as an error rather than a panic.
+                None => std::future::ready(Err(PluginError::new(format!(
+                    "on_config_update takes configuration type {}, which the plugin does not declare",
+                    std::any::type_name::<C>()
+                ))))
+                .boxed(),
+            }
+        }));
         self
     }
 
@@ -173,8 +251,23 @@ impl Plugin {
             };
             components.push(spec);
         }
+        let config_mismatch = match (self.update_type, config.kind) {
+            (Some((wanted, wanted_name)), declared) if declared.map(|d| d.0) != Some(wanted) => {
+                Some(format!(
+                    "on_config_update takes configuration type {wanted_name}, but the plugin \
+                     declares {}",
+                    match declared {
+                        Some((_, name)) => format!("{name} (Plugin::config::<{name}>())"),
+                        None => format!("none: add .config::<{wanted_name}>()"),
+                    }
+                ))
+            }
+            _ => None,
+        };
         let hooks = Hooks {
             config: config.clone(),
+            config_mismatch,
+            context: RwLock::new(None),
             on_load: self.on_load,
             on_unload: self.on_unload,
             on_config_update: self.on_config_update,
@@ -195,6 +288,11 @@ impl Plugin {
 
 struct Hooks {
     config: Arc<ConfigSlot>,
+    /// Why the plugin cannot load: its `on_config_update` takes another configuration type.
+    config_mismatch: Option<String>,
+    /// The context of the last load, for `on_config_update` (the runner gives that hook no
+    /// host client of its own).
+    context: RwLock<Option<PluginContext>>,
     on_load: Option<Arc<LoadHook>>,
     on_unload: Option<Arc<UnloadHook>>,
     on_config_update: Option<Arc<UpdateHook>>,
@@ -207,10 +305,14 @@ impl PluginHooks for Hooks {
 
     fn on_load(
         &self,
-        host: HostClient,
+        host: maitool_runner::HostClient,
         data_dir: Option<Arc<Path>>,
     ) -> BoxFuture<'static, Result<(), String>> {
-        let ctx = LoadContext::new(host, self.config.clone(), data_dir);
+        if let Some(mismatch) = &self.config_mismatch {
+            return std::future::ready(Err(mismatch.clone())).boxed();
+        }
+        let ctx = PluginContext::new(HostClient::new(host), self.config.clone(), data_dir);
+        *self.context.write() = Some(ctx.clone());
         match &self.on_load {
             Some(hook) => hook(ctx).map(|r| r.map_err(|e| e.to_string())).boxed(),
             None => std::future::ready(Ok(())).boxed(),
@@ -227,18 +329,27 @@ impl PluginHooks for Hooks {
     fn on_config_update(
         &self,
         scope: String,
-        config: JsonObject,
+        _config: JsonObject,
         version: String,
     ) -> BoxFuture<'static, Result<(), String>> {
-        match &self.on_config_update {
-            Some(hook) => hook(ConfigUpdate {
-                scope,
-                config,
-                version,
-            })
-            .map(|r| r.map_err(|e| e.to_string()))
-            .boxed(),
-            None => std::future::ready(Ok(())).boxed(),
+        // The typed hook is about the plugin's own configuration, which the runner has just
+        // applied; other scopes have nothing typed to give it.
+        if scope != "self" {
+            return std::future::ready(Ok(())).boxed();
+        }
+        let context = self.context.read().clone();
+        let config = Arc::clone(&self.config);
+        match (&self.on_config_update, context) {
+            (Some(hook), Some(ctx)) => hook(ctx, version)
+                .map(move |outcome| {
+                    // Refused: the host keeps the old settings, so the plugin must too.
+                    outcome.map_err(|err| {
+                        config.restore_previous();
+                        err.to_string()
+                    })
+                })
+                .boxed(),
+            _ => std::future::ready(Ok(())).boxed(),
         }
     }
 }

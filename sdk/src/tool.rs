@@ -8,74 +8,72 @@ use futures::FutureExt;
 use futures::future::BoxFuture;
 use maitool_protocol::wire::EncodedValue;
 use maitool_protocol::wire::methods::{ComponentDeclaration, names};
-use maitool_protocol::{JsonObject, ToolAnnotation, ToolExecutionResult, ToolIcon};
+use maitool_protocol::{
+    ChatScope, JsonObject, ToolAnnotation, ToolExecutionResult, ToolIcon, Visibility,
+};
 use maitool_runner::{ComponentHandler, InvocationContext};
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 
 use crate::arguments::ArgumentDecoder;
 use crate::config::ConfigSlot;
+use crate::output::OutputType;
 use crate::schema::schema_for;
 use crate::{ToolContext, ToolError, ToolOutput};
-
-/// How a tool is shown to the model.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Visibility {
-    /// Always in the model's tool list.
-    Visible,
-    /// Listed only by name in a reminder until the model finds it with `tool_search`.
-    #[default]
-    Deferred,
-    /// Never shown to the model; callable only directly.
-    Hidden,
-}
-
-impl Visibility {
-    fn as_str(self) -> &'static str {
-        match self {
-            Visibility::Visible => "visible",
-            Visibility::Deferred => "deferred",
-            Visibility::Hidden => "hidden",
-        }
-    }
-}
-
-/// In which chats a tool is offered.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum ChatScope {
-    /// Everywhere.
-    #[default]
-    All,
-    /// Group chats only.
-    Group,
-    /// Private chats only.
-    Private,
-}
-
-impl ChatScope {
-    pub(crate) fn as_str(self) -> &'static str {
-        match self {
-            ChatScope::All => "all",
-            ChatScope::Group => "group",
-            ChatScope::Private => "private",
-        }
-    }
-}
 
 /// A tool's handler with its argument type erased: decodes the arguments, runs, and turns the
 /// outcome into the result named after the tool (the third argument). One boxed future per
 /// call, the handler's own state inside it.
-type ErasedHandler = dyn Fn(EncodedValue, ToolContext, Arc<str>) -> BoxFuture<'static, ToolExecutionResult>
+type ErasedHandler = dyn Fn(
+        EncodedValue,
+        ToolContext,
+        Arc<str>,
+        Option<OutputType>,
+    ) -> BoxFuture<'static, ToolExecutionResult>
     + Send
     + Sync;
 
-/// A tool declaration.
+/// A tool: a name, a description, typed arguments, an async handler, and options.
+///
+/// The arguments are one type that derives `Deserialize` and `JsonSchema`; its JSON Schema
+/// is what the model sees (doc comments become descriptions), and the host refuses calls
+/// whose arguments break it before the handler runs.
+///
+/// Like in MaiBot, a plugin tool is **deferred unless it is a core tool**: the model sees it
+/// only by name in a reminder until it finds it with `tool_search`. Mark the tools a model
+/// needs on every turn with [`core_tool`](Self::core_tool).
+///
+/// ```
+/// use std::time::Duration;
+/// use maitool_sdk::prelude::*;
+///
+/// /// Arguments of `roll_dice`.
+/// #[derive(Deserialize, JsonSchema)]
+/// #[serde(crate = "maitool_sdk::serde")]
+/// #[schemars(crate = "maitool_sdk::schemars")]
+/// struct RollArgs {
+///     /// Number of sides, at least 2.
+///     sides: u32,
+/// }
+///
+/// let roll = Tool::new("roll_dice", "Roll a die.", |args: RollArgs, _ctx: ToolContext| async move {
+///     if args.sides < 2 {
+///         return Err(ToolError::new("a die has at least 2 sides"));
+///     }
+///     Ok(ToolOutput::text(format!("rolled a d{}", args.sides)))
+/// })
+/// .core_tool() // visible to the model (else deferred)
+/// .chat_scope(ChatScope::Group)
+/// .timeout(Duration::from_secs(5));
+/// # let _ = roll;
+/// ```
 pub struct Tool {
     pub(crate) name: String,
     description: String,
     title: String,
     schema: JsonObject,
     output_schema: Option<JsonObject>,
+    output_type: Option<OutputType>,
     visibility: Visibility,
     chat_scope: ChatScope,
     allowed_sessions: Vec<String>,
@@ -99,6 +97,9 @@ impl Tool {
     /// A tool whose arguments are deserialized into `A`; the model-facing JSON Schema is
     /// generated from `A` (doc comments become descriptions). The handler's error becomes a
     /// failed result with that message; so do arguments that do not fit `A`.
+    ///
+    /// Defaults: deferred ([`core_tool`](Self::core_tool) makes it visible), all chats,
+    /// enabled, the host's timeout (60 s), no output schema.
     pub fn new<A, F, Fut>(
         name: impl Into<String>,
         description: impl Into<String>,
@@ -114,14 +115,15 @@ impl Tool {
         let arguments = ArgumentDecoder::new(&name, &schema);
         let erased = move |args: EncodedValue,
                            ctx: ToolContext,
-                           name: Arc<str>|
+                           name: Arc<str>,
+                           declared: Option<OutputType>|
               -> BoxFuture<'static, ToolExecutionResult> {
             match arguments.decode::<A>(&args) {
                 Ok(parsed) => {
                     let running = handler(parsed, ctx);
-                    async move { outcome_result(running.await, &name) }.boxed()
+                    async move { outcome_result(running.await, &name, declared) }.boxed()
                 }
-                Err(err) => std::future::ready(outcome_result(Err(err), &name)).boxed(),
+                Err(err) => std::future::ready(outcome_result(Err(err), &name, None)).boxed(),
             }
         };
         Tool {
@@ -130,7 +132,8 @@ impl Tool {
             title: String::new(),
             schema,
             output_schema: None,
-            visibility: Visibility::Visible,
+            output_type: None,
+            visibility: Visibility::default(),
             chat_scope: ChatScope::All,
             allowed_sessions: Vec::new(),
             timeout: None,
@@ -147,19 +150,34 @@ impl Tool {
         self
     }
 
-    /// Declares the structured output's type; its schema is published as `output_schema`.
-    pub fn output<T: JsonSchema>(mut self) -> Self {
+    /// Declares the structured output's type; its schema is published as `output_schema`,
+    /// and the host checks every result's structured content against it.
+    ///
+    /// Return the output with [`ToolOutput::typed`] so that the SDK checks the handler
+    /// against this declaration too: a typed output of another type becomes a failed
+    /// result naming both types.
+    pub fn output<T: JsonSchema + 'static>(mut self) -> Self {
         self.output_schema = Some(schema_for::<T>());
+        self.output_type = Some(OutputType::of::<T>());
         self
     }
 
-    /// How the tool is shown to the model (default: visible).
+    /// How the tool reaches the model (default [`Visibility::Deferred`], MaiBot's default for
+    /// plugin tools):
+    ///
+    /// * [`Visibility::Visible`]: in the tool list of every model request (see
+    ///   [`core_tool`](Self::core_tool));
+    /// * [`Visibility::Deferred`]: listed by name in a reminder until the model finds it with
+    ///   `tool_search`;
+    /// * [`Visibility::Hidden`]: offered to no one. It is not listed, and a call to it, by a
+    ///   model or an operator's `maitool call`, fails with `tool NAME is hidden`.
     pub fn visibility(mut self, visibility: Visibility) -> Self {
         self.visibility = visibility;
         self
     }
 
-    /// MaiBot's `core_tool`: always visible.
+    /// MaiBot's `core_tool`: the tool is in the model's tool list on every request
+    /// ([`Visibility::Visible`]) instead of deferred.
     pub fn core_tool(self) -> Self {
         self.visibility(Visibility::Visible)
     }
@@ -244,6 +262,7 @@ impl Tool {
     pub(crate) fn into_handler(self, config: Arc<ConfigSlot>) -> Arc<dyn ComponentHandler> {
         Arc::new(ToolHandler {
             handler: self.handler,
+            output_type: self.output_type,
             config,
         })
     }
@@ -251,6 +270,7 @@ impl Tool {
 
 struct ToolHandler {
     handler: Arc<ErasedHandler>,
+    output_type: Option<OutputType>,
     config: Arc<ConfigSlot>,
 }
 
@@ -262,13 +282,23 @@ impl ComponentHandler for ToolHandler {
     ) -> BoxFuture<'static, ToolExecutionResult> {
         // The runner names the component in the context; sharing it spares a copy per call.
         let name = Arc::clone(&ctx.component_name);
-        (self.handler)(args, ToolContext::new(ctx, self.config.clone()), name)
+        (self.handler)(
+            args,
+            ToolContext::new(ctx, self.config.clone()),
+            name,
+            self.output_type,
+        )
     }
 }
 
-/// The result a handler's outcome becomes.
-fn outcome_result(outcome: Result<ToolOutput, ToolError>, name: &str) -> ToolExecutionResult {
-    match outcome {
+/// The result a handler's outcome becomes; a typed output that is not the tool's declared
+/// output type becomes a failure.
+fn outcome_result(
+    outcome: Result<ToolOutput, ToolError>,
+    name: &str,
+    declared: Option<OutputType>,
+) -> ToolExecutionResult {
+    match outcome.and_then(|output| output.checked(name, declared)) {
         Ok(output) => output.into_result(),
         Err(err) => ToolExecutionResult::failure(name, err.message()),
     }

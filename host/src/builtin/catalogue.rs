@@ -1,7 +1,9 @@
 //! The built-in catalogue (MaiBot's `BUILTIN_TOOL_ENTRIES`): every tool with its stage,
 //! visibility, chat scope and config gate.
 
-use super::entry::{BuiltinEntry, ChatScope, ConfigGate, Stage, Visibility};
+use maitool_protocol::{ChatScope, Visibility};
+
+use super::entry::{BuiltinEntry, ConfigGate, Stage};
 use super::handlers;
 
 /// The built-in tools, in listing order.

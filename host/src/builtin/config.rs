@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-use super::entry::ChatScope;
+use maitool_protocol::ChatScope;
 use super::seed::SeedConfig;
 
 /// How the engine selects expression styles for replies (MaiBot's

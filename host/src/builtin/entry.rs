@@ -4,7 +4,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use maitool_protocol::{ToolAvailabilityContext, ToolSpec};
+use maitool_protocol::{ChatScope, ToolAvailabilityContext, ToolSpec, Visibility};
 use serde::{Deserialize, Serialize};
 
 use super::config::BuiltinConfig;
@@ -58,64 +58,6 @@ impl FromStr for Stage {
 impl fmt::Display for Stage {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
-    }
-}
-
-/// How a tool reaches the model.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Visibility {
-    /// In the tool list directly.
-    Visible,
-    /// Listed by name in a reminder; exposed after `tool_search` finds it.
-    Deferred,
-    /// Never shown to the model; callable by the engine.
-    Hidden,
-}
-
-impl Visibility {
-    /// The name in metadata (`visibility`).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Visibility::Visible => "visible",
-            Visibility::Deferred => "deferred",
-            Visibility::Hidden => "hidden",
-        }
-    }
-
-    /// Reads a spec's `visibility` metadata. MaiBot treats every non-builtin tool without
-    /// `visibility: "visible"` as deferred, so an absent or unknown value is deferred.
-    pub fn of_spec(spec: &ToolSpec) -> Visibility {
-        match spec.visibility() {
-            Some("visible") => Visibility::Visible,
-            Some("hidden") => Visibility::Hidden,
-            _ => Visibility::Deferred,
-        }
-    }
-}
-
-/// Which chats a tool exists in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
-#[serde(rename_all = "snake_case")]
-pub enum ChatScope {
-    /// Every chat.
-    #[default]
-    All,
-    /// Group chats only (`is_group_chat == Some(true)`).
-    Group,
-    /// Private chats only (`is_group_chat == Some(false)`).
-    Private,
-}
-
-impl ChatScope {
-    /// Whether a chat with this `is_group_chat` value is in scope; an unknown chat type is in
-    /// scope only for `All`.
-    pub fn admits(self, is_group_chat: Option<bool>) -> bool {
-        match self {
-            ChatScope::All => true,
-            ChatScope::Group => is_group_chat == Some(true),
-            ChatScope::Private => is_group_chat == Some(false),
-        }
     }
 }
 

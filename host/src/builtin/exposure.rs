@@ -12,12 +12,12 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use maitool_protocol::llm::{ModelApi, ToolDefinition, render_tools};
-use maitool_protocol::{ToolAvailabilityContext, ToolSpec};
+use maitool_protocol::{ToolAvailabilityContext, ToolSpec, Visibility};
 
 use crate::registry::ToolRegistry;
 
 use super::discovery::{DeferredTool, Discovery};
-use super::entry::{Stage, Visibility};
+use super::entry::Stage;
 use super::provider::PROVIDER_NAME;
 
 /// Longest description shown per tool in the reminder.

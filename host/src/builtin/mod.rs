@@ -37,7 +37,7 @@ pub use discovery::{
     ContextSearchResult, DEFAULT_SEARCH_LIMIT, DeferredTool, Discovery, ScoredTool, score, search,
 };
 pub use engine::{EngineBridge, EngineCapabilities, EngineError, StoreEngine};
-pub use entry::{BuiltinEntry, ChatScope, ConfigGate, SpecBuilder, SpecContext, Stage, Visibility};
+pub use entry::{BuiltinEntry, ConfigGate, SpecBuilder, SpecContext, Stage};
 pub use executor::{
     CallStatus, ExecutorError, NOT_EXPOSED_HINT, ToolCallExecutor, ToolResultMessage, TurnOutcome,
 };

@@ -15,7 +15,7 @@ use super::catalogue::entries;
 use super::config::BuiltinConfig;
 use super::discovery::Discovery;
 use super::engine::{EngineBridge, EngineCapabilities};
-use super::entry::{BuiltinEntry, ChatScope, ConfigGate, SpecContext, Stage};
+use super::entry::{BuiltinEntry, ConfigGate, SpecContext, Stage};
 use super::handlers::HandlerContext;
 
 /// The provider name of the built-ins, as in MaiBot.
@@ -147,11 +147,7 @@ impl MaisakaBuiltinToolProvider {
     /// Why `entry` is not available in `ctx`.
     fn unavailable_reason(&self, entry: &BuiltinEntry, ctx: &ToolAvailabilityContext) -> String {
         if !entry.chat_scope.admits(ctx.is_group_chat) {
-            let chats = match entry.chat_scope {
-                ChatScope::Group => "group",
-                ChatScope::Private => "private",
-                ChatScope::All => "all",
-            };
+            let chats = entry.chat_scope;
             return format!(
                 "built-in tool {} is only available in {chats} chats",
                 entry.name

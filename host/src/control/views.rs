@@ -5,7 +5,7 @@ use std::fmt;
 use std::str::FromStr;
 use std::sync::Arc;
 
-use maitool_protocol::ToolAvailabilityContext;
+use maitool_protocol::{ToolAvailabilityContext, Visibility};
 use maitool_protocol::llm::{ModelApi, render_tools};
 use serde::{Deserialize, Serialize};
 
@@ -166,8 +166,8 @@ pub struct ComponentView {
     pub full_name: String,
     /// `TOOL`, `ACTION`, or another MaiBot component type.
     pub component_type: String,
-    /// `visible`, `deferred` or `hidden`.
-    pub visibility: String,
+    /// How the component reaches the model.
+    pub visibility: Visibility,
     /// Enabled globally: declared enabled and not disabled by an operator.
     pub enabled: bool,
     /// A converted legacy Action.
@@ -217,7 +217,7 @@ pub fn plugins(host: &Host) -> Vec<PluginView> {
                 .map(|entry| ComponentView {
                     full_name: entry.full_name.clone(),
                     component_type: entry.component_type.clone(),
-                    visibility: entry.spec.visibility().unwrap_or("deferred").to_owned(),
+                    visibility: entry.visibility,
                     enabled: components.is_enabled(&entry.full_name),
                     legacy_action: entry.legacy_action,
                 })

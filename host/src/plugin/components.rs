@@ -9,46 +9,12 @@ use std::sync::Arc;
 use foldhash::{HashMap, HashMapExt};
 use maitool_protocol::wire::methods::{ComponentDeclaration, names};
 use maitool_protocol::{
-    JsonObject, ProviderType, ToolAnnotation, ToolAvailabilityContext, ToolIcon, ToolSpec,
+    ChatScope, JsonObject, ProviderType, ToolAnnotation, ToolAvailabilityContext, ToolIcon,
+    ToolSpec, Visibility,
 };
 use parking_lot::RwLock;
-use serde::Serialize;
 
 use super::PLUGIN_PROVIDER_NAME;
-
-/// In which chats a component is offered.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ChatScope {
-    /// Everywhere.
-    All,
-    /// Group chats only.
-    Group,
-    /// Private chats only.
-    Private,
-}
-
-/// How a tool is shown to the model.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Visibility {
-    /// In the model's tool list.
-    Visible,
-    /// Found through `tool_search`.
-    Deferred,
-    /// Never shown; the spec is disabled.
-    Hidden,
-}
-
-impl Visibility {
-    fn as_str(self) -> &'static str {
-        match self {
-            Visibility::Visible => "visible",
-            Visibility::Deferred => "deferred",
-            Visibility::Hidden => "hidden",
-        }
-    }
-}
 
 /// One registered component.
 #[derive(Debug, Clone)]
@@ -142,32 +108,16 @@ impl ComponentEntry {
                 format!("component {name}: timeout_ms must be a non-negative integer, got {value}")
             })?,
         };
-        let chat_scope = match decl.chat_scope.trim() {
-            "group" => ChatScope::Group,
-            "private" => ChatScope::Private,
-            _ => match text("chat_scope").as_str() {
-                "group" => ChatScope::Group,
-                "private" => ChatScope::Private,
-                _ => ChatScope::All,
-            },
-        };
+        // The declaration's own field, else the metadata's; anything unknown means all chats.
+        let chat_scope = [decl.chat_scope.trim(), text("chat_scope").as_str()]
+            .into_iter()
+            .find_map(|name| name.parse::<ChatScope>().ok().filter(|s| *s != ChatScope::All))
+            .unwrap_or_default();
         let mut allowed_sessions: HashSet<String> = decl.allowed_session.iter().cloned().collect();
         if let Some(list) = meta.get("allowed_session").and_then(|v| v.as_array()) {
             allowed_sessions.extend(list.iter().filter_map(|v| v.as_str().map(str::to_owned)));
         }
-        let visibility = match text("visibility").as_str() {
-            "visible" => Visibility::Visible,
-            "deferred" => Visibility::Deferred,
-            "hidden" => Visibility::Hidden,
-            _ if meta
-                .get("core_tool")
-                .and_then(|v| v.as_bool())
-                .unwrap_or(false) =>
-            {
-                Visibility::Visible
-            }
-            _ => Visibility::Deferred,
-        };
+        let visibility = Visibility::of_declaration(meta);
         let declared_enabled = meta
             .get("enabled")
             .and_then(|v| v.as_bool())
@@ -458,6 +408,23 @@ impl ComponentRegistry {
             .get(name)?
             .iter()
             .find(|entry| is_live(&entry.plugin_id) && inner.check_enabled(entry, ctx))
+            .cloned()
+    }
+
+    /// The first tool entry named `name` of a plugin passing `is_live`, if it is hidden:
+    /// declared, but offered to no one.
+    pub fn hidden_tool(
+        &self,
+        name: &str,
+        is_live: impl Fn(&str) -> bool,
+    ) -> Option<Arc<ComponentEntry>> {
+        let inner = self.inner.read();
+        inner
+            .by_tool_name
+            .get(name)?
+            .iter()
+            .find(|entry| is_live(&entry.plugin_id))
+            .filter(|entry| entry.visibility == Visibility::Hidden)
             .cloned()
     }
 

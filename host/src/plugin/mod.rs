@@ -25,7 +25,7 @@ pub use capabilities::{
     BotConfig, CAPABILITIES, CapabilityService, LlmConfig, MemorySink, MessageSink, OutgoingImage,
     OutgoingMessage, PRIVILEGED_FAMILIES, StoreSink, check_grant, grants_admit,
 };
-pub use components::{ChatScope, ComponentEntry, ComponentRegistry, Visibility};
+pub use components::{ComponentEntry, ComponentRegistry};
 pub use config::{
     MaibotLaunch, PluginManifest, PluginSettings, ResolvedRunner, RunnerConfig, RunnerKind,
     RuntimeConfig, check_announced_plugin_id, find_program, resolve_program,

@@ -93,6 +93,18 @@ impl ToolProvider for PluginToolProvider {
         Some(self.runtime.version.clone())
     }
 
+    fn refusal(&self, name: &str) -> Option<String> {
+        let entry = self
+            .runtime
+            .components
+            .hidden_tool(name, |plugin| self.runtime.is_live(plugin))?;
+        Some(format!(
+            "tool {name} is hidden: plugin {} declares it with visibility hidden, which offers \
+             it neither to models nor to direct calls",
+            entry.plugin_id
+        ))
+    }
+
     async fn invoke(
         &self,
         invocation: ToolInvocation,

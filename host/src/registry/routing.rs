@@ -85,7 +85,9 @@ impl ToolRegistry {
     /// Arguments that break the tool's `parameters_schema` are refused before dispatch:
     /// `invalid arguments for tool NAME: at /FIELD: PROBLEM`.
     ///
-    /// Never fails: an unknown tool gives a failed result `tool not found: NAME`; a provider
+    /// Never fails: an unknown tool gives a failed result `tool not found: NAME`, a tool its
+    /// provider offers to no one the provider's [`refusal`](crate::ToolProvider::refusal)
+    /// (`tool NAME is hidden: ...`); a provider
     /// error gives `tool NAME failed: CAUSE`; a provider panic gives
     /// `tool NAME failed: provider PROVIDER panicked: MESSAGE`, and the registry keeps serving.
     /// A result whose `tool_name` the provider left empty gets the invoked name.
@@ -160,10 +162,14 @@ impl ToolRegistry {
             Some(cause) => {
                 ToolExecutionResult::failure(&name, format!("tool {name} failed: {cause}"))
             }
-            None => {
-                tracing::debug!(tool = %name, "invoked tool not found");
-                ToolExecutionResult::failure(&name, format!("tool not found: {name}"))
-            }
+            // A tool that exists but is offered to no one (a hidden plugin tool) says so.
+            None => match index.candidates(&name).find_map(|slot| slot.provider.refusal(&name)) {
+                Some(refusal) => ToolExecutionResult::failure(&name, refusal),
+                None => {
+                    tracing::debug!(tool = %name, "invoked tool not found");
+                    ToolExecutionResult::failure(&name, format!("tool not found: {name}"))
+                }
+            },
         }
     }
 

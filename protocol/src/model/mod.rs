@@ -3,23 +3,27 @@
 
 mod annotation;
 mod binary;
+mod chat_scope;
 mod compact;
 mod content;
 mod context;
 mod invocation;
 mod result;
 mod spec;
+mod visibility;
 
 #[cfg(test)]
 mod tests;
 
 pub use annotation::{ToolAnnotation, ToolIcon};
 pub use binary::BinaryData;
+pub use chat_scope::ChatScope;
 pub use content::{ContentType, ToolContentItem};
 pub use context::{ToolAvailabilityContext, ToolExecutionContext};
 pub use invocation::ToolInvocation;
 pub use result::{NamedResult, ToolExecutionResult};
 pub use spec::{ProviderType, ToolSpec};
+pub use visibility::{UnknownName, Visibility};
 
 /// A JSON object: argument maps, schemas and metadata.
 pub type JsonObject = serde_json::Map<String, serde_json::Value>;

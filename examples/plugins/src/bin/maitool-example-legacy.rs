@@ -1,4 +1,8 @@
-//! A legacy MaiBot Action, converted to a tool by the SDK.
+//! A legacy MaiBot Action, converted to a tool by the SDK. New plugins should declare tools
+//! (see the dice example); Actions are for porting MaiBot plugins as they are.
+//!
+//! `greet` is deferred, like every plugin tool that is not a core tool: the model finds it
+//! with `tool_search`. Its `name` parameter is required, so the host refuses a call without it.
 
 use maitool_sdk::prelude::*;
 
@@ -33,7 +37,7 @@ fn main() {
                     )
                 },
             )
-            .parameter("name", "Who to greet")
+            .required_parameter("name", "Who to greet")
             .parameter("mood", "How to greet, e.g. cheerfully")
             .require("Use when someone joins the chat")
             .associated_type("text")

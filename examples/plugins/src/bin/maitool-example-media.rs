@@ -65,10 +65,11 @@ fn main() {
                 let min = args.numbers.iter().copied().fold(f64::INFINITY, f64::min);
                 let max = args.numbers.iter().copied().fold(f64::NEG_INFINITY, f64::max);
                 let mean = args.numbers.iter().sum::<f64>() / count as f64;
-                Ok(ToolOutput::structured(Stats { count, min, max, mean }))
+                // Typed: the SDK checks it is the `Stats` the tool declares.
+                Ok(ToolOutput::typed(Stats { count, min, max, mean }))
             })
-            .output::<Stats>()
-            .visibility(Visibility::Deferred),
+            // Deferred (the default for plugin tools): the model finds it with tool_search.
+            .output::<Stats>(),
         );
     maitool_sdk::run([media]);
 }

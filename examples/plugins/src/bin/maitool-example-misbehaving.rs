@@ -50,8 +50,8 @@ use std::sync::OnceLock;
 use std::time::Duration;
 
 use maitool_sdk::prelude::*;
-use maitool_sdk::protocol::wire::methods::{HelloPayload, HelloResponsePayload, names};
-use maitool_sdk::protocol::wire::{
+use maitool_protocol::wire::methods::{HelloPayload, HelloResponsePayload, names};
+use maitool_protocol::wire::{
     EmptyPayload, Envelope, decode_header, decode_payload, encode_envelope,
 };
 
@@ -211,7 +211,7 @@ fn read_answer(stream: &mut UnixStream) -> String {
 /// Handshakes, registers `examples.spoofer`, reports ready, then tries capabilities as
 /// `examples.notes` (another runner's plugin) and as itself (no grants).
 fn spoof_session(address: &str, token: &str) {
-    use maitool_sdk::protocol::wire::methods::{
+    use maitool_protocol::wire::methods::{
         CapabilityRequestPayload, ComponentDeclaration, RegisterComponentsPayload,
         RunnerReadyPayload,
     };
@@ -323,7 +323,7 @@ fn read_response(stream: &mut UnixStream, id: u64) -> String {
             return "undecodable".into();
         };
         if header.request_id != id
-            || header.message_type != maitool_sdk::protocol::wire::MessageType::Response
+            || header.message_type != maitool_protocol::wire::MessageType::Response
         {
             continue;
         }
@@ -336,7 +336,7 @@ fn read_response(stream: &mut UnixStream, id: u64) -> String {
 
 /// Object-safe encoding of a request envelope with any payload type.
 mod erased {
-    use maitool_sdk::protocol::wire::{Envelope, encode_envelope};
+    use maitool_protocol::wire::{Envelope, encode_envelope};
     use maitool_sdk::serde::Serialize;
 
     pub trait Encode {

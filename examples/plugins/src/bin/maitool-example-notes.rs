@@ -1,11 +1,27 @@
-//! A plugin that uses host capabilities: `send.text` to a stream and its key-value store;
-//! and its private data directory, where `export_note` writes notes as text files.
+//! A plugin that uses host capabilities through the SDK's typed helpers: its key-value store
+//! (`ctx.kv()`: `remember`, `recall`, `forget`, `list_notes`) and `send.text` to the call's
+//! stream (`ctx.send()`: `announce`); and its private data directory, where `export_note`
+//! writes notes as text files.
 //!
-//! `visible_env` (deferred: models find it only by searching) lists the names of the environment variables plugin
-//! code can see, so an operator can check that the runner's launch secrets are gone.
+//! `remember`, `recall` and `announce` are core tools, visible to the model on every turn.
+//! The others are deferred (the default): the model finds them with `tool_search`. One of
+//! them, `visible_env`, lists the names of the environment variables plugin code can see,
+//! so an operator can check that the runner's launch secrets are gone.
+//!
+//! Every note is stored as a [`Note`] under `note:<key>`.
 
-use maitool_sdk::JsonObject;
 use maitool_sdk::prelude::*;
+
+/// What the store keeps per note.
+#[derive(Serialize, Deserialize)]
+#[serde(crate = "maitool_sdk::serde")]
+struct Note {
+    text: String,
+}
+
+fn note_key(key: &str) -> String {
+    format!("note:{key}")
+}
 
 /// Arguments of `remember`.
 #[derive(Deserialize, JsonSchema)]
@@ -34,6 +50,16 @@ struct RecallArgs {
 struct AnnounceArgs {
     /// Text to send to the current stream.
     text: String,
+}
+
+/// Arguments of `list_notes`.
+#[derive(Deserialize, JsonSchema)]
+#[serde(crate = "maitool_sdk::serde")]
+#[schemars(crate = "maitool_sdk::schemars")]
+struct ListArgs {
+    /// Only keys starting with this prefix.
+    #[serde(default)]
+    prefix: String,
 }
 
 /// Arguments of `export_note`.
@@ -84,15 +110,6 @@ fn export_note(ctx: &ToolContext, a: &ExportArgs) -> Result<ToolOutput, ToolErro
     )
 }
 
-fn args(pairs: &[(&str, Value)]) -> JsonObject {
-    pairs
-        .iter()
-        .map(|(k, v)| ((*k).to_owned(), v.clone()))
-        .collect()
-}
-
-use maitool_sdk::Value;
-
 fn main() {
     let notes = Plugin::new("examples.notes", "1.0.0")
         .name("Notes")
@@ -104,13 +121,8 @@ fn main() {
                 "remember",
                 "Store a note under a key.",
                 |a: RememberArgs, ctx: ToolContext| async move {
-                    ctx.host()
-                        .call(
-                            "kv.set",
-                            args(&[("key", json!(a.key)), ("value", json!(a.text))]),
-                        )
-                        .await
-                        .map_err(|e| ToolError::new(e.to_string()))?;
+                    let note = Note { text: a.text };
+                    ctx.kv().set(&note_key(&a.key), &note).await?;
                     Ok(ToolOutput::text(format!("remembered {}", a.key)))
                 },
             )
@@ -121,20 +133,40 @@ fn main() {
                 "recall",
                 "Read the note stored under a key.",
                 |a: RecallArgs, ctx: ToolContext| async move {
-                    let value = ctx
-                        .host()
-                        .call("kv.get", args(&[("key", json!(a.key))]))
-                        .await
-                        .map_err(|e| ToolError::new(e.to_string()))?;
-                    match value {
-                        Value::String(text) => Ok(ToolOutput::text(text)),
-                        Value::Null => Err(ToolError::new(format!("no note named {}", a.key))),
-                        other => Ok(ToolOutput::structured(other)),
+                    match ctx.kv().get::<Note>(&note_key(&a.key)).await? {
+                        Some(note) => Ok(ToolOutput::text(note.text)),
+                        None => Err(ToolError::new(format!("no note named {}", a.key))),
                     }
                 },
             )
             .core_tool(),
         )
+        .tool(Tool::new(
+            "forget",
+            "Delete the note stored under a key.",
+            |a: RecallArgs, ctx: ToolContext| async move {
+                let existed = ctx.kv().delete(&note_key(&a.key)).await?;
+                Ok(ToolOutput::text(if existed {
+                    format!("forgot {}", a.key)
+                } else {
+                    format!("there was no note named {}", a.key)
+                }))
+            },
+        ))
+        .tool(Tool::new(
+            "list_notes",
+            "List the keys of the stored notes.",
+            |a: ListArgs, ctx: ToolContext| async move {
+                let keys: Vec<String> = ctx
+                    .kv()
+                    .list(&note_key(&a.prefix))
+                    .await?
+                    .into_iter()
+                    .filter_map(|key| key.strip_prefix("note:").map(str::to_owned))
+                    .collect();
+                Ok(ToolOutput::text(keys.join(", ")).with_structured(json!({ "keys": keys })))
+            },
+        ))
         .tool(
             Tool::new(
                 "announce",
@@ -145,13 +177,10 @@ fn main() {
                             "no stream to announce to: the call has no stream_id",
                         ));
                     }
-                    let sent = ctx
-                        .send_text(&a.text)
-                        .await
-                        .map_err(|e| ToolError::new(e.to_string()))?;
+                    let sent = ctx.send().text(&a.text).await?;
                     Ok(
                         ToolOutput::text(format!("announced to {}", ctx.stream_id()))
-                            .with_structured(sent),
+                            .with_structured(json!({ "message_id": sent.message_id })),
                     )
                 },
             )

@@ -7,10 +7,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use maitool_sdk::protocol::wire::methods::{
+use maitool_protocol::wire::methods::{
     CapabilityRequestPayload, InvokePayload, LogBatchPayload, LogEntry, names,
 };
-use maitool_sdk::protocol::wire::{
+use maitool_protocol::wire::{
     EmptyPayload, Envelope, EnvelopeHeader, MessageType, decode_header, decode_payload,
     encode_envelope,
 };
@@ -307,7 +307,7 @@ fn deep_result() -> Vec<u8> {
 
 /// A well-formed response plus a tenth envelope key, `extra`, holding 100 000 nested arrays.
 fn deep_extra_key(request: &EnvelopeHeader) -> Result<Vec<u8>, String> {
-    let body = maitool_sdk::protocol::wire::encode_response_raw(request, &text_result("fine"))
+    let body = maitool_protocol::wire::encode_response_raw(request, &text_result("fine"))
         .map_err(|e| e.to_string())?;
     let mut out = body.to_vec();
     if out.first() != Some(&0x89) {

@@ -7,11 +7,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use maitool_sdk::protocol::wire::methods::{
+use maitool_protocol::wire::methods::{
     AckPayload, ComponentDeclaration, HealthPayload, HelloPayload, RegisterComponentsPayload,
     RunnerReadyPayload, names,
 };
-use maitool_sdk::protocol::wire::{
+use maitool_protocol::wire::{
     EnvelopeHeader, MessageType, decode_header, encode_envelope, encode_response_raw,
 };
 use maitool_sdk::serde::Serialize;
@@ -48,7 +48,7 @@ impl Writer {
     ) -> std::io::Result<u64> {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let envelope =
-            maitool_sdk::protocol::wire::Envelope::request(id, method, plugin, 10_000, payload);
+            maitool_protocol::wire::Envelope::request(id, method, plugin, 10_000, payload);
         let body = encode_envelope(&envelope).map_err(std::io::Error::other)?;
         self.frame(&body)?;
         Ok(id)
@@ -66,7 +66,7 @@ impl Writer {
         request: &EnvelopeHeader,
         payload: &P,
     ) -> std::io::Result<()> {
-        let envelope = maitool_sdk::protocol::wire::Envelope::response_to(request, payload);
+        let envelope = maitool_protocol::wire::Envelope::response_to(request, payload);
         let body = encode_envelope(&envelope).map_err(std::io::Error::other)?;
         self.frame(&body)
     }
@@ -226,7 +226,7 @@ pub fn read_frame(stream: &mut UnixStream) -> Result<Vec<u8>, String> {
         .read_exact(&mut len)
         .map_err(|e| format!("connection closed ({e})"))?;
     let len = u32::from_be_bytes(len) as usize;
-    if len > maitool_sdk::protocol::wire::MAX_FRAME_LEN {
+    if len > maitool_protocol::wire::MAX_FRAME_LEN {
         return Err(format!("the host announced a {len}-byte frame"));
     }
     let mut body = vec![0u8; len];

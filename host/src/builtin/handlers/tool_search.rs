@@ -8,7 +8,8 @@ use serde_json::json;
 use super::format::object_schema;
 use super::{HandlerContext, HandlerResult, ToolFailure, args, session_of};
 use crate::builtin::discovery::{DEFAULT_SEARCH_LIMIT, DeferredTool, search};
-use crate::builtin::entry::{SpecContext, Stage, Visibility};
+use crate::builtin::entry::{SpecContext, Stage};
+use maitool_protocol::Visibility;
 use crate::builtin::provider::builtin_specs;
 
 pub(crate) fn spec(_: SpecContext<'_>) -> ToolSpec {

@@ -3,13 +3,13 @@
 
 use std::collections::BTreeMap;
 
-use maitool_protocol::{ProviderType, ToolAvailabilityContext, ToolInvocation};
+use maitool_protocol::{ChatScope, ProviderType, ToolAvailabilityContext, ToolInvocation};
 use serde_json::json;
 
 use super::fixtures::{World, args, ctx, names};
 use crate::builtin::catalogue::BUILTIN_TOOL_ENTRIES;
 use crate::builtin::{
-    BuiltinConfig, BuiltinEntry, ChatScope, ExpressionSelectionMode, PROVIDER_NAME, Stage,
+    BuiltinConfig, BuiltinEntry, ExpressionSelectionMode, PROVIDER_NAME, Stage,
 };
 use crate::provider::{ProviderError, ToolProvider};
 
