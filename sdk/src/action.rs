@@ -230,7 +230,8 @@ impl Action {
         name: impl Into<String>,
         description: impl Into<String>,
     ) -> Self {
-        self.parameters.push((name.into(), description.into(), true));
+        self.parameters
+            .push((name.into(), description.into(), true));
         self
     }
 

@@ -186,7 +186,12 @@ mod tests {
     #[test]
     fn a_refused_update_restores_the_previous_configuration() {
         let slot = ConfigSlot::typed::<Settings>();
-        let values = |level: u32| serde_json::json!({ "level": level }).as_object().cloned().unwrap();
+        let values = |level: u32| {
+            serde_json::json!({ "level": level })
+                .as_object()
+                .cloned()
+                .unwrap()
+        };
         slot.apply(&values(1)).unwrap();
         slot.apply(&values(2)).unwrap();
         assert_eq!(level(&slot), 2);

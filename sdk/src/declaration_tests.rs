@@ -59,7 +59,9 @@ fn a_tool_is_deferred_unless_core_and_the_host_reads_what_the_sdk_declares() {
         assert_eq!(host_reads(&declaration.metadata), expected);
     }
     assert_eq!(Visibility::default(), Visibility::Deferred);
-    let scoped = tool("scoped").chat_scope(ChatScope::Private).declaration("p");
+    let scoped = tool("scoped")
+        .chat_scope(ChatScope::Private)
+        .declaration("p");
     assert_eq!(scoped.chat_scope, "private");
     assert_eq!(tool("any").declaration("p").chat_scope, "all");
 }
@@ -95,7 +97,9 @@ fn a_typed_output_passes_only_as_the_declared_type() {
         .checked("t", declared)
         .unwrap_err();
     assert!(
-        wrong.message().starts_with("tool t returned output of type ")
+        wrong
+            .message()
+            .starts_with("tool t returned output of type ")
             && wrong.message().contains("Label but declares output type ")
             && wrong.message().ends_with("Stats"),
         "{}",
@@ -111,7 +115,11 @@ fn a_typed_output_passes_only_as_the_declared_type() {
     );
     // Untyped structured content is left to the host's check against the output schema;
     // replacing typed content with untyped drops the type.
-    assert!(ToolOutput::structured(json!({"count": "x"})).checked("t", declared).is_ok());
+    assert!(
+        ToolOutput::structured(json!({"count": "x"}))
+            .checked("t", declared)
+            .is_ok()
+    );
     assert!(
         ToolOutput::typed(Label { label: "x".into() })
             .with_structured(json!({"count": 1}))

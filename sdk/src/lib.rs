@@ -57,7 +57,7 @@ pub use host::{HostClient, HostError};
 pub use kv::Kv;
 pub use output::{ToolError, ToolOutput};
 pub use plugin::{Plugin, PluginError};
-pub use send::{SentMessage, Sender};
+pub use send::{Sender, SentMessage};
 pub use tool::Tool;
 
 /// Shared tool-model types of the maitool protocol that plugin code uses: visibility, chat
@@ -70,14 +70,14 @@ pub use maitool_runner::RunnerOptions;
 /// Timers for handlers (handlers run on tokio): `sleep`, `timeout`, `interval`.
 pub use tokio::time;
 
-/// The serde version the SDK uses; point derives at it with `#[serde(crate = "maitool_sdk::serde")]`.
-pub use serde;
-pub use serde::{Deserialize, Serialize};
 /// The schemars version (1.x) the SDK generates schemas with; point derives at it with
 /// `#[schemars(crate = "maitool_sdk::schemars")]`. An argument type must implement *this*
 /// version's `JsonSchema`.
 pub use schemars;
 pub use schemars::JsonSchema;
+/// The serde version the SDK uses; point derives at it with `#[serde(crate = "maitool_sdk::serde")]`.
+pub use serde;
+pub use serde::{Deserialize, Serialize};
 pub use serde_json;
 pub use serde_json::{Value, json};
 /// Logging for plugins (`tracing`): records are forwarded to the host's log and tagged with

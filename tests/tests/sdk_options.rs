@@ -137,8 +137,12 @@ async fn a_typed_output_must_be_the_declared_output_type() {
     let wrong = harness.call("stats_wrong_type", json!({}), &ctx()).await;
     assert!(!wrong.success);
     assert!(
-        wrong.error_message.starts_with("tool stats_wrong_type returned output of type ")
-            && wrong.error_message.contains("Label but declares output type ")
+        wrong
+            .error_message
+            .starts_with("tool stats_wrong_type returned output of type ")
+            && wrong
+                .error_message
+                .contains("Label but declares output type ")
             && wrong.error_message.ends_with("Stats"),
         "{}",
         wrong.error_message
@@ -155,15 +159,20 @@ async fn a_typed_output_must_be_the_declared_output_type() {
     harness.stop().await;
 }
 
-fn options_runner(greeting: &str) -> ResolvedRunner {
+fn greeting_settings(greeting: &str) -> PluginSettings {
     let mut config = serde_json::Map::new();
     config.insert("greeting".into(), greeting.into());
-    let settings = PluginSettings {
+    PluginSettings {
         config,
         ..PluginSettings::default()
-    };
+    }
+}
+
+/// The options runner as the harness launched it, with another greeting: only the plugin's
+/// configuration differs, so the host delivers it through `on_config_update`.
+fn options_runner(greeting: &str) -> ResolvedRunner {
     ResolvedRunner {
-        plugins: BTreeMap::from([("examples.options".to_owned(), settings)]),
+        plugins: BTreeMap::from([("examples.options".to_owned(), greeting_settings(greeting))]),
         ..ResolvedRunner::maitool("options", workspace_bin("maitool-example-options"))
     }
 }
@@ -172,7 +181,10 @@ fn options_runner(greeting: &str) -> ResolvedRunner {
 async fn on_config_update_gets_the_typed_config_and_a_refusal_keeps_the_old_one() {
     let harness = Harness::start(
         fast_config(),
-        vec![RunnerSpec::new("options", "maitool-example-options")],
+        vec![
+            RunnerSpec::new("options", "maitool-example-options")
+                .plugin("examples.options", greeting_settings("hello")),
+        ],
     )
     .await;
     let greeting = |harness: &Harness| {
@@ -187,11 +199,18 @@ async fn on_config_update_gets_the_typed_config_and_a_refusal_keeps_the_old_one(
     assert_eq!(greeting(&harness).await["greeting"], "hello");
 
     let report = harness.runtime.apply(vec![options_runner("hi")]).await;
-    assert_eq!(report.reconfigured, ["options/examples.options"], "{report:?}");
+    assert_eq!(
+        report.reconfigured,
+        ["options/examples.options"],
+        "{report:?}"
+    );
     let seen = greeting(&harness).await;
     assert_eq!(seen["greeting"], "hi");
     let last = seen["last_update"].as_str().unwrap();
-    assert!(last.starts_with("examples.options got hi (reload-"), "{last}");
+    assert!(
+        last.starts_with("examples.options got hi (reload-"),
+        "{last}"
+    );
 
     // The hook refuses: the host reports it and the plugin keeps the old configuration.
     let report = harness.runtime.apply(vec![options_runner("refuse")]).await;
@@ -230,7 +249,9 @@ async fn an_action_refuses_a_call_without_its_required_parameter() {
         greet.parameters_schema.as_ref().unwrap()["required"],
         json!(["name"])
     );
-    let missing = harness.call("greet", json!({"mood": "gladly"}), &ctx()).await;
+    let missing = harness
+        .call("greet", json!({"mood": "gladly"}), &ctx())
+        .await;
     assert!(!missing.success);
     assert!(
         missing
@@ -253,7 +274,9 @@ async fn typed_kv_and_send_helpers_work_when_granted_and_name_the_capability_whe
     };
     let harness = Harness::start(
         fast_config(),
-        vec![RunnerSpec::new("notes", "maitool-example-notes").plugin("examples.notes", everything)],
+        vec![
+            RunnerSpec::new("notes", "maitool-example-notes").plugin("examples.notes", everything),
+        ],
     )
     .await;
     for (key, text) in [("milk", "buy milk"), ("mail", "post it"), ("tea", "green")] {
@@ -284,8 +307,14 @@ async fn typed_kv_and_send_helpers_work_when_granted_and_name_the_capability_whe
     let message_id = sent.structured_content.unwrap()["message_id"].clone();
     let delivered = harness.sink.messages();
     let last = delivered.last().unwrap();
-    assert_eq!((last.stream_id.as_str(), last.text.as_str()), ("st1", "tea time"));
-    assert!(message_id.as_str().is_some_and(|id| !id.is_empty()), "{message_id}");
+    assert_eq!(
+        (last.stream_id.as_str(), last.text.as_str()),
+        ("st1", "tea time")
+    );
+    assert!(
+        message_id.as_str().is_some_and(|id| !id.is_empty()),
+        "{message_id}"
+    );
     harness.stop().await;
 
     // Only kv.get granted: reading works, writing and listing are denied by name.

@@ -6,8 +6,8 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-use maitool_protocol::ChatScope;
 use super::seed::SeedConfig;
+use maitool_protocol::ChatScope;
 
 /// How the engine selects expression styles for replies (MaiBot's
 /// `expression.expression_selection_mode`).

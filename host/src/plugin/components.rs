@@ -111,7 +111,11 @@ impl ComponentEntry {
         // The declaration's own field, else the metadata's; anything unknown means all chats.
         let chat_scope = [decl.chat_scope.trim(), text("chat_scope").as_str()]
             .into_iter()
-            .find_map(|name| name.parse::<ChatScope>().ok().filter(|s| *s != ChatScope::All))
+            .find_map(|name| {
+                name.parse::<ChatScope>()
+                    .ok()
+                    .filter(|s| *s != ChatScope::All)
+            })
             .unwrap_or_default();
         let mut allowed_sessions: HashSet<String> = decl.allowed_session.iter().cloned().collect();
         if let Some(list) = meta.get("allowed_session").and_then(|v| v.as_array()) {

@@ -163,7 +163,10 @@ impl ToolRegistry {
                 ToolExecutionResult::failure(&name, format!("tool {name} failed: {cause}"))
             }
             // A tool that exists but is offered to no one (a hidden plugin tool) says so.
-            None => match index.candidates(&name).find_map(|slot| slot.provider.refusal(&name)) {
+            None => match index
+                .candidates(&name)
+                .find_map(|slot| slot.provider.refusal(&name))
+            {
                 Some(refusal) => ToolExecutionResult::failure(&name, refusal),
                 None => {
                     tracing::debug!(tool = %name, "invoked tool not found");

@@ -49,11 +49,11 @@ use std::os::unix::net::UnixStream;
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use maitool_sdk::prelude::*;
 use maitool_protocol::wire::methods::{HelloPayload, HelloResponsePayload, names};
 use maitool_protocol::wire::{
     EmptyPayload, Envelope, decode_header, decode_payload, encode_envelope,
 };
+use maitool_sdk::prelude::*;
 
 #[path = "../misbehaving/hostile.rs"]
 mod hostile;

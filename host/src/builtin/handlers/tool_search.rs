@@ -9,8 +9,8 @@ use super::format::object_schema;
 use super::{HandlerContext, HandlerResult, ToolFailure, args, session_of};
 use crate::builtin::discovery::{DEFAULT_SEARCH_LIMIT, DeferredTool, search};
 use crate::builtin::entry::{SpecContext, Stage};
-use maitool_protocol::Visibility;
 use crate::builtin::provider::builtin_specs;
+use maitool_protocol::Visibility;
 
 pub(crate) fn spec(_: SpecContext<'_>) -> ToolSpec {
     ToolSpec::new(

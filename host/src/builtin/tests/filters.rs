@@ -8,9 +8,7 @@ use serde_json::json;
 
 use super::fixtures::{World, args, ctx, names};
 use crate::builtin::catalogue::BUILTIN_TOOL_ENTRIES;
-use crate::builtin::{
-    BuiltinConfig, BuiltinEntry, ExpressionSelectionMode, PROVIDER_NAME, Stage,
-};
+use crate::builtin::{BuiltinConfig, BuiltinEntry, ExpressionSelectionMode, PROVIDER_NAME, Stage};
 use crate::provider::{ProviderError, ToolProvider};
 
 fn group() -> ToolAvailabilityContext {
