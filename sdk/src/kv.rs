@@ -1,8 +1,9 @@
 //! Typed access to the plugin's key-value store on the host (`kv.*` capabilities).
 
+use maitool_protocol::JsonObject;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::{HostClient, HostError};
 
@@ -60,7 +61,7 @@ impl Kv {
     /// [`HostError::Result`] when the stored value does not deserialize into `T`; see the
     /// [type documentation](Kv) for the others.
     pub async fn get<T: DeserializeOwned>(&self, key: &str) -> Result<Option<T>, HostError> {
-        match self.call("kv.get", json!({ "key": key })).await? {
+        match self.call("kv.get", [("key", key.into())]).await? {
             Value::Null => Ok(None),
             value => serde_json::from_value(value)
                 .map(Some)
@@ -85,7 +86,7 @@ impl Kv {
             capability: "kv.set".into(),
             reason: format!("the value for {key:?} is not JSON: {err}"),
         })?;
-        self.call("kv.set", json!({ "key": key, "value": value }))
+        self.call("kv.set", [("key", key.into()), ("value", value)])
             .await
             .map(drop)
     }
@@ -96,7 +97,7 @@ impl Kv {
     ///
     /// See the [type documentation](Kv).
     pub async fn delete(&self, key: &str) -> Result<bool, HostError> {
-        let existed = self.call("kv.delete", json!({ "key": key })).await?;
+        let existed = self.call("kv.delete", [("key", key.into())]).await?;
         Ok(existed.as_bool().unwrap_or(false))
     }
 
@@ -107,17 +108,22 @@ impl Kv {
     /// [`HostError::Result`] when the host's answer is not a list of strings; see the
     /// [type documentation](Kv) for the others.
     pub async fn list(&self, prefix: &str) -> Result<Vec<String>, HostError> {
-        let keys = self.call("kv.list", json!({ "prefix": prefix })).await?;
+        let keys = self.call("kv.list", [("prefix", prefix.into())]).await?;
         serde_json::from_value(keys).map_err(|err| HostError::Result {
             capability: "kv.list".into(),
             reason: format!("expected a list of keys: {err}"),
         })
     }
 
-    async fn call(&self, capability: &str, args: Value) -> Result<Value, HostError> {
-        match args {
-            Value::Object(args) => self.host.call_object(capability, args).await,
-            _ => unreachable!("the kv methods pass json! object literals"),
-        }
+    async fn call<const N: usize>(
+        &self,
+        capability: &str,
+        args: [(&str, Value); N],
+    ) -> Result<Value, HostError> {
+        let args: JsonObject = args
+            .into_iter()
+            .map(|(key, value)| (key.to_owned(), value))
+            .collect();
+        self.host.call_object(capability, args).await
     }
 }

@@ -180,6 +180,19 @@ impl From<&str> for ToolOutput {
 
 /// A tool failure; becomes a failed result whose error message is this text. Any
 /// `std::error::Error` converts into it, so handlers can use `?`.
+///
+/// ```
+/// use maitool_sdk::prelude::*;
+///
+/// async fn parse_count(text: &str, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+///     let count: u32 = text.parse()?; // ParseIntError: "invalid digit found in string"
+///     if count == 0 {
+///         return Err(ToolError::new("count must be at least 1"));
+///     }
+///     ctx.kv().set("count", &count).await?; // HostError: names the capability
+///     Ok(ToolOutput::text(format!("count is {count}")))
+/// }
+/// ```
 #[derive(Debug, Clone)]
 pub struct ToolError {
     message: String,

@@ -204,7 +204,7 @@ impl Tool {
         self
     }
 
-    /// Whether the tool starts enabled (default true).
+    /// Whether the tool is enabled (default true): a disabled tool is neither listed nor callable.
     pub fn enabled(mut self, enabled: bool) -> Self {
         self.enabled = enabled;
         self

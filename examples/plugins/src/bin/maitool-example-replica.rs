@@ -6,6 +6,7 @@
 //! `replica1`, this binary offers plugin `examples.replica.replica1` with the tools
 //! `replica1_echo` (returns `text`) and `replica1_slow` (sleeps `ms` cooperatively, then
 //! answers `slept N ms`). The chaos test runs several to load and kill many runners at once.
+//! The tools are deferred, the default for plugin tools: the tests call them by name.
 
 use std::time::Duration;
 
