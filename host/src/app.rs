@@ -95,8 +95,10 @@ impl std::fmt::Debug for Host {
 
 impl Host {
     /// Starts every configured tool source and registers them in MaiBot's order: built-in,
-    /// plugin, MCP (earlier providers win a tool-name clash). Waits until the runners and MCP
-    /// servers have connected or failed.
+    /// plugin, MCP (earlier providers win a tool-name clash). Waits until each runner is
+    /// ready or its first launch failed (a runner being retried is not waited for: its
+    /// handshake timeout bounds the wait) and each MCP server has connected or failed
+    /// (bounded by its connect timeout).
     pub async fn start(config: LoadedConfig) -> Result<Host, HostError> {
         Self::start_with_progress(config, None).await
     }
@@ -219,7 +221,7 @@ impl Host {
         );
         let mcp_status = || mcp.as_ref().map(|mcp| mcp.status());
         let sample = || StartProgress::of(&plugins.status(), mcp_status().as_deref(), mcp_total);
-        if wait && !progress::observe(plugins.wait_settled(limit), observer, sample).await {
+        if wait && !progress::observe(plugins.wait_launched(limit), observer, sample).await {
             tracing::warn!(
                 "some runners were not ready within {} ms",
                 limit.as_millis()

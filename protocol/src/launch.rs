@@ -1,13 +1,32 @@
 //! The environment a host passes to a runner it launches: one definition of each variable
 //! name, for the host that sets them and the runners that read them.
 //!
-//! A maitool runner reads [`IPC_ADDRESS`], [`SESSION_TOKEN`] and [`RUNNER_NAME`]. MaiBot's
+//! A maitool runner reads [`IPC_ADDRESS`], [`SESSION_TOKEN_FD`] and [`RUNNER_NAME`]. MaiBot's
 //! own Python runner reads the names in [`maibot`], which its supervisor sets.
+//!
+//! The session token itself is never in a maitool runner's environment (where
+//! `/proc/PID/environ` would show it for the runner's whole life): the host writes it into a
+//! pipe and the runner inherits the pipe's read end, whose number is in [`SESSION_TOKEN_FD`].
+//! A runner in any language reads that descriptor to end-of-file once, at start, and closes it.
+//!
+//! ```
+//! use maitool_protocol::launch;
+//!
+//! // What a runner looks up first.
+//! assert_eq!(launch::SESSION_TOKEN_FD, "MAITOOL_SESSION_TOKEN_FD");
+//! assert_eq!(launch::IPC_ADDRESS, "MAITOOL_IPC_ADDRESS");
+//! ```
 
 /// The host's socket path.
 pub const IPC_ADDRESS: &str = "MAITOOL_IPC_ADDRESS";
-/// The one-time session token of this launch, presented in `runner.hello`.
-pub const SESSION_TOKEN: &str = "MAITOOL_SESSION_TOKEN";
+/// The number of an inherited file descriptor, the read end of a pipe holding the one-time
+/// session token of this launch (ASCII, up to [`SESSION_TOKEN_MAX_LEN`] bytes, then
+/// end-of-file). The runner reads it once, closes the descriptor, and presents the token in
+/// `runner.hello`. The descriptor is 3 or higher.
+pub const SESSION_TOKEN_FD: &str = "MAITOOL_SESSION_TOKEN_FD";
+/// The longest session token a runner must accept from [`SESSION_TOKEN_FD`]; maitool's are
+/// 64 hexadecimal characters.
+pub const SESSION_TOKEN_MAX_LEN: usize = 1024;
 /// The name the host gave this runner (for logs).
 pub const RUNNER_NAME: &str = "MAITOOL_RUNNER_NAME";
 

@@ -45,7 +45,7 @@ pub struct RunnerOptions {
 /// The runner's entry point: reads the launch environment, ties the process to the host's
 /// lifetime, serves the plugins, and exits the process (0 after a clean stop, 1 on error).
 pub fn run(plugins: Vec<PluginSpec>, options: RunnerOptions) -> ! {
-    let env = match LaunchEnv::take_from_env() {
+    let env = match LaunchEnv::read() {
         Ok(env) => env,
         Err(err) => {
             // No host to forward to: stderr is the only channel left.

@@ -6,6 +6,9 @@ pub enum RunnerError {
     /// The runner was not started by a maitool host (a variable is missing).
     #[error("{0} is not set: runners are started by the maitool host, not by hand")]
     MissingEnv(&'static str),
+    /// The session token could not be read from the descriptor the host handed over.
+    #[error("session token: {0}")]
+    SessionToken(String),
     /// The host's socket could not be reached.
     #[error("cannot connect to host at {address}: {source}")]
     Connect {

@@ -1,7 +1,7 @@
 //! The plugin-side engine of maitool.
 //!
 //! A runner is a process the host spawns. It connects back to the host's Unix socket, says
-//! `runner.hello` with the one-time token it found in its environment, loads the plugins it
+//! `runner.hello` with the one-time token it read from the pipe the host handed it, loads the plugins it
 //! was built with, registers their components, reports `runner.ready`, and then serves
 //! invocations concurrently until the host asks it to shut down, the connection closes, or the
 //! host process dies.
@@ -21,7 +21,7 @@ mod spec;
 pub use context::{HostClient, InvocationContext};
 pub use engine::{RunnerOptions, run, serve};
 pub use error::RunnerError;
-pub use launch::{ENV_IPC_ADDRESS, ENV_RUNNER_NAME, ENV_SESSION_TOKEN, LaunchEnv};
+pub use launch::{ENV_IPC_ADDRESS, ENV_RUNNER_NAME, ENV_SESSION_TOKEN_FD, LaunchEnv};
 pub use spec::{ComponentHandler, ComponentSpec, PluginHooks, PluginSpec};
 
 /// The version of the runner engine, reported as `sdk_version` in `runner.hello`.

@@ -96,8 +96,9 @@ pub mod prelude {
 
 /// Runs the runner with these plugins until the host stops it, then exits the process.
 ///
-/// Call it first thing in `main`, before starting threads or an async runtime: it reads and
-/// removes the launch variables from the environment and builds its own runtime.
+/// Call it from `main`, outside any async runtime (it builds its own). It reads the launch
+/// variables without changing the environment, and the session token from the pipe the host
+/// handed over, which it closes: plugin code never sees the token.
 pub fn run(plugins: impl IntoIterator<Item = Plugin>) -> ! {
     run_with(plugins, RunnerOptions::default())
 }

@@ -39,6 +39,7 @@ pub fn init_tracing() {
 }
 
 pub mod cli;
+pub mod fake_launch;
 pub mod logs;
 pub mod maibot;
 pub mod plugins;

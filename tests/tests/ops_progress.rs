@@ -24,8 +24,13 @@ fn slow_start_fixture() -> Fixture {
 #[test]
 fn start_progress_is_a_live_line_on_a_terminal_and_absent_otherwise() {
     let fixture = slow_start_fixture();
+    // The silent runner never starts: named on stderr, exit 3 after the list.
     let (code, out, err) = fixture.maitool(&["tools"]);
-    assert_eq!(code, 0, "{err}");
+    assert_eq!(code, 3, "{err}");
+    assert!(
+        err.contains("maitool: runner silent failed to start: "),
+        "{err}"
+    );
     assert!(out.contains("roll_dice"));
     assert!(
         !err.contains("runners ready") && !err.contains('\r') && !err.contains('\x1b'),
@@ -45,7 +50,7 @@ fn start_progress_is_a_live_line_on_a_terminal_and_absent_otherwise() {
         .output()
         .expect("`script` (util-linux) runs the command on a terminal");
     let terminal = String::from_utf8_lossy(&output.stdout);
-    assert!(output.status.success(), "{terminal}");
+    assert_eq!(output.status.code(), Some(3), "{terminal}");
     assert!(
         terminal.contains("\r\x1b[2Kstarting: ") && terminal.contains("/3 runners ready"),
         "no progress line on the terminal: {terminal:?}"

@@ -210,15 +210,17 @@ async fn plugin_ids_that_would_escape_are_refused_naming_the_plugin() {
 async fn launch_with_data_dir(data_dir: &str, cwd: &Path) -> (Vec<String>, RunnerReadyPayload) {
     let socket = cwd.join("fake-host.sock");
     let listener = tokio::net::UnixListener::bind(&socket).unwrap();
-    let mut runner = tokio::process::Command::new(workspace_bin("maitool-example-notes"))
-        .current_dir(cwd)
-        .env("MAITOOL_IPC_ADDRESS", &socket)
-        .env("MAITOOL_SESSION_TOKEN", "fake-host-token")
-        .env("MAITOOL_RUNNER_NAME", "notes")
-        .env("RUST_LOG", "off")
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
+    let mut runner = maitool_e2e::fake_launch::runner_command(
+        &workspace_bin("maitool-example-notes"),
+        "fake-host-token",
+    )
+    .current_dir(cwd)
+    .env("MAITOOL_IPC_ADDRESS", &socket)
+    .env("MAITOOL_RUNNER_NAME", "notes")
+    .env("RUST_LOG", "off")
+    .kill_on_drop(true)
+    .spawn()
+    .unwrap();
     let (stream, _) = tokio::time::timeout(BOUND, listener.accept())
         .await
         .expect("the runner connects")

@@ -32,13 +32,17 @@ fn leaks(secret: &str) -> Vec<String> {
 #[tokio::test]
 async fn session_token_never_in_argv_logs_or_plugin_environment() {
     logs::capture_everything();
+    let dir = tempfile::tempdir().unwrap();
+    let token_file = dir.path().join("token");
     // The runners log at trace as well; their records are forwarded into the host's log.
     let notes = RunnerSpec::new("notes", "maitool-example-notes")
         .env("RUST_LOG", "trace")
         .env("MAITOOL_EXAMPLE_MARKER", "visible")
         .plugin("examples.notes", PluginSettings::default());
-    let misbehaving =
-        RunnerSpec::new("misbehaving", "maitool-example-misbehaving").env("RUST_LOG", "trace");
+    // This one peeks at its token the way a hostile runner would, and records it for us.
+    let misbehaving = RunnerSpec::new("misbehaving", "maitool-example-misbehaving")
+        .env("RUST_LOG", "trace")
+        .env("MISBEHAVE_TOKEN_FILE", token_file.to_str().unwrap());
     let harness = Harness::start(fast_config(), vec![notes, misbehaving]).await;
     let ctx = ToolExecutionContext::default();
     let mut tokens = Vec::new();
@@ -48,44 +52,57 @@ async fn session_token_never_in_argv_logs_or_plugin_environment() {
             .await
             .pid;
         let pid = pid.expect("a ready runner has a pid");
-        let token = launch_token(pid);
-        let argv = cmdline(pid);
-        assert!(!argv.is_empty(), "runner {name} has an argv");
+        let env = launch_env(pid);
         assert!(
-            argv.iter().all(|arg| !arg.contains(&token)),
-            "token in argv of {name}: {argv:?}"
+            env.iter().all(|(key, _)| key != "MAITOOL_SESSION_TOKEN"),
+            "{name}: {env:?}"
         );
-        tokens.push(token);
+        assert!(
+            env.iter()
+                .any(|(key, value)| key == TOKEN_FD_VAR
+                    && value.parse::<u32>().is_ok_and(|fd| fd >= 3)),
+            "{name} was launched without {TOKEN_FD_VAR}: {env:?}"
+        );
+        assert!(!cmdline(pid).is_empty(), "runner {name} has an argv");
     }
+    let pid = harness.runner("misbehaving").pid.unwrap();
+    let token = recorded_token(&token_file, "");
+    assert_token_absent(pid, &token);
+    tokens.push(token.clone());
 
-    // Plugin code sees the operator's variables but none of the launch variables.
+    // Plugin code sees the operator's variables and the launch's socket, name and descriptor
+    // number, but no token.
     let env = harness
         .call("visible_env", json!({"prefix": "MAITOOL_"}), &ctx)
         .await;
     assert!(env.success, "{env:?}");
     // The runner inherits the operator's environment, which may hold MAITOOL_* variables of its
-    // own (CI sets some); the launch variables are the ones that must be gone.
+    // own (CI sets some).
+    let launch = ["MAITOOL_IPC_ADDRESS", "MAITOOL_RUNNER_NAME", TOKEN_FD_VAR];
     let mut expected: Vec<String> = std::env::vars()
         .map(|(name, _)| name)
         .filter(|name| name.starts_with("MAITOOL_"))
         .chain(["MAITOOL_EXAMPLE_MARKER".to_owned()])
         .collect();
-    expected.sort();
-    expected.dedup();
-    for launch in [
-        "MAITOOL_IPC_ADDRESS",
-        "MAITOOL_SESSION_TOKEN",
-        "MAITOOL_RUNNER_NAME",
-    ] {
+    for name in launch {
         assert!(
-            !expected.iter().any(|name| name == launch),
-            "{launch} is set in the test"
+            !expected.iter().any(|n| n == name),
+            "{name} is set in the test"
         );
     }
+    expected.extend(launch.map(str::to_owned));
+    expected.sort();
     assert_eq!(
         env.structured_content.expect("names")["names"],
         json!(expected),
     );
+    // Plugin code finds the token's descriptor closed (or reused for something else): the
+    // runner read it and closed it before any plugin code ran.
+    let fd = harness.call("token_fd", json!({}), &ctx).await;
+    let fd = fd.structured_content.expect("the descriptor's fate");
+    let at_start = fd["at_start"].as_str().unwrap();
+    assert!(at_start.starts_with("pipe:["), "{fd}");
+    assert_ne!(fd["now"].as_str().unwrap(), at_start, "{fd}");
 
     // A rejected handshake that presents a live token: a second connection of the same launch.
     let again = harness.call("connect_again", json!({}), &ctx).await;
@@ -95,15 +112,15 @@ async fn session_token_never_in_argv_logs_or_plugin_environment() {
     );
 
     // A restart gets a fresh token; the old one is dead.
-    let old_pid = harness.runner("notes").pid.unwrap();
-    let old_token = tokens[0].clone();
+    let old_pid = pid;
+    let old_token = token;
     kill(Pid::from_raw(old_pid as i32), Signal::SIGKILL).unwrap();
-    let restarted = harness.wait_restarted("notes", 1, BOUND).await;
+    let restarted = harness.wait_restarted("misbehaving", 1, BOUND).await;
     let new_pid = restarted.pid.expect("restarted runner has a pid");
     assert_ne!(new_pid, old_pid);
-    let new_token = launch_token(new_pid);
+    let new_token = recorded_token(&token_file, &old_token);
     assert_ne!(new_token, old_token, "every launch has its own token");
-    assert!(cmdline(new_pid).iter().all(|arg| !arg.contains(&new_token)));
+    assert_token_absent(new_pid, &new_token);
     tokens.push(new_token);
 
     // A rejected handshake that presents a stale token.
@@ -274,7 +291,14 @@ async fn maitool_status_at_trace_level_shows_no_mcp_secret() {
         .unwrap();
         let stdout = String::from_utf8_lossy(&output.stdout);
         let stderr = String::from_utf8_lossy(&output.stderr);
-        assert!(output.status.success(), "{stderr}");
+        // Two servers cannot connect: the one-shot host names them, and exits 3.
+        assert_eq!(output.status.code(), Some(3), "{stderr}");
+        for name in ["refused", "nowhere"] {
+            assert!(
+                stderr.contains(&format!("maitool: MCP server {name} failed to start: ")),
+                "{stderr}"
+            );
+        }
         let status: serde_json::Value = serde_json::from_str(&stdout).unwrap();
         let servers = status["mcp_servers"].as_array().expect("mcp_servers");
         let state = |name: &str| {

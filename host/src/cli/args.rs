@@ -198,6 +198,11 @@ impl ContextArgs {
 /// `maitool serve` options: the MCP server front.
 #[derive(Debug, Clone, Args)]
 pub struct ServeArgs {
+    /// Reload when the configuration file, a plugin's configuration file, a plugin folder or
+    /// a runner's executable changes (as `maitool reload` does; a runner whose executable
+    /// was rebuilt is restarted, a MaiBot plugin whose code changed is reloaded in place).
+    #[arg(long)]
+    pub watch: bool,
     /// Serve the unified tools as an MCP server on stdin/stdout (for desktop LLM apps that
     /// launch `maitool serve --mcp-stdio`); serve exits when the client disconnects.
     #[arg(long, conflicts_with = "mcp_http")]

@@ -17,6 +17,10 @@ pub use args::Cli;
 pub const EXIT_USAGE: u8 = 2;
 /// Exit status of a failed tool result.
 pub const EXIT_FAILED: u8 = 1;
+/// Exit status of `status`, `tools`, `plugins` or `definitions` answered by a one-shot host
+/// that could not start every configured runner or MCP server (each is named on stderr; the
+/// output shows what did start).
+pub const EXIT_SOURCE_FAILED: u8 = 3;
 
 /// Parses the process's arguments, runs the command on a Tokio runtime, and gives the exit status.
 pub fn main() -> ExitCode {

@@ -77,7 +77,7 @@ impl RunnerConnectionHandler {
                 reason,
             })
         };
-        if let Err(problem) = super::data_dir::check_plugin_id(&plugin_id) {
+        if let Err(problem) = self.runtime.check_announced(&self.runner.name, &plugin_id) {
             return refuse(problem);
         }
         if !request.plugin_id().is_empty() && request.plugin_id() != plugin_id {

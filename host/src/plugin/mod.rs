@@ -9,6 +9,7 @@ mod config;
 mod config_update;
 mod connection;
 mod data_dir;
+mod executable;
 mod invoke_args;
 mod kv;
 mod listener;
@@ -20,6 +21,7 @@ mod result;
 mod runtime;
 mod status;
 mod supervisor;
+mod token_pipe;
 
 pub use capabilities::{
     BotConfig, CAPABILITIES, CapabilityService, LlmConfig, MemorySink, MessageSink, OutgoingImage,

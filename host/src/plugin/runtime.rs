@@ -15,6 +15,7 @@ use tokio::sync::{oneshot, watch};
 use super::capabilities::CapabilityService;
 use super::components::ComponentRegistry;
 use super::config::{PluginSettings, ResolvedRunner, RuntimeConfig};
+use super::executable::ExecutableId;
 use super::listener::{Launches, SocketListener};
 use super::provider::PluginToolProvider;
 use super::status::{PluginLoadState, PluginStatus, RunnerState, RunnerStatus};
@@ -48,6 +49,9 @@ pub(crate) struct RuntimeShared {
     pub plugin_data: Option<PathBuf>,
     /// Plugin id -> the runner that registered it.
     owners: RwLock<HashMap<String, String>>,
+    /// The configured runners, for the plugin ids each is given: a runner may not announce
+    /// an id configured for another (`check_announced_plugin_id`).
+    configured: RwLock<Vec<ResolvedRunner>>,
     /// Plugin id -> the connection of its runner, for plugins that are loaded and whose
     /// runner is ready. The invoke path reads only this map.
     live: RwLock<HashMap<String, LivePeer>>,
@@ -64,6 +68,12 @@ pub(crate) struct LivePeer {
 }
 
 impl RuntimeShared {
+    /// Refuses a plugin id `runner` announces that is invalid or configured for another
+    /// runner.
+    pub(crate) fn check_announced(&self, runner: &str, plugin_id: &str) -> Result<(), String> {
+        super::config::check_announced_plugin_id(&self.configured.read(), runner, plugin_id)
+    }
+
     pub(crate) fn owner_of(&self, plugin_id: &str) -> Option<String> {
         self.owners.read().get(plugin_id).cloned()
     }
@@ -196,6 +206,8 @@ pub(crate) struct RunnerShared {
     peer: RwLock<Option<LivePeer>>,
     ready: Mutex<Option<oneshot::Sender<RunnerReadyPayload>>>,
     pub state_changes: watch::Sender<RunnerState>,
+    /// The executable file of the latest launch, for `apply` to see a rebuild.
+    executable: Mutex<Option<ExecutableId>>,
 }
 
 impl RunnerShared {
@@ -219,7 +231,21 @@ impl RunnerShared {
             peer: RwLock::new(None),
             ready: Mutex::new(None),
             state_changes: watch::Sender::new(RunnerState::Starting),
+            executable: Mutex::new(None),
         }
+    }
+
+    /// Records which file the executable is, right before a launch.
+    pub(crate) fn note_executable(&self) {
+        *self.executable.lock() = ExecutableId::of(&self.launch.executable);
+    }
+
+    /// Whether the executable is another file than at the latest launch (rebuilt or replaced
+    /// at the same path). False before any launch.
+    fn executable_changed(&self) -> bool {
+        self.executable
+            .lock()
+            .is_some_and(|launched| ExecutableId::of(&self.launch.executable) != Some(launched))
     }
 
     /// The operator's current settings of this runner's plugins.
@@ -512,6 +538,7 @@ impl PluginRuntime {
             socket_path: listener.path.clone(),
             plugin_data,
             owners: RwLock::new(HashMap::new()),
+            configured: RwLock::new(runners.clone()),
             live: RwLock::new(HashMap::new()),
         });
         let slots = runners
@@ -544,6 +571,33 @@ impl PluginRuntime {
                             s,
                             RunnerState::Ready | RunnerState::Failed | RunnerState::Stopped
                         )
+                    })
+                    .await;
+            }
+        };
+        tokio::time::timeout(limit, all).await.is_ok()
+    }
+
+    /// Waits until every runner is ready, failed or stopped, or has ended a launch (a runner
+    /// that never connects, or exits at once, is restarted with backoff: its first failure is
+    /// the answer a command that starts a host wants, not its retries), or `limit` passes.
+    /// Returns true when all did.
+    pub async fn wait_launched(&self, limit: Duration) -> bool {
+        let runners: Vec<Arc<RunnerShared>> = self
+            .runners
+            .lock()
+            .iter()
+            .map(|slot| slot.shared.clone())
+            .collect();
+        let all = async {
+            for runner in &runners {
+                let mut changes = runner.state_changes.subscribe();
+                let _ = changes
+                    .wait_for(|s| {
+                        matches!(
+                            s,
+                            RunnerState::Ready | RunnerState::Failed | RunnerState::Stopped
+                        ) || runner.view.read().last_exit_reason.is_some()
                     })
                     .await;
             }
@@ -607,11 +661,13 @@ impl PluginRuntime {
 
     /// Brings the runner set in line with `runners` (a reloaded configuration): starts added
     /// runners, stops removed ones, restarts those whose launch (executable, arguments,
-    /// environment) or plugin set or enabled flags changed, delivers changed plugin
+    /// environment), executable file (rebuilt or replaced at the same path since its launch)
+    /// or plugin set or enabled flags changed, delivers changed plugin
     /// configurations and grants to running plugins through `plugin.config_updated` without a
     /// restart, and leaves the rest running.
     pub async fn apply(&self, runners: Vec<ResolvedRunner>) -> ApplyReport {
         let _guard = self.changes.lock().await;
+        *self.shared.configured.write() = runners.clone();
         let mut report = ApplyReport::default();
         let mut current: Vec<RunnerSlot> = std::mem::take(&mut *self.runners.lock());
         let mut next = Vec::with_capacity(runners.len());
@@ -636,7 +692,8 @@ impl PluginRuntime {
                     (Some(old), Some(new)) => old.same_launch(new),
                     (None, None) => true,
                     _ => false,
-                };
+                }
+                && !slot.shared.executable_changed();
             let same_ids = old_settings.len() == launch.plugins.len()
                 && old_settings
                     .keys()

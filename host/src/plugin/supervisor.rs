@@ -169,12 +169,13 @@ impl Supervisor {
         let launch = &self.runner.launch;
         let mut command = Command::new(&launch.executable);
         command.args(&launch.args).envs(&launch.env);
-        match &launch.maibot {
+        // Kept open until the spawn has returned (the runner then holds the only copy).
+        let _token_pipe = match &launch.maibot {
             None => {
                 command
                     .env(launch_env::IPC_ADDRESS, &self.runtime.socket_path)
-                    .env(launch_env::SESSION_TOKEN, token)
                     .env(launch_env::RUNNER_NAME, &self.runner.name);
+                Some(super::token_pipe::hand_over(&mut command, token)?)
             }
             Some(maibot) => {
                 super::data_dir::create_private(&maibot.instance_dir).map_err(|err| {
@@ -191,8 +192,9 @@ impl Supervisor {
                         &self.runner.settings(),
                     ))
                     .current_dir(maibot.working_dir());
+                None
             }
-        }
+        };
         crate::parent_death::kill_with_host(&mut command);
         command
             .stdin(Stdio::null())
@@ -202,6 +204,7 @@ impl Supervisor {
             // runners in order, and the whole group can be killed at once.
             .process_group(0)
             .kill_on_drop(true);
+        self.runner.note_executable();
         let mut child = command.spawn()?;
         self.runner.set_pid(child.id());
         self.runner.set_state(RunnerState::Starting);

@@ -118,9 +118,15 @@ impl Fixture {
 
     /// `maitool serve`, its JSON log collected; returns once the MaiBot runner is ready.
     pub fn serve(&self) -> Serve {
+        self.serve_with(&[])
+    }
+
+    /// [`serve`](Self::serve) with more arguments.
+    pub fn serve_with(&self, args: &[&str]) -> Serve {
         let mut child = self
             .command()
             .args(["--log-format", "json", "serve"])
+            .args(args)
             .env("RUST_LOG", "info")
             .stdout(Stdio::null())
             .stderr(Stdio::piped())

@@ -21,8 +21,8 @@ use tokio::process::{Child, Command};
 /// Upper bound of any wait here; a hang fails instead of blocking the suite.
 pub const BOUND: Duration = Duration::from_secs(30);
 
-/// The variable the host passes the session token in.
-pub const TOKEN_VAR: &str = "MAITOOL_SESSION_TOKEN";
+/// The variable naming the descriptor the host hands the session token over in.
+pub const TOKEN_FD_VAR: &str = "MAITOOL_SESSION_TOKEN_FD";
 
 /// The argv of a live process.
 pub fn cmdline(pid: u32) -> Vec<String> {
@@ -46,16 +46,36 @@ pub fn launch_env(pid: u32) -> Vec<(String, String)> {
         .collect()
 }
 
-/// The session token a runner was launched with.
-pub fn launch_token(pid: u32) -> String {
-    let token = launch_env(pid)
-        .into_iter()
-        .find(|(key, _)| key == TOKEN_VAR)
-        .map(|(_, value)| value)
-        .unwrap_or_else(|| panic!("runner {pid} was launched without {TOKEN_VAR}"));
-    assert_eq!(token.len(), 64, "32 random bytes in hex: {token}");
-    assert!(token.bytes().all(|b| b.is_ascii_hexdigit()), "{token}");
-    token
+/// The token `maitool-example-misbehaving` recorded in `file` (`MISBEHAVE_TOKEN_FILE`) once
+/// it differs from `previous`: the runner read it from its launch pipe.
+pub fn recorded_token(file: &Path, previous: &str) -> String {
+    let deadline = std::time::Instant::now() + BOUND;
+    loop {
+        let token = std::fs::read_to_string(file).unwrap_or_default();
+        if !token.is_empty() && token != previous {
+            assert_eq!(token.len(), 64, "32 random bytes in hex: {token}");
+            assert!(token.bytes().all(|b| b.is_ascii_hexdigit()), "{token}");
+            return token;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no token recorded in {}",
+            file.display()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Neither `/proc/PID/cmdline` nor `/proc/PID/environ` of a live runner holds `token`.
+pub fn assert_token_absent(pid: u32, token: &str) {
+    for file in ["cmdline", "environ"] {
+        let raw = std::fs::read(format!("/proc/{pid}/{file}")).expect("read /proc");
+        assert!(
+            !raw.windows(token.len())
+                .any(|window| window == token.as_bytes()),
+            "the token is in /proc/{pid}/{file}"
+        );
+    }
 }
 
 /// Prefixes a frame body with its 4-byte big-endian length.

@@ -61,14 +61,48 @@ mod hostile;
 mod session;
 
 static LAUNCH: OnceLock<(String, String)> = OnceLock::new();
+/// What the token descriptor was at start (`pipe:[INODE]`), for the `token_fd` tool.
+static TOKEN_PIPE: OnceLock<String> = OnceLock::new();
+
+/// The token descriptor's number, from the launch environment.
+fn token_fd() -> String {
+    std::env::var("MAITOOL_SESSION_TOKEN_FD").unwrap_or_default()
+}
+
+/// Reads this launch's token from the pipe the host handed over, as a hostile runner that
+/// wants it for its own connections would, and writes it back into the same pipe (through a
+/// second opening of it), so that the SDK finds it there when this runner serves.
+fn peek_token() -> String {
+    let path = format!("/dev/fd/{}", token_fd());
+    let _ = TOKEN_PIPE.set(
+        std::fs::read_link(&path)
+            .map(|link| link.display().to_string())
+            .unwrap_or_default(),
+    );
+    let mut token = String::new();
+    let Ok(mut pipe) = std::fs::File::open(&path) else {
+        return token;
+    };
+    let _ = pipe.read_to_string(&mut token);
+    if let Ok(mut again) = std::fs::OpenOptions::new().write(true).open(&path) {
+        let _ = again.write_all(token.as_bytes());
+    }
+    token
+}
 
 fn main() {
     let address = std::env::var("MAITOOL_IPC_ADDRESS").unwrap_or_default();
-    let token = std::env::var("MAITOOL_SESSION_TOKEN").unwrap_or_default();
+    let token = peek_token();
     let _ = LAUNCH.set((address.clone(), token.clone()));
     let mode = std::env::var("MISBEHAVE").unwrap_or_default();
     match mode.as_str() {
-        "" => serve(),
+        "" => {
+            // The tests that check where the token may and may not be need to know it.
+            if let Ok(path) = std::env::var("MISBEHAVE_TOKEN_FILE") {
+                let _ = std::fs::write(path, &token);
+            }
+            serve()
+        }
         "exit_before_hello" => std::process::exit(3),
         "spoof" => spoof_session(&address, &token),
         "stale_token" => {
@@ -501,6 +535,20 @@ fn serve() {
             )
             .timeout(Duration::from_millis(500)),
         )
+        .tool(Tool::new(
+            "token_fd",
+            "What plugin code finds at the session token's descriptor: the pipe it was at start, and what it is now.",
+            |_a: NoArgs, _ctx: ToolContext| async move {
+                let now = std::fs::read_link(format!("/dev/fd/{}", token_fd()))
+                    .map(|link| link.display().to_string())
+                    .unwrap_or_else(|_| "closed".to_owned());
+                Ok(ToolOutput::structured(json!({
+                    "fd": token_fd(),
+                    "at_start": TOKEN_PIPE.get().cloned().unwrap_or_default(),
+                    "now": now,
+                })))
+            },
+        ))
         .tool(Tool::new(
             "connect_again",
             "Open a second connection with this launch's token.",

@@ -29,15 +29,15 @@ pub(super) async fn definitions(
     let target = target(cli, config).await?;
     let definitions = match &target {
         Target::Remote(client) => client.definitions(request).await.map_err(|e| anyhow!(e))?,
-        Target::Local(host) => views::definitions(host, &request.context, format, stage).await,
+        Target::Local(host, _) => views::definitions(host, &request.context, format, stage).await,
     };
-    target.finish().await;
+    let code = target.finish().await;
     if json {
         outln!("{}", serde_json::to_string_pretty(&definitions)?)?;
     } else {
         print_definitions(&definitions)?;
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(code)
 }
 
 /// The function entries of a rendered `tools` value, whatever the format: Gemini nests them

@@ -11,13 +11,15 @@ use maitool_protocol::ToolInvocation;
 
 use super::args::{Cli, Command};
 use super::output::{StdoutClosed, TerminalProgress, outln, print_result, print_tools};
-use super::{EXIT_FAILED, EXIT_USAGE};
+use super::{EXIT_FAILED, EXIT_SOURCE_FAILED, EXIT_USAGE};
 
 mod definitions;
 mod metrics;
 mod plugins;
 mod serve;
+mod sources;
 mod status;
+mod watch;
 
 use serve::serve;
 use status::print_status;
@@ -37,13 +39,25 @@ pub async fn run(cli: Cli) -> ExitCode {
 /// Either a running host (through its control socket) or one started for this command.
 pub(super) enum Target {
     Remote(ControlClient),
-    Local(Arc<Host>),
+    /// A one-shot host, and whether a configured runner or MCP server failed to start.
+    Local(Arc<Host>, bool),
 }
 
 impl Target {
-    async fn finish(self) {
-        if let Target::Local(host) = self {
-            host.shutdown().await;
+    /// Stops a one-shot host. The exit status of a verb that shows what the host has:
+    /// [`EXIT_SOURCE_FAILED`] when a one-shot host could not start every configured source
+    /// (its output is still printed, without that source), else success.
+    async fn finish(self) -> ExitCode {
+        match self {
+            Target::Remote(_) => ExitCode::SUCCESS,
+            Target::Local(host, failed) => {
+                host.shutdown().await;
+                if failed {
+                    ExitCode::from(EXIT_SOURCE_FAILED)
+                } else {
+                    ExitCode::SUCCESS
+                }
+            }
         }
     }
 }
@@ -80,9 +94,12 @@ pub(super) async fn target(cli: &Cli, config: LoadedConfig) -> Result<Target> {
     let started =
         Host::start_with_progress(config, progress.as_ref().map(|p| p as &dyn StartObserver)).await;
     drop(progress);
-    Ok(Target::Local(Arc::new(
-        started.context("cannot start the host")?,
-    )))
+    let host = Arc::new(started.context("cannot start the host")?);
+    let failed = sources::failed_sources(&host);
+    for failure in &failed {
+        let _ = writeln!(std::io::stderr(), "maitool: {failure}");
+    }
+    Ok(Target::Local(host, !failed.is_empty()))
 }
 
 async fn dispatch(cli: Cli) -> Result<ExitCode> {
@@ -112,15 +129,15 @@ async fn dispatch(cli: Cli) -> Result<ExitCode> {
                     .tools(context.availability())
                     .await
                     .map_err(|e| anyhow!(e))?,
-                Target::Local(host) => host.registry.list_tools(&context.availability()).await,
+                Target::Local(host, _) => host.registry.list_tools(&context.availability()).await,
             };
-            target.finish().await;
+            let code = target.finish().await;
             if *json {
                 outln!("{}", serde_json::to_string_pretty(&tools)?)?;
             } else {
                 print_tools(&tools)?;
             }
-            Ok(ExitCode::SUCCESS)
+            Ok(code)
         }
         Command::Call {
             name,
@@ -146,9 +163,11 @@ async fn dispatch(cli: Cli) -> Result<ExitCode> {
                     .call(invocation, execution)
                     .await
                     .map_err(|e| anyhow!(e))?,
-                Target::Local(host) => host.registry.invoke(invocation, &execution).await,
+                Target::Local(host, _) => host.registry.invoke(invocation, &execution).await,
             };
-            target.finish().await;
+            // The call's own outcome is the exit status: a source that failed to start is
+            // named on stderr, and a call to one of its tools fails (`tool not found`).
+            let _ = target.finish().await;
             if *json {
                 outln!("{}", serde_json::to_string_pretty(&result)?)?;
             } else {
@@ -165,9 +184,9 @@ async fn dispatch(cli: Cli) -> Result<ExitCode> {
             let target = target(&cli, config).await?;
             let (mut status, answered_by) = match &target {
                 Target::Remote(client) => (client.status().await.map_err(|e| anyhow!(e))?, "serve"),
-                Target::Local(host) => (serde_json::to_value(host.status())?, "one-shot"),
+                Target::Local(host, _) => (serde_json::to_value(host.status())?, "one-shot"),
             };
-            target.finish().await;
+            let code = target.finish().await;
             if let serde_json::Value::Object(fields) = &mut status {
                 fields.insert("answered_by".to_owned(), answered_by.into());
                 fields.insert(
@@ -180,7 +199,7 @@ async fn dispatch(cli: Cli) -> Result<ExitCode> {
             } else {
                 print_status(&status)?;
             }
-            Ok(ExitCode::SUCCESS)
+            Ok(code)
         }
         Command::Reload { .. } => unreachable!("handled above"),
         Command::Restart { name } => {

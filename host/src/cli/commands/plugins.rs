@@ -14,15 +14,15 @@ pub(super) async fn plugins(cli: &Cli, config: LoadedConfig, json: bool) -> Resu
     let target = target(cli, config).await?;
     let plugins = match &target {
         Target::Remote(client) => client.plugins().await.map_err(|e| anyhow!(e))?,
-        Target::Local(host) => views::plugins(host),
+        Target::Local(host, _) => views::plugins(host),
     };
-    target.finish().await;
+    let code = target.finish().await;
     if json {
         outln!("{}", serde_json::to_string_pretty(&plugins)?)?;
     } else {
         print_plugins(&plugins)?;
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(code)
 }
 
 fn print_plugins(plugins: &[PluginView]) -> Result<()> {

@@ -106,10 +106,22 @@ pub(super) async fn serve(cli: &Cli, args: &ServeArgs, config: LoadedConfig) -> 
         Box::pin(std::future::pending())
     };
 
+    let mut watch = if args.watch {
+        let watch = super::watch::Watch::start(super::watch::WatchSet::of(&host.config()))?;
+        tracing::info!("watching the configuration, plugin folders and runner executables");
+        Some(watch)
+    } else {
+        None
+    };
     let mut code = ExitCode::SUCCESS;
     let mut front_done = false;
     loop {
         tokio::select! {
+            changed = super::watch::Watch::next(&mut watch) => {
+                if let Some(current) = watch.take() {
+                    watch = super::watch::apply(&host, current, changed).await;
+                }
+            }
             _ = interrupt.recv() => {
                 tracing::info!("SIGINT: shutting down");
                 break;

@@ -1,0 +1,188 @@
+//! `serve --watch`: reload when the configuration, a plugin's configuration file, a plugin
+//! folder or a runner's executable changes, as `maitool reload` (or SIGHUP) would. A MaiBot
+//! plugin whose code changed is also reloaded in place by its runner, as MaiBot does.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use notify_debouncer_mini::notify::{RecommendedWatcher, RecursiveMode};
+use notify_debouncer_mini::{DebounceEventResult, Debouncer, new_debouncer};
+use tokio::sync::mpsc;
+
+use crate::{Host, LoadedConfig};
+
+/// Quiet time after the last change before acting: an editor's save or a build writes
+/// several times in a row, and one reload should follow them all.
+pub(super) const DEBOUNCE: Duration = Duration::from_millis(300);
+
+/// What is watched.
+#[derive(Debug, Default, PartialEq)]
+pub(super) struct WatchSet {
+    /// Files, each watched through its folder: editors and builds replace a file (write a new
+    /// one, rename it over the old), which ends a watch on the file itself.
+    files: BTreeSet<PathBuf>,
+    /// Folders watched with everything in them (`plugin_dir` of maitool runners).
+    folders: BTreeSet<PathBuf>,
+    /// MaiBot plugin folders, by plugin id: a change to the plugin's code reloads it.
+    maibot: BTreeMap<PathBuf, String>,
+}
+
+impl WatchSet {
+    /// The files and folders `config` is read from, and its runners' executables.
+    pub(super) fn of(config: &LoadedConfig) -> WatchSet {
+        let mut set = WatchSet::default();
+        let base = config
+            .path
+            .as_deref()
+            .and_then(Path::parent)
+            .unwrap_or(Path::new("."));
+        if let Some(path) = &config.path {
+            set.files.insert(path.clone());
+        }
+        for runner in config.config.runners.iter().filter(|r| r.enabled) {
+            if let Some(dir) = &runner.plugin_dir {
+                set.folders.insert(base.join(dir));
+            }
+        }
+        for runner in &config.runners {
+            if let Some(found) = crate::plugin::find_program(&runner.executable) {
+                set.files.insert(base.join(found));
+            }
+            for settings in runner.plugins.values() {
+                if let Some(file) = &settings.config_file {
+                    set.files.insert(base.join(file));
+                }
+            }
+            if let Some(maibot) = &runner.maibot {
+                for (id, folder) in &maibot.folders {
+                    set.maibot.insert(folder.clone(), id.clone());
+                }
+            }
+        }
+        set
+    }
+
+    /// Whether a change to `path` concerns the configuration or a runner.
+    fn concerns(&self, path: &Path) -> bool {
+        self.files.contains(path)
+            || self.folders.iter().any(|folder| path.starts_with(folder))
+            || self.maibot_plugin(path).is_some()
+            || (self.in_maibot_folder(path) && path.file_name() == Some("config.toml".as_ref()))
+    }
+
+    fn in_maibot_folder(&self, path: &Path) -> bool {
+        self.maibot.keys().any(|folder| path.starts_with(folder))
+    }
+
+    /// The MaiBot plugin whose code or manifest `path` is. Its `config.toml` is read by the
+    /// host on reload (and may be written by the runner), bytecode caches (`__pycache__`) are
+    /// written by the runner: reloading the plugin on those would reload it forever.
+    fn maibot_plugin(&self, path: &Path) -> Option<&str> {
+        let (_, id) = self
+            .maibot
+            .iter()
+            .find(|(folder, _)| path.starts_with(folder))?;
+        let name = path.file_name()?.to_str()?;
+        let code = name.ends_with(".py") || name == "_manifest.json";
+        let cached = path.components().any(|c| c.as_os_str() == "__pycache__");
+        (code && !cached).then_some(id.as_str())
+    }
+}
+
+/// A running watch: batches of changed paths arrive on `changes`.
+pub(super) struct Watch {
+    set: Arc<WatchSet>,
+    changes: mpsc::UnboundedReceiver<Vec<PathBuf>>,
+    _debouncer: Debouncer<RecommendedWatcher>,
+}
+
+impl Watch {
+    /// Starts watching what `set` names. A folder that cannot be watched (it does not exist
+    /// yet) is logged and skipped.
+    pub(super) fn start(set: WatchSet) -> anyhow::Result<Watch> {
+        let set = Arc::new(set);
+        let (sender, changes) = mpsc::unbounded_channel();
+        let filter = set.clone();
+        let mut debouncer =
+            new_debouncer(DEBOUNCE, move |result: DebounceEventResult| match result {
+                Ok(events) => {
+                    let changed: Vec<PathBuf> = events
+                        .into_iter()
+                        .map(|event| event.path)
+                        .filter(|path| filter.concerns(path))
+                        .collect();
+                    if !changed.is_empty() {
+                        let _ = sender.send(changed);
+                    }
+                }
+                Err(err) => tracing::warn!("watching for configuration changes: {err}"),
+            })?;
+        let parents: BTreeSet<&Path> = set.files.iter().filter_map(|f| f.parent()).collect();
+        let watches = parents
+            .into_iter()
+            .map(|dir| (dir, RecursiveMode::NonRecursive))
+            .chain(
+                set.folders
+                    .iter()
+                    .map(|d| (d.as_path(), RecursiveMode::Recursive)),
+            )
+            .chain(
+                set.maibot
+                    .keys()
+                    .map(|d| (d.as_path(), RecursiveMode::Recursive)),
+            );
+        for (path, mode) in watches {
+            if let Err(err) = debouncer.watcher().watch(path, mode) {
+                tracing::warn!("cannot watch {}: {err}", path.display());
+            }
+        }
+        Ok(Watch {
+            set,
+            changes,
+            _debouncer: debouncer,
+        })
+    }
+
+    /// The next batch of changes (pending forever without a watch).
+    pub(super) async fn next(watch: &mut Option<Watch>) -> Vec<PathBuf> {
+        match watch {
+            Some(watch) => watch.changes.recv().await.unwrap_or_default(),
+            None => std::future::pending().await,
+        }
+    }
+}
+
+/// Applies a batch of changes: reloads the configuration (restarting runners whose
+/// executable changed), reloads MaiBot plugins whose code changed, and returns the watch
+/// for the configuration now in force (runners and files may have come or gone).
+pub(super) async fn apply(host: &Host, watch: Watch, changed: Vec<PathBuf>) -> Option<Watch> {
+    let shown: Vec<String> = changed.iter().map(|p| p.display().to_string()).collect();
+    tracing::info!(changed = ?shown, "watched files changed: reloading");
+    if let Err(err) = host.reload().await {
+        tracing::error!("reload after a change failed: {err}");
+    }
+    let plugins: BTreeSet<&str> = changed
+        .iter()
+        .filter_map(|path| watch.set.maibot_plugin(path))
+        .collect();
+    for plugin_id in plugins {
+        match host.plugins.reload_plugin(plugin_id).await {
+            Ok(outcome) => tracing::info!(plugin_id, "plugin code changed: {outcome}"),
+            Err(err) => tracing::warn!(plugin_id, "plugin code changed, reload failed: {err}"),
+        }
+    }
+    let next = WatchSet::of(&host.config());
+    if next == *watch.set {
+        return Some(watch);
+    }
+    drop(watch);
+    match Watch::start(next) {
+        Ok(watch) => Some(watch),
+        Err(err) => {
+            tracing::error!("cannot watch the new configuration: {err}; watching stopped");
+            None
+        }
+    }
+}
