@@ -28,6 +28,10 @@
 //! are declared with [`Action`] and converted to tools automatically.
 #![warn(missing_docs)]
 
+// The macros' expansions name `::maitool_sdk`, which must resolve inside this crate too (its
+// tests and doctests use the macros).
+extern crate self as maitool_sdk;
+
 mod action;
 mod arguments;
 mod config;
@@ -36,6 +40,11 @@ mod output;
 mod plugin;
 mod schema;
 mod tool;
+mod tool_args;
+mod tool_set;
+
+#[doc(hidden)]
+pub mod __private;
 
 pub use action::{Action, ActionInput, ActivationType, ChatMode};
 pub use config::{ConfigUpdate, PluginConfig};
@@ -43,6 +52,10 @@ pub use context::{LoadContext, ToolContext};
 pub use output::{ToolError, ToolOutput};
 pub use plugin::{Plugin, PluginError};
 pub use tool::{ChatScope, Tool, Visibility};
+pub use tool_args::ToolArgs;
+
+mod macros;
+pub use macros::{args, config, output, tool, tools};
 
 pub use maitool_protocol::rpc::RpcError as HostError;
 pub use maitool_protocol::{

@@ -11,7 +11,6 @@ use maitool_protocol::wire::methods::{ComponentDeclaration, names};
 use maitool_protocol::{JsonObject, ToolAnnotation, ToolExecutionResult, ToolIcon};
 use maitool_runner::{ComponentHandler, InvocationContext};
 use schemars::JsonSchema;
-use serde::de::DeserializeOwned;
 
 use crate::arguments::ArgumentDecoder;
 use crate::config::ConfigSlot;
@@ -105,7 +104,7 @@ impl Tool {
         handler: F,
     ) -> Tool
     where
-        A: DeserializeOwned + JsonSchema + Send + 'static,
+        A: crate::ToolArgs,
         F: Fn(A, ToolContext) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<ToolOutput, ToolError>> + Send + 'static,
     {
