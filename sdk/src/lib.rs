@@ -45,6 +45,8 @@ mod tool_set;
 
 #[doc(hidden)]
 pub mod __private;
+#[cfg(any(test, feature = "testing"))]
+pub mod testing;
 
 pub use action::{Action, ActionInput, ActivationType, ChatMode};
 pub use config::{ConfigUpdate, PluginConfig};
