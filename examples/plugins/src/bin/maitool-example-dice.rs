@@ -100,7 +100,12 @@ fn next_random(state: &mut u64) -> u64 {
 }
 
 fn main() {
-    let dice = Plugin::new("examples.dice", "1.0.0")
+    maitool_sdk::run([dice()]);
+}
+
+/// The plugin, apart from `main` so that its tests (`../tests/dice.rs`) run it in-process.
+fn dice() -> Plugin {
+    Plugin::new("examples.dice", "1.0.0")
         .name("Dice and arithmetic")
         .description("Rolls dice and does arithmetic; shows typed arguments and configuration.")
         .config::<DiceConfig>()
@@ -183,11 +188,14 @@ fn main() {
                 },
             )
             .core_tool(),
-        );
-    maitool_sdk::run([dice]);
+        )
 }
 
 /// Plugin logs go through `tracing` and reach the host's log tagged with the plugin id.
 fn tracing_free_log(ctx: &ToolContext, faces: &[u32]) {
     maitool_sdk::log::info!(plugin = ctx.plugin_id(), "rolled {} dice", faces.len());
 }
+
+#[cfg(test)]
+#[path = "../tests/dice.rs"]
+mod tests;

@@ -94,7 +94,12 @@ fn args(pairs: &[(&str, Value)]) -> JsonObject {
 use maitool_sdk::Value;
 
 fn main() {
-    let notes = Plugin::new("examples.notes", "1.0.0")
+    maitool_sdk::run([notes()]);
+}
+
+/// The plugin, apart from `main` so that its tests (`../tests/notes.rs`) run it in-process.
+fn notes() -> Plugin {
+    Plugin::new("examples.notes", "1.0.0")
         .name("Notes")
         .description("Keeps notes in the host's key-value store and announces them to the chat.")
         .capability("kv.*")
@@ -173,6 +178,9 @@ fn main() {
                 names.sort();
                 Ok(ToolOutput::structured(json!({ "names": names })))
             },
-        ));
-    maitool_sdk::run([notes]);
+        ))
 }
+
+#[cfg(test)]
+#[path = "../tests/notes.rs"]
+mod tests;
