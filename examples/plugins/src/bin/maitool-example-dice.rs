@@ -3,9 +3,8 @@
 use maitool_sdk::prelude::*;
 
 /// Configuration of the dice plugin (`[runners.plugins."examples.dice".config]`).
-#[derive(Debug, Serialize, Deserialize, JsonSchema)]
-#[serde(crate = "maitool_sdk::serde")]
-#[schemars(crate = "maitool_sdk::schemars")]
+#[maitool_sdk::config]
+#[derive(Debug)]
 #[serde(deny_unknown_fields, default)]
 struct DiceConfig {
     /// The most dice one roll may throw.
@@ -36,9 +35,7 @@ impl PluginConfig for DiceConfig {
 }
 
 /// Arguments of `roll_dice`.
-#[derive(Deserialize, JsonSchema)]
-#[serde(crate = "maitool_sdk::serde")]
-#[schemars(crate = "maitool_sdk::schemars")]
+#[maitool_sdk::args]
 #[serde(deny_unknown_fields)]
 struct RollArgs {
     /// Sides of each die (2 to 1000).
@@ -53,9 +50,8 @@ fn one() -> u32 {
 }
 
 /// An arithmetic operation.
-#[derive(Deserialize, JsonSchema, Clone, Copy)]
-#[serde(crate = "maitool_sdk::serde")]
-#[schemars(crate = "maitool_sdk::schemars")]
+#[maitool_sdk::args]
+#[derive(Clone, Copy)]
 #[serde(rename_all = "snake_case")]
 enum Operation {
     Add,
@@ -65,9 +61,7 @@ enum Operation {
 }
 
 /// Arguments of `calculate`.
-#[derive(Deserialize, JsonSchema)]
-#[serde(crate = "maitool_sdk::serde")]
-#[schemars(crate = "maitool_sdk::schemars")]
+#[maitool_sdk::args]
 #[serde(deny_unknown_fields)]
 struct CalculateArgs {
     /// Left operand.
@@ -79,9 +73,7 @@ struct CalculateArgs {
 }
 
 /// Arguments of `echo`.
-#[derive(Deserialize, JsonSchema)]
-#[serde(crate = "maitool_sdk::serde")]
-#[schemars(crate = "maitool_sdk::schemars")]
+#[maitool_sdk::args]
 struct EchoArgs {
     /// Text to send back.
     text: String,
