@@ -89,7 +89,8 @@ pub use maitool_sdk_macros::config;
 /// - **Description**: the doc comment, or `description = "..."` (one of them is required).
 /// - **Arguments**: each parameter is one argument of the model's call, named after the
 ///   parameter, its schema generated from its type; attributes on a parameter go to that
-///   argument (`#[doc = "..."]` for its description, `#[serde(default)]`, `#[schemars(...)]`).
+///   argument (a `///` doc comment for its description, `#[serde(default)]`,
+///   `#[schemars(...)]`).
 ///   `Option<T>` parameters are optional. Or one parameter marked `#[args]` receives the whole
 ///   arguments, of a type declared with [`args`].
 /// - **Context**: a parameter of type [`ToolContext`](crate::ToolContext) or `&ToolContext`,
@@ -107,8 +108,10 @@ pub use maitool_sdk_macros::config;
 /// /// Roll dice and report the total.
 /// #[maitool_sdk::tool(name = "roll_dice", core, timeout_ms = 5000)]
 /// async fn roll(
-///     #[doc = "Sides of each die."] sides: u32,
-///     #[doc = "How many dice (default 1)."] count: Option<u32>,
+///     /// Sides of each die.
+///     sides: u32,
+///     /// How many dice (default 1).
+///     count: Option<u32>,
 ///     ctx: &ToolContext,
 /// ) -> Result<ToolOutput, ToolError> {
 ///     let count = count.unwrap_or(1);
@@ -136,8 +139,6 @@ pub use maitool_sdk_macros::config;
 ///     .tool(echo_tool());
 /// # let _ = plugin;
 /// ```
-///
-/// `/// comments` are not allowed on function parameters; write `#[doc = "..."]` there.
 #[doc(inline)]
 pub use maitool_sdk_macros::tool;
 
@@ -163,7 +164,11 @@ pub use maitool_sdk_macros::tool;
 /// impl Counter {
 ///     /// Add to the counter and return the new total.
 ///     #[tool(core)]
-///     async fn add(&self, #[doc = "How much to add."] amount: u64) -> Result<String, ToolError> {
+///     async fn add(
+///         &self,
+///         /// How much to add.
+///         amount: u64,
+///     ) -> Result<String, ToolError> {
 ///         let total = self.total.fetch_add(amount, Ordering::Relaxed) + amount;
 ///         Ok(total.to_string())
 ///     }

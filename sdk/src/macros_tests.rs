@@ -176,3 +176,21 @@ fn the_tools_macro_declares_each_method_as_the_builder_does() {
         "The note's key."
     );
 }
+
+/// Doc comments on parameters (`///`) reach the macro, which moves them to the schema.
+#[crate::tool]
+async fn documented(
+    /// The word.
+    word: String,
+) -> Result<String, ToolError> {
+    Ok(word)
+}
+
+#[test]
+fn doc_comments_on_parameters_become_argument_descriptions() {
+    let declaration = documented_tool().declaration("p");
+    assert_eq!(
+        declaration.metadata["parameters_raw"]["properties"]["word"]["description"],
+        "The word."
+    );
+}

@@ -38,7 +38,10 @@
 //!
 //! /// Roll a die.
 //! #[maitool_sdk::tool]
-//! async fn roll_dice(#[doc = "Sides of the die."] sides: u32) -> Result<String, ToolError> {
+//! async fn roll_dice(
+//!     /// Sides of the die.
+//!     sides: u32,
+//! ) -> Result<String, ToolError> {
 //!     if sides < 2 {
 //!         return Err(ToolError::new("a die has at least 2 sides"));
 //!     }

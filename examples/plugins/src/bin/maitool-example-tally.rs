@@ -20,7 +20,8 @@ impl Tally {
     #[tool(core)]
     async fn vote(
         &self,
-        #[doc = "The option voted for (case does not matter)."] option: String,
+        /// The option voted for (case does not matter).
+        option: String,
         ctx: &ToolContext,
     ) -> Result<ToolOutput, ToolError> {
         let option = option.trim().to_lowercase();
@@ -82,7 +83,10 @@ impl Tally {
 
 /// Count the words of a text.
 #[maitool_sdk::tool(timeout_ms = 2000)]
-async fn word_count(#[doc = "The text to count."] text: String) -> Result<String, ToolError> {
+async fn word_count(
+    /// The text to count.
+    text: String,
+) -> Result<String, ToolError> {
     Ok(text.split_whitespace().count().to_string())
 }
 
