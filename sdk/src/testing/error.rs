@@ -40,6 +40,9 @@ pub enum TestError {
     /// closed the connection. The host turns these into failed results.
     #[error("the call failed: {0}")]
     Call(#[source] RpcError),
+    /// The runner did not stop cleanly after `plugin.shutdown`.
+    #[error("the runner did not stop cleanly: {0}")]
+    NotStopped(String),
     /// The plugin refused a configuration update.
     #[error("the configuration update was refused: {0}")]
     ConfigRefused(String),

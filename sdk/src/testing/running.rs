@@ -24,6 +24,50 @@ const LIFECYCLE_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// A started plugin, served by the real runner engine in this process. Dropping it closes
 /// the connection; the runner then unloads the plugin (`on_unload`) on its own.
+///
+/// ```
+/// use maitool_sdk::prelude::*;
+/// use maitool_sdk::testing::PluginTest;
+/// use maitool_sdk::{HostError, JsonObject};
+///
+/// /// Remember the last greeting and say it in the chat.
+/// #[maitool_sdk::tool]
+/// async fn greet(
+///     /// The greeting.
+///     text: String,
+///     ctx: ToolContext,
+/// ) -> Result<String, ToolError> {
+///     let args = JsonObject::from_iter([
+///         ("key".to_owned(), json!("last")),
+///         ("value".to_owned(), json!(text)),
+///     ]);
+///     ctx.host().call("kv.set", args).await?;
+///     ctx.send_text(&text).await?;
+///     Ok(format!("said {text}"))
+/// }
+///
+/// async fn check() -> Result<(), Box<dyn std::error::Error>> {
+///     let plugin = || Plugin::new("examples.greeter", "1.0.0").tool(greet_tool());
+///     let t = PluginTest::new(plugin()).grant("kv.*").grant("send.text").start().await?;
+///     assert!(t.call("greet", json!({ "text": "hello" })).await?.success);
+///     assert_eq!(t.kv()["last"], "hello");
+///     assert_eq!(t.sent()[0].text, "hello");
+///     assert_eq!(t.sent()[0].stream_id, "test-stream");
+///
+///     // Without `send.text` the call is denied, as the host denies it.
+///     let t = PluginTest::new(plugin()).grant("kv.*").start().await?;
+///     let denied = t.call("greet", json!({ "text": "hello" })).await?;
+///     assert!(!denied.success);
+///     let calls = t.capability_calls();
+///     let refusal: &HostError = calls[1].outcome.as_ref().unwrap_err();
+///     assert_eq!(refusal.code.as_str(), "E_CAPABILITY_DENIED");
+///     Ok(())
+/// }
+/// # fn main() {
+/// #     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+/// #     runtime.block_on(check()).unwrap();
+/// # }
+/// ```
 pub struct RunningPlugin {
     peer: RpcPeer,
     state: Arc<HostState>,
@@ -214,12 +258,12 @@ impl RunningPlugin {
         match tokio::time::timeout(LIFECYCLE_TIMEOUT, runner).await {
             Ok(Ok(Ok(()))) => Ok(()),
             Ok(Ok(Err(err))) => Err(TestError::Runner(err)),
-            Ok(Err(join)) => Err(TestError::NotReady(format!(
+            Ok(Err(join)) => Err(TestError::NotStopped(format!(
                 "the runner task failed: {join}"
             ))),
-            Err(_) => Err(TestError::NotReady(
-                "the runner did not stop in time".into(),
-            )),
+            Err(_) => Err(TestError::NotStopped(format!(
+                "still running {LIFECYCLE_TIMEOUT:?} after the shutdown"
+            ))),
         }
     }
 }

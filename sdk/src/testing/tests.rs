@@ -301,3 +301,81 @@ async fn the_runner_registers_the_same_declaration_for_the_macro_and_the_builder
         assert_eq!(result.content, "abab");
     }
 }
+
+#[tokio::test]
+async fn a_legacy_action_gets_its_data_reasoning_and_chat_as_from_the_host() {
+    let plugin = Plugin::new("tests.legacy", "1.0.0").action(
+        Action::new("greet", "Greet someone.", |input: ActionInput| async move {
+            (
+                true,
+                format!(
+                    "{} / {} / {}",
+                    input.param("name"),
+                    input.reasoning,
+                    input.chat_id
+                ),
+            )
+        })
+        .parameter("name", "Who"),
+    );
+    let context = crate::ToolExecutionContext {
+        stream_id: "stream-3".into(),
+        reasoning: "someone joined".into(),
+        ..crate::ToolExecutionContext::default()
+    };
+    let t = PluginTest::new(plugin)
+        .context(context)
+        .start()
+        .await
+        .unwrap();
+    let greeted = t.call("greet", json!({ "name": "Ann" })).await.unwrap();
+    assert!(greeted.success, "{greeted:?}");
+    assert_eq!(greeted.content, "Ann / someone joined / stream-3");
+}
+
+#[tokio::test]
+async fn a_tool_past_its_timeout_fails_the_call_and_a_panic_is_a_failed_result() {
+    let plugin = Plugin::new("tests.slow", "1.0.0")
+        .tool(
+            Tool::new("slow", "Too slow.", |_: Nothing, _ctx: ToolContext| async {
+                crate::time::sleep(std::time::Duration::from_secs(30)).await;
+                Ok(ToolOutput::text("late"))
+            })
+            .timeout(std::time::Duration::from_millis(50)),
+        )
+        .tool(Tool::new(
+            "boom",
+            "Panics.",
+            |_: Nothing, _ctx: ToolContext| async {
+                if true {
+                    panic!("kaboom");
+                }
+                Ok(ToolOutput::text("unreachable"))
+            },
+        ));
+    let t = PluginTest::new(plugin).start().await.unwrap();
+    let late = t.call("slow", json!({})).await.unwrap_err();
+    assert!(
+        matches!(&late, TestError::Call(err) if err.code == ErrorCode::Timeout),
+        "{late}"
+    );
+    let boom = t.call("boom", json!({})).await.unwrap();
+    assert!(!boom.success);
+    assert!(boom.error_message.contains("kaboom"), "{boom:?}");
+    // The runner keeps serving after both.
+    assert!(t.call("boom", json!({})).await.is_ok());
+}
+
+#[tokio::test]
+async fn stop_unloads_the_plugin() {
+    let unloaded = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let flag = unloaded.clone();
+    let plugin = greeter().on_unload(move || {
+        let flag = flag.clone();
+        async move { flag.store(true, std::sync::atomic::Ordering::SeqCst) }
+    });
+    let t = PluginTest::new(plugin).start().await.unwrap();
+    assert!(!unloaded.load(std::sync::atomic::Ordering::SeqCst));
+    t.stop().await.unwrap();
+    assert!(unloaded.load(std::sync::atomic::Ordering::SeqCst));
+}
