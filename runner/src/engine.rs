@@ -1,6 +1,6 @@
 //! Connects to the host, loads plugins, serves until told to stop.
 
-use std::collections::HashMap;
+use std::collections::HashSet;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
@@ -105,12 +105,7 @@ pub async fn serve(
     plugins: Vec<PluginSpec>,
     forwarder: LogForwarder,
 ) -> Result<(), RunnerError> {
-    let mut by_id = HashMap::new();
-    for plugin in &plugins {
-        if by_id.insert(plugin.id.clone(), ()).is_some() {
-            return Err(RunnerError::DuplicatePlugin(plugin.id.clone()));
-        }
-    }
+    check_unique(&plugins)?;
     let name = env
         .address
         .as_str()
@@ -125,7 +120,34 @@ pub async fn serve(
             address: env.address.clone(),
             source,
         })?;
+    serve_stream(stream, env, plugins, Some(forwarder)).await
+}
 
+fn check_unique(plugins: &[PluginSpec]) -> Result<(), RunnerError> {
+    let mut ids = HashSet::new();
+    match plugins
+        .iter()
+        .find(|plugin| !ids.insert(plugin.id.as_str()))
+    {
+        Some(plugin) => Err(RunnerError::DuplicatePlugin(plugin.id.clone())),
+        None => Ok(()),
+    }
+}
+
+/// Serves `plugins` over a connection that is already open, from the handshake on, until
+/// shutdown or disconnect: what [`serve`] does once connected. `env.address` is not used.
+/// Without a `forwarder`, log records stay with whatever subscriber the process has (the
+/// SDK's test harness runs the engine in-process this way, over an in-memory stream).
+pub async fn serve_stream<IO>(
+    stream: IO,
+    env: LaunchEnv,
+    plugins: Vec<PluginSpec>,
+    forwarder: Option<LogForwarder>,
+) -> Result<(), RunnerError>
+where
+    IO: tokio::io::AsyncRead + tokio::io::AsyncWrite + Send + 'static,
+{
+    check_unique(&plugins)?;
     let state = Arc::new(RunnerState::new(plugins));
     let runner_id = if env.runner_name.is_empty() {
         format!("runner-{}", std::process::id())
@@ -140,7 +162,9 @@ pub async fn serve(
     };
     let peer = RpcPeer::start(stream, Arc::new(RunnerHandler(state.clone())), config);
     let _ = state.peer.set(peer.clone());
-    forwarder.attach(peer.clone());
+    if let Some(forwarder) = &forwarder {
+        forwarder.attach(peer.clone());
+    }
 
     let hello = HelloPayload {
         runner_id,
@@ -179,7 +203,9 @@ pub async fn serve(
         _ = state.stop.notified() => {}
     }
     state.unload_all().await;
-    forwarder.flush_now();
+    if let Some(forwarder) = &forwarder {
+        forwarder.flush_now();
+    }
     peer.close();
     Ok(())
 }

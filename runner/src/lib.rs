@@ -19,7 +19,7 @@ mod log_forward;
 mod spec;
 
 pub use context::{HostClient, InvocationContext};
-pub use engine::{RunnerOptions, run, serve};
+pub use engine::{RunnerOptions, run, serve, serve_stream};
 pub use error::RunnerError;
 pub use launch::{ENV_IPC_ADDRESS, ENV_RUNNER_NAME, ENV_SESSION_TOKEN_FD, LaunchEnv};
 pub use spec::{ComponentHandler, ComponentSpec, PluginHooks, PluginSpec};

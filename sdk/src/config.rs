@@ -21,9 +21,8 @@ use serde::de::DeserializeOwned;
 /// ```
 /// use maitool_sdk::prelude::*;
 ///
-/// #[derive(Serialize, Deserialize, JsonSchema)]
-/// #[serde(crate = "maitool_sdk::serde", default, deny_unknown_fields)]
-/// #[schemars(crate = "maitool_sdk::schemars")]
+/// #[maitool_sdk::config]
+/// #[serde(default, deny_unknown_fields)]
 /// struct DiceConfig {
 ///     /// Largest die allowed.
 ///     max_sides: u32,

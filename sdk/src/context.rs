@@ -15,9 +15,7 @@ use crate::{HostClient, Kv, PluginConfig, Sender};
 /// ```
 /// use maitool_sdk::prelude::*;
 ///
-/// #[derive(Deserialize, JsonSchema)]
-/// #[serde(crate = "maitool_sdk::serde")]
-/// #[schemars(crate = "maitool_sdk::schemars")]
+/// #[maitool_sdk::args]
 /// struct Empty {}
 ///
 /// let whoami = Tool::new("whoami", "Who and where am I talking to?", |_: Empty, ctx: ToolContext| async move {

@@ -8,9 +8,7 @@
 //! use maitool_sdk::prelude::*;
 //!
 //! /// Arguments of `roll_dice`; the JSON Schema the model sees is generated from this type.
-//! #[derive(Deserialize, JsonSchema)]
-//! #[serde(crate = "maitool_sdk::serde")]
-//! #[schemars(crate = "maitool_sdk::schemars")]
+//! #[maitool_sdk::args]
 //! struct RollArgs {
 //!     /// Number of sides of each die.
 //!     sides: u32,
@@ -27,8 +25,8 @@
 //! }
 //! ```
 //!
-//! The two `crate = ...` attributes point the derives at the SDK's re-exported `serde` and
-//! `schemars`, so the plugin's `Cargo.toml` needs no other dependency.
+//! `#[maitool_sdk::args]` derives `Deserialize` and `JsonSchema` through the SDK's re-exported
+//! `serde` and `schemars`, so the plugin's `Cargo.toml` needs no other dependency.
 //!
 //! docs/PLUGINS.md in the maitool repository is the guide: from `cargo new` to a plugin with
 //! tools, typed configuration, host capabilities, Actions, visibility and timeouts.
@@ -37,6 +35,10 @@
 //! are declared with [`Action`] and converted to tools automatically (new plugins should
 //! prefer tools).
 #![warn(missing_docs)]
+
+// The macros' expansions name `::maitool_sdk`, which must resolve inside this crate too (its
+// tests and doctests use the macros).
+extern crate self as maitool_sdk;
 
 mod action;
 mod arguments;
@@ -49,6 +51,13 @@ mod plugin;
 mod schema;
 mod send;
 mod tool;
+mod tool_args;
+mod tool_set;
+
+#[doc(hidden)]
+pub mod __private;
+#[cfg(any(test, feature = "testing"))]
+pub mod testing;
 
 pub use action::{Action, ActionInput, ActivationType, ChatMode};
 pub use config::{ConfigUpdate, PluginConfig};
@@ -59,6 +68,10 @@ pub use output::{ToolError, ToolOutput};
 pub use plugin::{Plugin, PluginError};
 pub use send::{Sender, SentMessage};
 pub use tool::Tool;
+pub use tool_args::ToolArgs;
+
+mod macros;
+pub use macros::{args, config, output, tool, tools};
 
 /// Shared tool-model types of the maitool protocol that plugin code uses: visibility, chat
 /// scope, content items, annotations and icons.
@@ -70,12 +83,12 @@ pub use maitool_runner::RunnerOptions;
 /// Timers for handlers (handlers run on tokio): `sleep`, `timeout`, `interval`.
 pub use tokio::time;
 
-/// The schemars version (1.x) the SDK generates schemas with; point derives at it with
-/// `#[schemars(crate = "maitool_sdk::schemars")]`. An argument type must implement *this*
-/// version's `JsonSchema`.
+/// The schemars version (1.x) the SDK generates schemas with. An argument type must implement
+/// *this* version's `JsonSchema`: [`args`], [`output`] and [`config`] derive it so.
 pub use schemars;
 pub use schemars::JsonSchema;
-/// The serde version the SDK uses; point derives at it with `#[serde(crate = "maitool_sdk::serde")]`.
+/// The serde version the SDK uses. [`args`], [`output`] and [`config`] derive through it; a
+/// type that derives only serde points at it with `#[serde(crate = "maitool_sdk::serde")]`.
 pub use serde;
 pub use serde::{Deserialize, Serialize};
 pub use serde_json;

@@ -14,17 +14,13 @@ use serde::Serialize;
 /// ```
 /// use maitool_sdk::prelude::*;
 ///
-/// #[derive(Serialize, JsonSchema)]
-/// #[serde(crate = "maitool_sdk::serde")]
-/// #[schemars(crate = "maitool_sdk::schemars")]
+/// #[maitool_sdk::output]
 /// struct Forecast {
 ///     city: String,
 ///     celsius: f64,
 /// }
 ///
-/// #[derive(Deserialize, JsonSchema)]
-/// #[serde(crate = "maitool_sdk::serde")]
-/// #[schemars(crate = "maitool_sdk::schemars")]
+/// #[maitool_sdk::args]
 /// struct CityArgs {
 ///     city: String,
 /// }

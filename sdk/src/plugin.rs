@@ -59,9 +59,7 @@ enum Component {
 /// ```no_run
 /// use maitool_sdk::prelude::*;
 ///
-/// #[derive(Deserialize, JsonSchema)]
-/// #[serde(crate = "maitool_sdk::serde")]
-/// #[schemars(crate = "maitool_sdk::schemars")]
+/// #[maitool_sdk::args]
 /// struct EchoArgs {
 ///     /// What to say back.
 ///     text: String,
@@ -198,9 +196,9 @@ impl Plugin {
     /// ```
     /// use maitool_sdk::prelude::*;
     ///
-    /// #[derive(Serialize, Deserialize, JsonSchema, Default)]
-    /// #[serde(crate = "maitool_sdk::serde", default)]
-    /// #[schemars(crate = "maitool_sdk::schemars")]
+    /// #[maitool_sdk::config]
+    /// #[derive(Default)]
+    /// #[serde(default)]
     /// struct Settings {
     ///     greeting: String,
     /// }

@@ -13,7 +13,6 @@ use maitool_protocol::{
 };
 use maitool_runner::{ComponentHandler, InvocationContext};
 use schemars::JsonSchema;
-use serde::de::DeserializeOwned;
 
 use crate::arguments::ArgumentDecoder;
 use crate::config::ConfigSlot;
@@ -48,9 +47,7 @@ type ErasedHandler = dyn Fn(
 /// use maitool_sdk::prelude::*;
 ///
 /// /// Arguments of `roll_dice`.
-/// #[derive(Deserialize, JsonSchema)]
-/// #[serde(crate = "maitool_sdk::serde")]
-/// #[schemars(crate = "maitool_sdk::schemars")]
+/// #[maitool_sdk::args]
 /// struct RollArgs {
 ///     /// Number of sides, at least 2.
 ///     sides: u32,
@@ -106,7 +103,7 @@ impl Tool {
         handler: F,
     ) -> Tool
     where
-        A: DeserializeOwned + JsonSchema + Send + 'static,
+        A: crate::ToolArgs,
         F: Fn(A, ToolContext) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<ToolOutput, ToolError>> + Send + 'static,
     {

@@ -3,9 +3,8 @@
 use maitool_sdk::prelude::*;
 
 /// Configuration of the dice plugin (`[runners.plugins."examples.dice".config]`).
-#[derive(Debug, Serialize, Deserialize, JsonSchema)]
-#[serde(crate = "maitool_sdk::serde")]
-#[schemars(crate = "maitool_sdk::schemars")]
+#[maitool_sdk::config]
+#[derive(Debug)]
 #[serde(deny_unknown_fields, default)]
 struct DiceConfig {
     /// The most dice one roll may throw.
@@ -36,9 +35,7 @@ impl PluginConfig for DiceConfig {
 }
 
 /// Arguments of `roll_dice`.
-#[derive(Deserialize, JsonSchema)]
-#[serde(crate = "maitool_sdk::serde")]
-#[schemars(crate = "maitool_sdk::schemars")]
+#[maitool_sdk::args]
 #[serde(deny_unknown_fields)]
 struct RollArgs {
     /// Sides of each die (2 to 1000).
@@ -53,9 +50,8 @@ fn one() -> u32 {
 }
 
 /// An arithmetic operation.
-#[derive(Deserialize, JsonSchema, Clone, Copy)]
-#[serde(crate = "maitool_sdk::serde")]
-#[schemars(crate = "maitool_sdk::schemars")]
+#[maitool_sdk::args]
+#[derive(Clone, Copy)]
 #[serde(rename_all = "snake_case")]
 enum Operation {
     Add,
@@ -65,9 +61,7 @@ enum Operation {
 }
 
 /// Arguments of `calculate`.
-#[derive(Deserialize, JsonSchema)]
-#[serde(crate = "maitool_sdk::serde")]
-#[schemars(crate = "maitool_sdk::schemars")]
+#[maitool_sdk::args]
 #[serde(deny_unknown_fields)]
 struct CalculateArgs {
     /// Left operand.
@@ -79,9 +73,7 @@ struct CalculateArgs {
 }
 
 /// Arguments of `echo`.
-#[derive(Deserialize, JsonSchema)]
-#[serde(crate = "maitool_sdk::serde")]
-#[schemars(crate = "maitool_sdk::schemars")]
+#[maitool_sdk::args]
 struct EchoArgs {
     /// Text to send back.
     text: String,
@@ -100,7 +92,12 @@ fn next_random(state: &mut u64) -> u64 {
 }
 
 fn main() {
-    let dice = Plugin::new("examples.dice", "1.0.0")
+    maitool_sdk::run([dice()]);
+}
+
+/// The plugin, apart from `main` so that its tests (`../tests/dice.rs`) run it in-process.
+fn dice() -> Plugin {
+    Plugin::new("examples.dice", "1.0.0")
         .name("Dice and arithmetic")
         .description("Rolls dice and does arithmetic; shows typed arguments and configuration.")
         .config::<DiceConfig>()
@@ -183,11 +180,14 @@ fn main() {
                 },
             )
             .core_tool(),
-        );
-    maitool_sdk::run([dice]);
+        )
 }
 
 /// Plugin logs go through `tracing` and reach the host's log tagged with the plugin id.
 fn tracing_free_log(ctx: &ToolContext, faces: &[u32]) {
     maitool_sdk::log::info!(plugin = ctx.plugin_id(), "rolled {} dice", faces.len());
 }
+
+#[cfg(test)]
+#[path = "../tests/dice.rs"]
+mod tests;

@@ -3,9 +3,7 @@
 use maitool_sdk::prelude::*;
 
 /// Arguments of `render_badge`.
-#[derive(Deserialize, JsonSchema)]
-#[serde(crate = "maitool_sdk::serde")]
-#[schemars(crate = "maitool_sdk::schemars")]
+#[maitool_sdk::args]
 struct BadgeArgs {
     /// Badge width in pixels (1 to 256).
     width: u32,
@@ -21,18 +19,14 @@ fn default_colour() -> String {
 }
 
 /// Arguments of `describe_numbers`.
-#[derive(Deserialize, JsonSchema)]
-#[serde(crate = "maitool_sdk::serde")]
-#[schemars(crate = "maitool_sdk::schemars")]
+#[maitool_sdk::args]
 struct StatsArgs {
     /// The numbers to summarise.
     numbers: Vec<f64>,
 }
 
 /// Summary statistics.
-#[derive(Serialize, JsonSchema)]
-#[serde(crate = "maitool_sdk::serde")]
-#[schemars(crate = "maitool_sdk::schemars")]
+#[maitool_sdk::output]
 struct Stats {
     count: usize,
     min: f64,

@@ -387,36 +387,28 @@ mod erased {
 }
 
 /// Arguments of `slow`.
-#[derive(Deserialize, JsonSchema)]
-#[serde(crate = "maitool_sdk::serde")]
-#[schemars(crate = "maitool_sdk::schemars")]
+#[maitool_sdk::args]
 struct SlowArgs {
     /// How long to sleep, in milliseconds.
     ms: u64,
 }
 
 /// Arguments of `echo`.
-#[derive(Deserialize, JsonSchema)]
-#[serde(crate = "maitool_sdk::serde")]
-#[schemars(crate = "maitool_sdk::schemars")]
+#[maitool_sdk::args]
 struct EchoArgs {
     /// Text to return.
     text: String,
 }
 
 /// Arguments of `big`.
-#[derive(Deserialize, JsonSchema)]
-#[serde(crate = "maitool_sdk::serde")]
-#[schemars(crate = "maitool_sdk::schemars")]
+#[maitool_sdk::args]
 struct BigArgs {
     /// How many bytes of text to return.
     bytes: usize,
 }
 
 /// Arguments of `depth`.
-#[derive(Deserialize, JsonSchema)]
-#[serde(crate = "maitool_sdk::serde")]
-#[schemars(crate = "maitool_sdk::schemars")]
+#[maitool_sdk::args]
 struct DepthArgs {
     /// Any JSON value.
     value: maitool_sdk::Value,
@@ -440,9 +432,7 @@ fn nesting(value: &maitool_sdk::Value) -> usize {
 }
 
 /// No arguments.
-#[derive(Deserialize, JsonSchema)]
-#[serde(crate = "maitool_sdk::serde")]
-#[schemars(crate = "maitool_sdk::schemars")]
+#[maitool_sdk::args]
 struct NoArgs {}
 
 fn serve() {

@@ -24,9 +24,7 @@ fn note_key(key: &str) -> String {
 }
 
 /// Arguments of `remember`.
-#[derive(Deserialize, JsonSchema)]
-#[serde(crate = "maitool_sdk::serde")]
-#[schemars(crate = "maitool_sdk::schemars")]
+#[maitool_sdk::args]
 struct RememberArgs {
     /// Note key.
     key: String,
@@ -35,27 +33,21 @@ struct RememberArgs {
 }
 
 /// Arguments of `recall`.
-#[derive(Deserialize, JsonSchema)]
-#[serde(crate = "maitool_sdk::serde")]
-#[schemars(crate = "maitool_sdk::schemars")]
+#[maitool_sdk::args]
 struct RecallArgs {
     /// Note key.
     key: String,
 }
 
 /// Arguments of `announce`.
-#[derive(Deserialize, JsonSchema)]
-#[serde(crate = "maitool_sdk::serde")]
-#[schemars(crate = "maitool_sdk::schemars")]
+#[maitool_sdk::args]
 struct AnnounceArgs {
     /// Text to send to the current stream.
     text: String,
 }
 
 /// Arguments of `list_notes`.
-#[derive(Deserialize, JsonSchema)]
-#[serde(crate = "maitool_sdk::serde")]
-#[schemars(crate = "maitool_sdk::schemars")]
+#[maitool_sdk::args]
 struct ListArgs {
     /// Only keys starting with this prefix.
     #[serde(default)]
@@ -63,9 +55,7 @@ struct ListArgs {
 }
 
 /// Arguments of `export_note`.
-#[derive(Deserialize, JsonSchema)]
-#[serde(crate = "maitool_sdk::serde")]
-#[schemars(crate = "maitool_sdk::schemars")]
+#[maitool_sdk::args]
 struct ExportArgs {
     /// File name without extension: letters, digits, `-` and `_`, at most 64.
     name: String,
@@ -74,9 +64,7 @@ struct ExportArgs {
 }
 
 /// Arguments of `visible_env`.
-#[derive(Deserialize, JsonSchema)]
-#[serde(crate = "maitool_sdk::serde")]
-#[schemars(crate = "maitool_sdk::schemars")]
+#[maitool_sdk::args]
 struct VisibleEnvArgs {
     /// Only names starting with this prefix.
     #[serde(default)]
@@ -111,7 +99,12 @@ fn export_note(ctx: &ToolContext, a: &ExportArgs) -> Result<ToolOutput, ToolErro
 }
 
 fn main() {
-    let notes = Plugin::new("examples.notes", "1.0.0")
+    maitool_sdk::run([notes()]);
+}
+
+/// The plugin, apart from `main` so that its tests (`../tests/notes.rs`) run it in-process.
+fn notes() -> Plugin {
+    Plugin::new("examples.notes", "1.0.0")
         .name("Notes")
         .description("Keeps notes in the host's key-value store and announces them to the chat.")
         .capability("kv.*")
@@ -202,6 +195,9 @@ fn main() {
                 names.sort();
                 Ok(ToolOutput::structured(json!({ "names": names })))
             },
-        ));
-    maitool_sdk::run([notes]);
+        ))
 }
+
+#[cfg(test)]
+#[path = "../tests/notes.rs"]
+mod tests;

@@ -15,9 +15,8 @@ use std::sync::Mutex;
 use maitool_sdk::prelude::*;
 
 /// The plugin's configuration.
-#[derive(Serialize, Deserialize, JsonSchema)]
-#[serde(crate = "maitool_sdk::serde", default, deny_unknown_fields)]
-#[schemars(crate = "maitool_sdk::schemars")]
+#[maitool_sdk::config]
+#[serde(default, deny_unknown_fields)]
 struct OptionsConfig {
     /// What `greeting` answers.
     greeting: String,
@@ -41,23 +40,17 @@ impl PluginConfig for OptionsConfig {
 }
 
 /// No arguments.
-#[derive(Deserialize, JsonSchema)]
-#[serde(crate = "maitool_sdk::serde")]
-#[schemars(crate = "maitool_sdk::schemars")]
+#[maitool_sdk::args]
 struct NoArgs {}
 
 /// The declared output of the `stats` tools.
-#[derive(Serialize, JsonSchema)]
-#[serde(crate = "maitool_sdk::serde")]
-#[schemars(crate = "maitool_sdk::schemars")]
+#[maitool_sdk::output]
 struct Stats {
     count: u32,
 }
 
 /// Not `Stats`.
-#[derive(Serialize, JsonSchema)]
-#[serde(crate = "maitool_sdk::serde")]
-#[schemars(crate = "maitool_sdk::schemars")]
+#[maitool_sdk::output]
 struct Label {
     label: String,
 }

@@ -13,18 +13,14 @@ use std::time::Duration;
 use maitool_sdk::prelude::*;
 
 /// Arguments of `<runner>_echo`.
-#[derive(Deserialize, JsonSchema)]
-#[serde(crate = "maitool_sdk::serde")]
-#[schemars(crate = "maitool_sdk::schemars")]
+#[maitool_sdk::args]
 struct EchoArgs {
     /// Text to return.
     text: String,
 }
 
 /// Arguments of `<runner>_slow`.
-#[derive(Deserialize, JsonSchema)]
-#[serde(crate = "maitool_sdk::serde")]
-#[schemars(crate = "maitool_sdk::schemars")]
+#[maitool_sdk::args]
 struct SlowArgs {
     /// How long to sleep, in milliseconds.
     ms: u64,

@@ -1,0 +1,276 @@
+//! [`RunningPlugin`]: calls into a started plugin, and what it did meanwhile.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use maitool_protocol::rpc::RpcPeer;
+use maitool_protocol::wire::methods::{
+    AckPayload, ComponentDeclaration, ConfigUpdatedPayload, ConfigUpdatedResponse, InvokePayload,
+    ShutdownPayload, names,
+};
+use maitool_protocol::{ToolExecutionContext, ToolExecutionResult};
+use serde_json::Value;
+use tokio::task::JoinHandle;
+
+use super::host::HostState;
+use super::{CapabilityCall, SentMessage, TestError, arguments};
+
+/// The host's timeout of a tool that declares none.
+const DEFAULT_TOOL_TIMEOUT: Duration = Duration::from_secs(60);
+/// How long lifecycle requests (configuration updates, shutdown) may take.
+const LIFECYCLE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// A started plugin, served by the real runner engine in this process. Dropping it closes
+/// the connection; the runner then unloads the plugin (`on_unload`) on its own.
+///
+/// ```
+/// use maitool_sdk::prelude::*;
+/// use maitool_sdk::testing::PluginTest;
+/// use maitool_sdk::JsonObject;
+/// use maitool_sdk::testing::RpcError;
+///
+/// /// Remember the last greeting and say it in the chat.
+/// #[maitool_sdk::tool]
+/// async fn greet(
+///     /// The greeting.
+///     text: String,
+///     ctx: ToolContext,
+/// ) -> Result<String, ToolError> {
+///     let args = JsonObject::from_iter([
+///         ("key".to_owned(), json!("last")),
+///         ("value".to_owned(), json!(text)),
+///     ]);
+///     ctx.host().call("kv.set", args).await?;
+///     ctx.send_text(&text).await?;
+///     Ok(format!("said {text}"))
+/// }
+///
+/// async fn check() -> Result<(), Box<dyn std::error::Error>> {
+///     let plugin = || Plugin::new("examples.greeter", "1.0.0").tool(greet_tool());
+///     let t = PluginTest::new(plugin()).grant("kv.*").grant("send.text").start().await?;
+///     assert!(t.call("greet", json!({ "text": "hello" })).await?.success);
+///     assert_eq!(t.kv()["last"], "hello");
+///     assert_eq!(t.sent()[0].text, "hello");
+///     assert_eq!(t.sent()[0].stream_id, "test-stream");
+///
+///     // Without `send.text` the call is denied, as the host denies it.
+///     let t = PluginTest::new(plugin()).grant("kv.*").start().await?;
+///     let denied = t.call("greet", json!({ "text": "hello" })).await?;
+///     assert!(!denied.success);
+///     let calls = t.capability_calls();
+///     let refusal: &RpcError = calls[1].outcome.as_ref().unwrap_err();
+///     assert_eq!(refusal.code.as_str(), "E_CAPABILITY_DENIED");
+///     Ok(())
+/// }
+/// # fn main() {
+/// #     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+/// #     runtime.block_on(check()).unwrap();
+/// # }
+/// ```
+pub struct RunningPlugin {
+    peer: RpcPeer,
+    state: Arc<HostState>,
+    /// Taken by `stop`.
+    runner: Option<JoinHandle<Result<(), maitool_runner::RunnerError>>>,
+    context: ToolExecutionContext,
+    calls: AtomicU64,
+}
+
+impl std::fmt::Debug for RunningPlugin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RunningPlugin")
+            .field("plugin_id", &self.state.plugin_id)
+            .finish_non_exhaustive()
+    }
+}
+
+impl RunningPlugin {
+    pub(crate) fn new(
+        peer: RpcPeer,
+        state: Arc<HostState>,
+        runner: JoinHandle<Result<(), maitool_runner::RunnerError>>,
+        context: ToolExecutionContext,
+    ) -> Self {
+        RunningPlugin {
+            peer,
+            state,
+            runner: Some(runner),
+            context,
+            calls: AtomicU64::new(0),
+        }
+    }
+
+    /// Calls a tool (or legacy Action) with these arguments, a JSON object, in the test's
+    /// context, and returns its result as the host would receive it.
+    ///
+    /// As the host does, the arguments are first checked against the tool's schema: a
+    /// violation is a failed result (`invalid arguments for tool NAME: at /path: ...`,
+    /// `metadata.error_kind = "invalid_arguments"`) and the plugin is not called. Unlike the
+    /// host, strings are not converted to the numbers or booleans a schema asks for: pass
+    /// JSON of the declared types. The tool's output schema is not checked.
+    ///
+    /// A tool that failed is `Ok` with `success: false`; `Err` means the call itself failed:
+    /// no such tool, or the tool's timeout passed, or the runner closed the connection.
+    pub async fn call(&self, tool: &str, args: Value) -> Result<ToolExecutionResult, TestError> {
+        self.call_in(tool, args, self.context.clone()).await
+    }
+
+    /// [`call`](Self::call) in another context (another stream, group or user).
+    pub async fn call_in(
+        &self,
+        tool: &str,
+        args: Value,
+        context: ToolExecutionContext,
+    ) -> Result<ToolExecutionResult, TestError> {
+        let Value::Object(args) = args else {
+            return Err(TestError::NotAnObject("a call's arguments", args));
+        };
+        let declaration = self
+            .declaration(tool)
+            .ok_or_else(|| TestError::UnknownTool {
+                name: tool.to_owned(),
+                registered: self
+                    .declarations()
+                    .iter()
+                    .map(|d| d.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            })?;
+        let metadata = &declaration.metadata;
+        if metadata.get("enabled") == Some(&Value::Bool(false)) {
+            return Err(TestError::Disabled(tool.to_owned()));
+        }
+        let schema = metadata.get("parameters_raw").and_then(Value::as_object);
+        if let Err(refusal) = arguments::check(tool, schema, &args) {
+            return Ok(*refusal);
+        }
+        let method = metadata
+            .get("invoke_method")
+            .and_then(Value::as_str)
+            .unwrap_or(names::INVOKE_TOOL);
+        let legacy_action = method == names::INVOKE_ACTION;
+        let timeout = metadata
+            .get("timeout_ms")
+            .and_then(Value::as_u64)
+            .filter(|ms| *ms > 0)
+            .map(Duration::from_millis)
+            .unwrap_or(DEFAULT_TOOL_TIMEOUT);
+        let call_id = format!(
+            "test-call-{}",
+            self.calls.fetch_add(1, Ordering::Relaxed) + 1
+        );
+        let payload = InvokePayload {
+            component_name: tool.to_owned(),
+            args: arguments::on_the_wire(&args, schema, &context, legacy_action),
+            context: Some(context),
+            call_id,
+        };
+        let answer = self
+            .peer
+            .call_raw(method, &self.state.plugin_id, &payload, timeout)
+            .await
+            .and_then(|response| response.invoke_answer())
+            .map_err(TestError::Call)?;
+        Ok(answer.tool_result.unwrap_or_else(|| ToolExecutionResult {
+            tool_name: tool.to_owned(),
+            success: answer.success,
+            structured_content: answer.result,
+            ..ToolExecutionResult::default()
+        }))
+    }
+
+    /// The components the plugin registered, as the runner sent them to the host.
+    pub fn declarations(&self) -> Vec<ComponentDeclaration> {
+        self.state.declarations.lock().clone()
+    }
+
+    /// The registered declaration of one tool.
+    pub fn declaration(&self, tool: &str) -> Option<ComponentDeclaration> {
+        self.state
+            .declarations
+            .lock()
+            .iter()
+            .find(|d| d.name == tool)
+            .cloned()
+    }
+
+    /// The messages `send.*` capabilities were asked to deliver, in order.
+    pub fn sent(&self) -> Vec<SentMessage> {
+        self.state.capabilities.sent.lock().clone()
+    }
+
+    /// Every capability call the plugin made, with the answer it got (denials included).
+    pub fn capability_calls(&self) -> Vec<CapabilityCall> {
+        self.state.capabilities.calls.lock().clone()
+    }
+
+    /// The plugin's kv store now.
+    pub fn kv(&self) -> BTreeMap<String, Value> {
+        self.state.capabilities.kv.lock().clone()
+    }
+
+    /// Sends a configuration update (`plugin.config_updated`, scope `self`), as the host
+    /// does when the operator edits the plugin's table: the runner validates and applies it,
+    /// then runs `on_config_update`. Refused values leave the previous configuration.
+    pub async fn update_config(&self, config: Value) -> Result<(), TestError> {
+        let Value::Object(config_data) = config else {
+            return Err(TestError::NotAnObject("the configuration", config));
+        };
+        let payload = ConfigUpdatedPayload {
+            plugin_id: self.state.plugin_id.clone(),
+            config_scope: "self".into(),
+            config_version: "2".into(),
+            config_data,
+        };
+        let answer: ConfigUpdatedResponse = self
+            .peer
+            .call(
+                names::CONFIG_UPDATED,
+                &self.state.plugin_id,
+                &payload,
+                LIFECYCLE_TIMEOUT,
+            )
+            .await
+            .map_err(TestError::Call)?;
+        if answer.applied() {
+            Ok(())
+        } else {
+            Err(TestError::ConfigRefused(answer.reason))
+        }
+    }
+
+    /// Stops the runner as the host does (`plugin.shutdown`: in-flight calls drain, then
+    /// `on_unload` runs) and waits for the engine to finish.
+    pub async fn stop(mut self) -> Result<(), TestError> {
+        let payload = ShutdownPayload {
+            reason: "test finished".into(),
+            drain_timeout_ms: 1000,
+        };
+        let _: AckPayload = self
+            .peer
+            .call(names::SHUTDOWN, "", &payload, LIFECYCLE_TIMEOUT)
+            .await
+            .map_err(TestError::Call)?;
+        let Some(runner) = self.runner.take() else {
+            return Ok(());
+        };
+        match tokio::time::timeout(LIFECYCLE_TIMEOUT, runner).await {
+            Ok(Ok(Ok(()))) => Ok(()),
+            Ok(Ok(Err(err))) => Err(TestError::Runner(err)),
+            Ok(Err(join)) => Err(TestError::NotStopped(format!(
+                "the runner task failed: {join}"
+            ))),
+            Err(_) => Err(TestError::NotStopped(format!(
+                "still running {LIFECYCLE_TIMEOUT:?} after the shutdown"
+            ))),
+        }
+    }
+}
+
+impl Drop for RunningPlugin {
+    fn drop(&mut self) {
+        self.peer.close();
+    }
+}
