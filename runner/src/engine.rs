@@ -54,6 +54,7 @@ pub fn run(plugins: Vec<PluginSpec>, options: RunnerOptions) -> ! {
         }
     };
     let forwarder = LogForwarder::install();
+    crate::log_forward::install_panic_hook();
     die_with_parent();
     let runtime = match options.worker_threads {
         Some(threads) if threads > 1 => tokio::runtime::Builder::new_multi_thread()
@@ -229,14 +230,14 @@ async fn load_one(
     data_dir: Option<Arc<Path>>,
 ) -> Result<(), String> {
     let spec = &plugin.spec;
-    spec.hooks
-        .configure(config)
+    // The hooks' records carry the plugin's id, as its handlers' do.
+    let tag = &plugin.tag;
+    crate::log_forward::in_plugin_sync(tag.clone(), || spec.hooks.configure(config))
         .map_err(|err| format!("invalid configuration: {err}"))?;
     register(spec, peer, true).await?;
-    let host = HostClient::new(peer.clone(), Arc::from(spec.id.as_str()));
-    let load = std::panic::AssertUnwindSafe(spec.hooks.on_load(host, data_dir))
-        .catch_unwind()
-        .await;
+    let host = HostClient::new(peer.clone(), Arc::clone(tag));
+    let on_load = crate::log_forward::in_plugin(tag.clone(), spec.hooks.on_load(host, data_dir));
+    let load = std::panic::AssertUnwindSafe(on_load).catch_unwind().await;
     let outcome = match load {
         Ok(Ok(())) => return Ok(()),
         Ok(Err(err)) => format!("on_load failed: {err}"),
@@ -246,7 +247,7 @@ async fn load_one(
     if let Err(err) = register(spec, peer, false).await {
         tracing::warn!(plugin_id = %spec.id, "could not withdraw components: {err}");
     }
-    spec.hooks.on_unload().await;
+    crate::log_forward::in_plugin(tag.clone(), spec.hooks.on_unload()).await;
     Err(outcome)
 }
 
@@ -365,8 +366,10 @@ impl RunnerState {
     async fn unload_all(&self) {
         for plugin in &self.plugins {
             if plugin.loaded.swap(false, Ordering::AcqRel) {
-                let unload =
-                    std::panic::AssertUnwindSafe(plugin.spec.hooks.on_unload()).catch_unwind();
+                let unload = crate::log_forward::in_plugin(
+                    plugin.tag.clone(),
+                    std::panic::AssertUnwindSafe(plugin.spec.hooks.on_unload()).catch_unwind(),
+                );
                 if tokio::time::timeout(UNLOAD_TIMEOUT, unload).await.is_err() {
                     tracing::warn!(plugin_id = %plugin.spec.id, "on_unload did not finish in time");
                 }
@@ -413,8 +416,8 @@ impl RunnerState {
             let result = match std::panic::AssertUnwindSafe(call).catch_unwind().await {
                 Ok(result) => result,
                 Err(panic) => {
+                    // The panic hook has logged it, once, with its location and backtrace.
                     let message = panic_message(panic.as_ref());
-                    tracing::error!(plugin_id = %plugin_id, tool = %tool_name, "handler panicked: {message}");
                     ToolExecutionResult::failure(&*tool_name, format!("tool {tool_name} panicked: {message}"))
                 }
             };
@@ -546,8 +549,11 @@ impl RunnerState {
                 ));
             };
             let hooks = plugin.spec.hooks.clone();
+            let tag = plugin.tag.clone();
             if (update.config_scope == "self" || update.config_scope.is_empty())
-                && let Err(reason) = hooks.configure(&update.config_data)
+                && let Err(reason) = crate::log_forward::in_plugin_sync(tag.clone(), || {
+                    hooks.configure(&update.config_data)
+                })
             {
                 return Payload::encode(&ConfigUpdatedResponse {
                     accepted: false,
@@ -560,9 +566,11 @@ impl RunnerState {
             } else {
                 update.config_scope
             };
-            let outcome = hooks
-                .on_config_update(scope, update.config_data, update.config_version)
-                .await;
+            let outcome = crate::log_forward::in_plugin(
+                tag,
+                hooks.on_config_update(scope, update.config_data, update.config_version),
+            )
+            .await;
             let response = match outcome {
                 Ok(()) => ConfigUpdatedResponse {
                     accepted: true,

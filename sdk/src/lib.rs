@@ -30,10 +30,12 @@
 
 mod action;
 mod arguments;
+mod blocking;
 mod config;
 mod context;
 mod output;
 mod plugin;
+mod post_history;
 mod schema;
 mod tool;
 
@@ -49,7 +51,7 @@ pub use maitool_protocol::{
     BinaryData, ContentType, JsonObject, ToolAnnotation, ToolContentItem, ToolExecutionContext,
     ToolIcon,
 };
-pub use maitool_runner::{HostClient, RunnerOptions};
+pub use maitool_runner::{HostClient, RunnerOptions, run_blocking};
 /// Timers for handlers (handlers run on tokio): `sleep`, `timeout`, `interval`.
 pub use tokio::time;
 

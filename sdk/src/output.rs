@@ -10,6 +10,7 @@ pub struct ToolOutput {
     structured: Option<serde_json::Value>,
     items: Vec<ToolContentItem>,
     metadata: maitool_protocol::JsonObject,
+    pub(crate) post_history: Vec<serde_json::Value>,
 }
 
 impl ToolOutput {
@@ -72,6 +73,7 @@ impl ToolOutput {
             structured_content: self.structured,
             content_items: self.items,
             metadata: self.metadata,
+            post_history_messages: self.post_history,
             ..ToolExecutionResult::default()
         }
     }

@@ -39,7 +39,10 @@ pub(super) async fn run(
     }
     // Only a local close leaves a peer that may still read what was queued for it.
     let Some(mut sink) = sink else { return };
-    if shared.reason() == Some(DisconnectReason::Closed) {
+    if matches!(
+        shared.reason(),
+        Some(DisconnectReason::Closed | DisconnectReason::Abandoned(_))
+    ) {
         let flushed = tokio::time::timeout(CLOSE_FLUSH_TIMEOUT, async {
             while let Some(frame) = next_ready(&mut queue, &mut control) {
                 shared.idle.count_taken();
