@@ -181,7 +181,9 @@ pub async fn serve(
     }
     state.unload_all().await;
     forwarder.flush_now();
-    peer.close();
+    // Waited for: the process exits right after, and records still queued (the last call's,
+    // in a one-shot `maitool call`) would be lost with the runtime.
+    peer.close_flushed().await;
     Ok(())
 }
 

@@ -265,3 +265,59 @@ async fn hook_logs_carry_the_plugin_id_and_a_panic_is_one_record() {
     assert!(log_lines("logs", "stream=\"stderr\"").is_empty());
     harness.stop().await;
 }
+
+/// A configuration of the runtime runner alone, built-ins off, plugin calls limited to 1 s.
+fn one_shot_config() -> (tempfile::TempDir, maitool_e2e::cli::Maitool) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().display();
+    let config = dir.path().join("maitool.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[host]\ncontrol_socket = \"{root}/control.sock\"\ndata_dir = \"{root}/data\"\n\
+             enable_builtin = false\n\n\
+             [plugin_runtime]\ndefault_tool_timeout_ms = 1000\nshutdown_grace_ms = 300\n\
+             terminate_grace_ms = 200\n\n\
+             [[runners]]\nname = \"runtime\"\nexecutable = \"{}\"\n",
+            maitool_e2e::workspace_bin(BIN).display()
+        ),
+    )
+    .unwrap();
+    let cli = maitool_e2e::cli::Maitool::new(&config, &dir.path().join("control.sock"));
+    (dir, cli)
+}
+
+#[test]
+fn a_one_shot_call_prints_the_plugins_logs() {
+    let (_dir, cli) = one_shot_config();
+    let output = cli
+        .command()
+        .env("RUST_LOG", "info")
+        .args(["call", "spin_blocking", "--args", r#"{"ms": 1}"#])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{err}");
+    let line = err
+        .lines()
+        .find(|line| line.contains("spun 1 ms on the blocking pool"))
+        .unwrap_or_else(|| panic!("no plugin record in:\n{err}"));
+    assert!(line.contains("examples.runtime"), "{line}");
+}
+
+#[test]
+fn a_timed_out_call_says_so_once() {
+    let (_dir, cli) = one_shot_config();
+    let (code, _, err) = cli.run(&["call", "spin", "--args", r#"{"ms": 1500}"#]);
+    assert_eq!(code, 1, "{err}");
+    assert_eq!(err.lines().last(), Some("tool spin timed out after 1 s"), "{err}");
+}
+
+#[test]
+fn call_json_shows_post_history_messages() {
+    let (_dir, cli) = one_shot_config();
+    let result = cli.json(&["call", "remember", "--args", r#"{"note": "later"}"#, "--json"]);
+    assert_eq!(result["content"], "noted", "{result}");
+    assert_eq!(result["post_history_messages"][0]["content"], "[note] later", "{result}");
+    assert_eq!(result["post_history_messages"][0]["role"], "user", "{result}");
+}

@@ -25,6 +25,8 @@ use super::status::RunnerState;
 
 /// The longest quick re-check after a health-check timeout.
 const HEALTH_RECHECK_CAP: Duration = Duration::from_secs(5);
+/// How long a runner that exited after `plugin.shutdown` may take to be read to its end.
+const FINAL_READ: Duration = Duration::from_millis(200);
 /// Below this, a restart delay counts as "immediate" for the exponential backoff base.
 const BACKOFF_BASE: Duration = Duration::from_millis(10);
 
@@ -390,6 +392,9 @@ impl Supervisor {
                 .await;
         }
         if tokio::time::timeout(grace, child.wait()).await.is_ok() {
+            // Read what it wrote before exiting (its last log records) up to the end of
+            // stream, rather than dropping the connection with frames still unread.
+            let _ = tokio::time::timeout(FINAL_READ, peer.closed()).await;
             return;
         }
         let Some(pid) = child.id() else { return };

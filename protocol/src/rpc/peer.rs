@@ -222,6 +222,14 @@ impl RpcPeer {
         self.handle.shared.shutdown(DisconnectReason::Closed);
     }
 
+    /// [`close`](Self::close), then waits until what was queued before has been written (at
+    /// most half a second): for a process about to exit, whose runtime would otherwise drop
+    /// the final flush.
+    pub async fn close_flushed(&self) {
+        self.close();
+        self.handle.shared.written.cancelled().await;
+    }
+
     /// [`close`](Self::close), saying why: pending calls fail with `E_PLUGIN_CRASHED` and
     /// `reason` as their whole message, so that whoever waited on them learns what happened
     /// rather than that the connection closed.

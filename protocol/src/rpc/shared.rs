@@ -56,6 +56,8 @@ pub(super) struct Shared {
     refused: Mutex<Refused>,
     state: watch::Sender<Option<DisconnectReason>>,
     pub(super) stop: CancellationToken,
+    /// Cancelled when the writer task has ended, its final flush done.
+    pub(super) written: CancellationToken,
     reader: Mutex<Option<AbortHandle>>,
 }
 
@@ -129,6 +131,7 @@ impl Shared {
             refused: Mutex::default(),
             state: watch::Sender::new(None),
             stop: CancellationToken::new(),
+            written: CancellationToken::new(),
             reader: Mutex::new(None),
         }
     }

@@ -25,6 +25,7 @@ pub(super) async fn run(
     mut control: mpsc::UnboundedReceiver<Bytes>,
     shared: Arc<Shared>,
 ) {
+    let _written = shared.written.clone().drop_guard();
     // Owned out here, so that stopping the pump in the middle of a write leaves the sink
     // (and what it buffered) either here or lent out, for the final flush.
     let mut held = Some(sink);
