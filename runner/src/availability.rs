@@ -3,9 +3,7 @@
 use std::time::Duration;
 
 use maitool_protocol::rpc::RpcError;
-use maitool_protocol::wire::methods::{
-    SetToolAvailablePayload, SetToolAvailableResponse, names,
-};
+use maitool_protocol::wire::methods::{SetToolAvailablePayload, SetToolAvailableResponse, names};
 
 use crate::HostClient;
 

@@ -388,13 +388,23 @@ impl RunnerState {
             if state.draining.load(Ordering::Acquire) {
                 return Err(RpcError::shutting_down("runner is shutting down"));
             }
-            let plugin = state.plugin(request.plugin_id()).filter(|p| p.loaded.load(Ordering::Acquire));
+            let plugin = state
+                .plugin(request.plugin_id())
+                .filter(|p| p.loaded.load(Ordering::Acquire));
             let Some(plugin) = plugin else {
-                return Err(RpcError::new(ErrorCode::PluginNotFound, format!("plugin {} is not loaded", request.plugin_id())));
+                return Err(RpcError::new(
+                    ErrorCode::PluginNotFound,
+                    format!("plugin {} is not loaded", request.plugin_id()),
+                ));
             };
             // Names are shared, not copied, for every call.
             let plugin_id = Arc::clone(&plugin.tag);
-            let InvokeView { component_name, args, context, call_id } = request.invoke_view()?;
+            let InvokeView {
+                component_name,
+                args,
+                context,
+                call_id,
+            } = request.invoke_view()?;
             let Some((tool_name, handler)) = plugin.handlers.get_key_value(&*component_name) else {
                 return Err(RpcError::new(
                     ErrorCode::ToolNotFound,
@@ -420,7 +430,10 @@ impl RunnerState {
                 Err(panic) => {
                     // The panic hook has logged it, once, with its location and backtrace.
                     let message = panic_message(panic.as_ref());
-                    ToolExecutionResult::failure(&*tool_name, format!("tool {tool_name} panicked: {message}"))
+                    ToolExecutionResult::failure(
+                        &*tool_name,
+                        format!("tool {tool_name} panicked: {message}"),
+                    )
                 }
             };
             answer(&tool_name, &result)

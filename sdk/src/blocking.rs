@@ -64,7 +64,8 @@ impl Tool {
                 Ok(parsed) => {
                     let handler = Arc::clone(&handler);
                     async move {
-                        let outcome = maitool_runner::run_blocking(move || handler(parsed, ctx)).await;
+                        let outcome =
+                            maitool_runner::run_blocking(move || handler(parsed, ctx)).await;
                         outcome_result(outcome, &name)
                     }
                     .boxed()

@@ -297,7 +297,10 @@ impl ComponentHandler for ToolHandler {
 }
 
 /// The result a handler's outcome becomes.
-pub(crate) fn outcome_result(outcome: Result<ToolOutput, ToolError>, name: &str) -> ToolExecutionResult {
+pub(crate) fn outcome_result(
+    outcome: Result<ToolOutput, ToolError>,
+    name: &str,
+) -> ToolExecutionResult {
     match outcome {
         Ok(output) => output.into_result(),
         Err(err) => ToolExecutionResult::failure(name, err.message()),

@@ -43,14 +43,21 @@ fn log_lines(runner: &str, needle: &str) -> Vec<String> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_blocking_tool_does_not_stall_a_concurrent_call() {
-    let harness = Arc::new(Harness::start(fast_config(), vec![RunnerSpec::new("blocking", BIN)]).await);
+    let harness =
+        Arc::new(Harness::start(fast_config(), vec![RunnerSpec::new("blocking", BIN)]).await);
     let spinning = {
         let harness = harness.clone();
-        tokio::spawn(async move { harness.call("spin_blocking", json!({"ms": 3000}), &ctx()).await })
+        tokio::spawn(async move {
+            harness
+                .call("spin_blocking", json!({"ms": 3000}), &ctx())
+                .await
+        })
     };
     tokio::time::sleep(Duration::from_millis(200)).await;
     let started = Instant::now();
-    let echo = harness.call("echo", json!({"text": "meanwhile"}), &ctx()).await;
+    let echo = harness
+        .call("echo", json!({"text": "meanwhile"}), &ctx())
+        .await;
     let waited = started.elapsed();
     assert_eq!(echo.content, "meanwhile", "{echo:?}");
     // The spinning handler holds a pool thread for 3 s; the runner's own thread stays free.
@@ -60,7 +67,10 @@ async fn a_blocking_tool_does_not_stall_a_concurrent_call() {
     assert_eq!(harness.runner("blocking").restart_count, 0);
     // Records logged on the blocking pool carry the plugin's id.
     let line = logs::wait_for(
-        &["spun 3000 ms on the blocking pool", "plugin_id=\"examples.runtime\""],
+        &[
+            "spun 3000 ms on the blocking pool",
+            "plugin_id=\"examples.runtime\"",
+        ],
         Duration::from_secs(5),
     )
     .await;
@@ -69,7 +79,8 @@ async fn a_blocking_tool_does_not_stall_a_concurrent_call() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_call_cut_off_by_a_health_check_restart_says_why() {
-    let harness = Arc::new(Harness::start(fast_config(), vec![RunnerSpec::new("frozen", BIN)]).await);
+    let harness =
+        Arc::new(Harness::start(fast_config(), vec![RunnerSpec::new("frozen", BIN)]).await);
     let spinning = {
         let harness = harness.clone();
         tokio::spawn(async move { harness.call("spin", json!({"ms": 20_000}), &ctx()).await })
@@ -116,7 +127,10 @@ async fn a_plugin_withdraws_a_tool_and_offers_it_again() {
             &ctx(),
         )
         .await;
-    assert_eq!(switched.content, "online=false changed=true", "{switched:?}");
+    assert_eq!(
+        switched.content, "online=false changed=true",
+        "{switched:?}"
+    );
 
     let tools = listed(&harness).await;
     assert!(!tools.contains(&"radar".to_owned()), "{tools:?}");
@@ -154,7 +168,11 @@ async fn a_plugin_withdraws_a_tool_and_offers_it_again() {
 async fn a_withdrawn_tool_is_offered_again_after_a_restart() {
     let harness = Harness::start(fast_config(), vec![RunnerSpec::new("fresh", BIN)]).await;
     let switched = harness
-        .call("radar_switch", json!({"online": false, "reason": "down"}), &ctx())
+        .call(
+            "radar_switch",
+            json!({"online": false, "reason": "down"}),
+            &ctx(),
+        )
         .await;
     assert!(switched.success, "{switched:?}");
     assert!(!listed(&harness).await.contains(&"radar".to_owned()));
@@ -227,7 +245,11 @@ async fn hook_logs_carry_the_plugin_id_and_a_panic_is_one_record() {
         ..ResolvedRunner::maitool("logs".to_owned(), maitool_e2e::workspace_bin(BIN))
     };
     let report = harness.runtime.apply(vec![runner]).await;
-    assert_eq!(report.reconfigured, vec!["logs/examples.runtime".to_owned()], "{report:?}");
+    assert_eq!(
+        report.reconfigured,
+        vec!["logs/examples.runtime".to_owned()],
+        "{report:?}"
+    );
     let updated = logs::wait_for(
         &["runtime plugin configuration updated", "runner=\"logs\""],
         Duration::from_secs(5),
@@ -259,7 +281,10 @@ async fn hook_logs_carry_the_plugin_id_and_a_panic_is_one_record() {
         .collect();
     assert_eq!(mentions.len(), 1, "{mentions:#?}");
     assert!(record.contains("second line of the panic"), "{record}");
-    assert!(record.contains("plugin_id=\"examples.runtime\""), "{record}");
+    assert!(
+        record.contains("plugin_id=\"examples.runtime\""),
+        "{record}"
+    );
     // RUST_BACKTRACE=1: the backtrace is a field of the record, not records of its own.
     assert!(record.contains("exception="), "{record}");
     assert!(log_lines("logs", "stream=\"stderr\"").is_empty());
@@ -310,14 +335,30 @@ fn a_timed_out_call_says_so_once() {
     let (_dir, cli) = one_shot_config();
     let (code, _, err) = cli.run(&["call", "spin", "--args", r#"{"ms": 1500}"#]);
     assert_eq!(code, 1, "{err}");
-    assert_eq!(err.lines().last(), Some("tool spin timed out after 1 s"), "{err}");
+    assert_eq!(
+        err.lines().last(),
+        Some("tool spin timed out after 1 s"),
+        "{err}"
+    );
 }
 
 #[test]
 fn call_json_shows_post_history_messages() {
     let (_dir, cli) = one_shot_config();
-    let result = cli.json(&["call", "remember", "--args", r#"{"note": "later"}"#, "--json"]);
+    let result = cli.json(&[
+        "call",
+        "remember",
+        "--args",
+        r#"{"note": "later"}"#,
+        "--json",
+    ]);
     assert_eq!(result["content"], "noted", "{result}");
-    assert_eq!(result["post_history_messages"][0]["content"], "[note] later", "{result}");
-    assert_eq!(result["post_history_messages"][0]["role"], "user", "{result}");
+    assert_eq!(
+        result["post_history_messages"][0]["content"], "[note] later",
+        "{result}"
+    );
+    assert_eq!(
+        result["post_history_messages"][0]["role"], "user",
+        "{result}"
+    );
 }

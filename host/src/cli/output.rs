@@ -164,7 +164,8 @@ pub fn failure_line(result: &ToolExecutionResult) -> String {
 
 /// Whether `message` mentions the tool `name` as a word of its own.
 fn names_tool(message: &str, name: &str) -> bool {
-    let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.'));
+    let word =
+        |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.'));
     message.match_indices(name).any(|(at, _)| {
         !word(message[..at].chars().next_back()) && !word(message[at + name.len()..].chars().next())
     })
@@ -196,12 +197,21 @@ mod tests {
         let host = ToolExecutionResult::failure("radar", "tool radar timed out after 2 s");
         assert_eq!(failure_line(&host), "tool radar timed out after 2 s");
         let plugin = ToolExecutionResult::failure("roll", "sides must be positive");
-        assert_eq!(failure_line(&plugin), "tool roll failed: sides must be positive");
+        assert_eq!(
+            failure_line(&plugin),
+            "tool roll failed: sides must be positive"
+        );
         let mcp = ToolExecutionResult::failure("echo", "MCP tool 'echo' on server 's' failed: x");
-        assert_eq!(failure_line(&mcp), "MCP tool 'echo' on server 's' failed: x");
+        assert_eq!(
+            failure_line(&mcp),
+            "MCP tool 'echo' on server 's' failed: x"
+        );
         // A longer name that merely contains the tool's name is not a mention.
         let other = ToolExecutionResult::failure("roll", "rolling failed");
         assert_eq!(failure_line(&other), "tool roll failed: rolling failed");
-        assert_eq!(failure_line(&ToolExecutionResult::failure("t", "")), "tool t failed");
+        assert_eq!(
+            failure_line(&ToolExecutionResult::failure("t", "")),
+            "tool t failed"
+        );
     }
 }

@@ -343,8 +343,12 @@ fn log_runner_record(runner: &str, entry: &maitool_protocol::wire::methods::LogE
     let exception = Some(entry.exception_text.trim_end()).filter(|text| !text.is_empty());
     match entry.level {
         ..=10 => tracing::debug!(target: "maitool::runner", runner, logger, exception, "{message}"),
-        11..=20 => tracing::info!(target: "maitool::runner", runner, logger, exception, "{message}"),
-        21..=30 => tracing::warn!(target: "maitool::runner", runner, logger, exception, "{message}"),
+        11..=20 => {
+            tracing::info!(target: "maitool::runner", runner, logger, exception, "{message}")
+        }
+        21..=30 => {
+            tracing::warn!(target: "maitool::runner", runner, logger, exception, "{message}")
+        }
         _ => tracing::error!(target: "maitool::runner", runner, logger, exception, "{message}"),
     }
 }

@@ -155,11 +155,12 @@ impl PluginToolProvider {
             .with_metadata("plugin_id", entry.plugin_id.clone()));
         };
         if let Some(reason) = self.runtime.components.unavailable_reason(&entry.full_name) {
-            return Ok(
-                ToolExecutionResult::failure(name, super::availability::refusal(name, &reason))
-                    .with_metadata("plugin_id", entry.plugin_id.clone())
-                    .with_metadata("error_code", super::availability::UNAVAILABLE_CODE),
-            );
+            return Ok(ToolExecutionResult::failure(
+                name,
+                super::availability::refusal(name, &reason),
+            )
+            .with_metadata("plugin_id", entry.plugin_id.clone())
+            .with_metadata("error_code", super::availability::UNAVAILABLE_CODE));
         }
         let wrapper = usize::from(entry.legacy_action);
         if let Err(refusal) = super::nesting::check_arguments(&mut invocation.arguments, wrapper) {

@@ -131,7 +131,10 @@ fn main() {
                     .host()
                     .set_tool_available("radar", a.online, &a.reason)
                     .await?;
-                Ok(ToolOutput::text(format!("online={} changed={changed}", a.online)))
+                Ok(ToolOutput::text(format!(
+                    "online={} changed={changed}",
+                    a.online
+                )))
             },
         ))
         .on_load(|_ctx| async move {
