@@ -31,7 +31,7 @@ pub(crate) fn call_failure(
 pub(crate) fn duration(ms: u64) -> String {
     if ms < 1000 {
         format!("{ms} ms")
-    } else if ms % 1000 == 0 {
+    } else if ms.is_multiple_of(1000) {
         format!("{} s", ms / 1000)
     } else {
         let tenths = (ms as f64 / 100.0).round() / 10.0;
