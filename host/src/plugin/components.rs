@@ -492,8 +492,12 @@ impl ComponentRegistry {
         is_live: impl Fn(&str) -> bool,
     ) -> Vec<Arc<ToolSpec>> {
         let inner = self.inner.read();
-        let mut seen = HashSet::new();
-        let mut specs = Vec::new();
+        // foldhash rather than SipHash: one insert per listed tool.
+        let mut seen = foldhash::HashSet::with_capacity_and_hasher(
+            inner.by_tool_name.len(),
+            Default::default(),
+        );
+        let mut specs = Vec::with_capacity(inner.by_tool_name.len());
         for plugin_id in &inner.plugin_order {
             if !is_live(plugin_id) {
                 continue;
@@ -636,7 +640,8 @@ impl Inner {
         if !entry.declared_enabled {
             return false;
         }
-        if let Some(toggle) = self.toggles.get(&entry.full_name)
+        if !self.toggles.is_empty()
+            && let Some(toggle) = self.toggles.get(&entry.full_name)
             && (toggle.disabled
                 || (!ctx.session_id.is_empty()
                     && toggle.disabled_sessions.contains(ctx.session_id)))
