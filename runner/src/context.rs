@@ -16,8 +16,8 @@ const DEFAULT_CAPABILITY_TIMEOUT: Duration = Duration::from_secs(30);
 /// plugin's id; the host checks it against the runner's own plugins and the operator's grants.
 #[derive(Clone)]
 pub struct HostClient {
-    peer: RpcPeer,
-    plugin_id: Arc<str>,
+    pub(crate) peer: RpcPeer,
+    pub(crate) plugin_id: Arc<str>,
 }
 
 impl std::fmt::Debug for HostClient {

@@ -54,6 +54,7 @@ pub fn run(plugins: Vec<PluginSpec>, options: RunnerOptions) -> ! {
         }
     };
     let forwarder = LogForwarder::install();
+    crate::log_forward::install_panic_hook();
     die_with_parent();
     let runtime = match options.worker_threads {
         Some(threads) if threads > 1 => tokio::runtime::Builder::new_multi_thread()
@@ -206,7 +207,9 @@ where
     if let Some(forwarder) = &forwarder {
         forwarder.flush_now();
     }
-    peer.close();
+    // Waited for: the process exits right after, and records still queued (the last call's,
+    // in a one-shot `maitool call`) would be lost with the runtime.
+    peer.close_flushed().await;
     Ok(())
 }
 
@@ -255,14 +258,14 @@ async fn load_one(
     data_dir: Option<Arc<Path>>,
 ) -> Result<(), String> {
     let spec = &plugin.spec;
-    spec.hooks
-        .configure(config)
+    // The hooks' records carry the plugin's id, as its handlers' do.
+    let tag = &plugin.tag;
+    crate::log_forward::in_plugin_sync(tag.clone(), || spec.hooks.configure(config))
         .map_err(|err| format!("invalid configuration: {err}"))?;
     register(spec, peer, true).await?;
-    let host = HostClient::new(peer.clone(), Arc::from(spec.id.as_str()));
-    let load = std::panic::AssertUnwindSafe(spec.hooks.on_load(host, data_dir))
-        .catch_unwind()
-        .await;
+    let host = HostClient::new(peer.clone(), Arc::clone(tag));
+    let on_load = crate::log_forward::in_plugin(tag.clone(), spec.hooks.on_load(host, data_dir));
+    let load = std::panic::AssertUnwindSafe(on_load).catch_unwind().await;
     let outcome = match load {
         Ok(Ok(())) => return Ok(()),
         Ok(Err(err)) => format!("on_load failed: {err}"),
@@ -272,7 +275,7 @@ async fn load_one(
     if let Err(err) = register(spec, peer, false).await {
         tracing::warn!(plugin_id = %spec.id, "could not withdraw components: {err}");
     }
-    spec.hooks.on_unload().await;
+    crate::log_forward::in_plugin(tag.clone(), spec.hooks.on_unload()).await;
     Err(outcome)
 }
 
@@ -391,8 +394,10 @@ impl RunnerState {
     async fn unload_all(&self) {
         for plugin in &self.plugins {
             if plugin.loaded.swap(false, Ordering::AcqRel) {
-                let unload =
-                    std::panic::AssertUnwindSafe(plugin.spec.hooks.on_unload()).catch_unwind();
+                let unload = crate::log_forward::in_plugin(
+                    plugin.tag.clone(),
+                    std::panic::AssertUnwindSafe(plugin.spec.hooks.on_unload()).catch_unwind(),
+                );
                 if tokio::time::timeout(UNLOAD_TIMEOUT, unload).await.is_err() {
                     tracing::warn!(plugin_id = %plugin.spec.id, "on_unload did not finish in time");
                 }
@@ -409,13 +414,23 @@ impl RunnerState {
             if state.draining.load(Ordering::Acquire) {
                 return Err(RpcError::shutting_down("runner is shutting down"));
             }
-            let plugin = state.plugin(request.plugin_id()).filter(|p| p.loaded.load(Ordering::Acquire));
+            let plugin = state
+                .plugin(request.plugin_id())
+                .filter(|p| p.loaded.load(Ordering::Acquire));
             let Some(plugin) = plugin else {
-                return Err(RpcError::new(ErrorCode::PluginNotFound, format!("plugin {} is not loaded", request.plugin_id())));
+                return Err(RpcError::new(
+                    ErrorCode::PluginNotFound,
+                    format!("plugin {} is not loaded", request.plugin_id()),
+                ));
             };
             // Names are shared, not copied, for every call.
             let plugin_id = Arc::clone(&plugin.tag);
-            let InvokeView { component_name, args, context, call_id } = request.invoke_view()?;
+            let InvokeView {
+                component_name,
+                args,
+                context,
+                call_id,
+            } = request.invoke_view()?;
             let Some((tool_name, handler)) = plugin.handlers.get_key_value(&*component_name) else {
                 return Err(RpcError::new(
                     ErrorCode::ToolNotFound,
@@ -439,9 +454,12 @@ impl RunnerState {
             let result = match std::panic::AssertUnwindSafe(call).catch_unwind().await {
                 Ok(result) => result,
                 Err(panic) => {
+                    // The panic hook has logged it, once, with its location and backtrace.
                     let message = panic_message(panic.as_ref());
-                    tracing::error!(plugin_id = %plugin_id, tool = %tool_name, "handler panicked: {message}");
-                    ToolExecutionResult::failure(&*tool_name, format!("tool {tool_name} panicked: {message}"))
+                    ToolExecutionResult::failure(
+                        &*tool_name,
+                        format!("tool {tool_name} panicked: {message}"),
+                    )
                 }
             };
             answer(&tool_name, &result)
@@ -572,8 +590,11 @@ impl RunnerState {
                 ));
             };
             let hooks = plugin.spec.hooks.clone();
+            let tag = plugin.tag.clone();
             if (update.config_scope == "self" || update.config_scope.is_empty())
-                && let Err(reason) = hooks.configure(&update.config_data)
+                && let Err(reason) = crate::log_forward::in_plugin_sync(tag.clone(), || {
+                    hooks.configure(&update.config_data)
+                })
             {
                 return Payload::encode(&ConfigUpdatedResponse {
                     accepted: false,
@@ -586,9 +607,11 @@ impl RunnerState {
             } else {
                 update.config_scope
             };
-            let outcome = hooks
-                .on_config_update(scope, update.config_data, update.config_version)
-                .await;
+            let outcome = crate::log_forward::in_plugin(
+                tag,
+                hooks.on_config_update(scope, update.config_data, update.config_version),
+            )
+            .await;
             let response = match outcome {
                 Ok(()) => ConfigUpdatedResponse {
                     accepted: true,

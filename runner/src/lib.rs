@@ -10,6 +10,8 @@
 //! typed declarations and calls [`run`]. The types here are the engine-level contract between
 //! the two.
 
+mod availability;
+mod blocking;
 mod context;
 mod data_dir;
 mod engine;
@@ -18,6 +20,7 @@ mod launch;
 mod log_forward;
 mod spec;
 
+pub use blocking::run_blocking;
 pub use context::{HostClient, InvocationContext};
 pub use engine::{RunnerOptions, run, serve, serve_stream};
 pub use error::RunnerError;

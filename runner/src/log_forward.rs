@@ -166,6 +166,65 @@ pub(crate) fn in_plugin<F: Future>(
     CURRENT_PLUGIN.scope(plugin_id, work)
 }
 
+/// Runs synchronous `work` of a plugin (its configuration check) with its records tagged.
+pub(crate) fn in_plugin_sync<R>(plugin_id: Arc<str>, work: impl FnOnce() -> R) -> R {
+    CURRENT_PLUGIN.sync_scope(plugin_id, work)
+}
+
+/// The plugin whose work the current task is running, if any.
+pub(crate) fn current_plugin() -> Option<Arc<str>> {
+    CURRENT_PLUGIN.try_with(Arc::clone).ok()
+}
+
+std::thread_local! {
+    /// The plugin whose blocking work this pool thread is running (see `run_blocking`).
+    static THREAD_PLUGIN: std::cell::RefCell<Option<Arc<str>>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Runs `work` on this (blocking-pool) thread with its records tagged `plugin`.
+pub(crate) fn on_thread_for<R>(plugin: Option<Arc<str>>, work: impl FnOnce() -> R) -> R {
+    struct Reset(Option<Arc<str>>);
+    impl Drop for Reset {
+        fn drop(&mut self) {
+            let previous = self.0.take();
+            THREAD_PLUGIN.with(|slot| *slot.borrow_mut() = previous);
+        }
+    }
+    let previous = THREAD_PLUGIN.with(|slot| std::mem::replace(&mut *slot.borrow_mut(), plugin));
+    let _reset = Reset(previous);
+    work()
+}
+
+/// The plugin tag of a record logged here and now: the task's, else the blocking thread's.
+fn plugin_here() -> Option<Arc<str>> {
+    current_plugin().or_else(|| THREAD_PLUGIN.with(|slot| slot.borrow().clone()))
+}
+
+/// Reports a panic as one record, at error level, tagged with the plugin whose code
+/// panicked: `panicked at FILE:LINE:COL: MESSAGE`, with the backtrace (when `RUST_BACKTRACE`
+/// asks for one) in the record's exception text rather than a record per line. Without this
+/// hook, Rust's default one writes several lines to stderr, which the host reads as a record
+/// each.
+pub(crate) fn install_panic_hook() {
+    std::panic::set_hook(Box::new(|info| {
+        let message = crate::engine::panic_message(info.payload());
+        let location = info
+            .location()
+            .map(|l| format!(" at {}:{}:{}", l.file(), l.line(), l.column()))
+            .unwrap_or_default();
+        let backtrace = std::backtrace::Backtrace::capture();
+        let backtrace = match backtrace.status() {
+            std::backtrace::BacktraceStatus::Captured => Some(backtrace.to_string()),
+            _ => None,
+        };
+        tracing::error!(
+            target: "maitool_runner::panic",
+            backtrace = backtrace.as_deref(),
+            "panicked{location}: {message}"
+        );
+    }));
+}
+
 impl<S: Subscriber> Layer<S> for ForwardLayer {
     fn on_event(&self, event: &Event<'_>, _ctx: Context<'_, S>) {
         let mut visitor = FieldCollector::default();
@@ -173,7 +232,7 @@ impl<S: Subscriber> Layer<S> for ForwardLayer {
         let plugin_id = visitor
             .plugin_id
             .clone()
-            .or_else(|| CURRENT_PLUGIN.try_with(|id| id.to_string()).ok());
+            .or_else(|| plugin_here().map(|id| id.to_string()));
         let target = event.metadata().target();
         let logger = match &plugin_id {
             Some(id) if !target.starts_with("maitool_") => format!("plugin.{id}"),
@@ -186,6 +245,7 @@ impl<S: Subscriber> Layer<S> for ForwardLayer {
             visitor.fields,
         );
         record.plugin_id = plugin_id.unwrap_or_default();
+        record.exception_text = visitor.backtrace;
         self.shared.push(record);
     }
 }
@@ -236,6 +296,8 @@ struct FieldCollector {
     message: String,
     fields: String,
     plugin_id: Option<String>,
+    /// A `backtrace` field: the record's exception text, not part of its message.
+    backtrace: String,
 }
 
 impl Visit for FieldCollector {
@@ -243,6 +305,7 @@ impl Visit for FieldCollector {
         match field.name() {
             "message" => self.message.push_str(value),
             "plugin_id" => self.plugin_id = Some(value.to_owned()),
+            "backtrace" => self.backtrace.push_str(value),
             name => {
                 let _ = write!(self.fields, "{name}={value:?} ");
             }

@@ -102,6 +102,36 @@ impl HostClient {
             .map_err(|source| HostError::from_rpc(capability, source))
     }
 
+    /// Withdraws one of this plugin's tools from the model (`available = false`, with a
+    /// `reason` a refused call reports) or offers it again: availability decided from the
+    /// plugin's run-time state. Returns whether the state changed. Every tool starts
+    /// available, and is again after the runner restarts.
+    ///
+    /// ```no_run
+    /// # async fn demo(host: maitool_sdk::HostClient) -> Result<(), maitool_sdk::HostError> {
+    /// host.set_tool_available("radar", false, "the radar is offline").await?;
+    /// // ... later, when it is back:
+    /// host.set_tool_available("radar", true, "").await?;
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`HostError::Failed`] with code `E_TOOL_NOT_FOUND` if the plugin has no such tool or
+    /// its tools are not registered yet (an `on_load` hook runs after registration, so it may
+    /// call this), or if the host went away.
+    pub async fn set_tool_available(
+        &self,
+        tool: &str,
+        available: bool,
+        reason: &str,
+    ) -> Result<bool, HostError> {
+        self.inner
+            .set_tool_available(tool, available, reason)
+            .await
+            .map_err(|source| HostError::from_rpc("tool.set_available", source))
+    }
+
     /// This plugin's key-value store on the host (`kv.*` capabilities).
     pub fn kv(&self) -> Kv {
         Kv::new(self.clone())

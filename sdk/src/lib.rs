@@ -42,12 +42,14 @@ extern crate self as maitool_sdk;
 
 mod action;
 mod arguments;
+mod blocking;
 mod config;
 mod context;
 mod host;
 mod kv;
 mod output;
 mod plugin;
+mod post_history;
 mod schema;
 mod send;
 mod tool;
@@ -79,7 +81,7 @@ pub use maitool_protocol::{
     BinaryData, ChatScope, ContentType, JsonObject, ToolAnnotation, ToolContentItem, ToolIcon,
     Visibility,
 };
-pub use maitool_runner::RunnerOptions;
+pub use maitool_runner::{RunnerOptions, run_blocking};
 /// Timers for handlers (handlers run on tokio): `sleep`, `timeout`, `interval`.
 pub use tokio::time;
 

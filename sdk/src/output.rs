@@ -42,6 +42,7 @@ pub struct ToolOutput {
     typed: Option<OutputType>,
     items: Vec<ToolContentItem>,
     metadata: maitool_protocol::JsonObject,
+    pub(crate) post_history: Vec<serde_json::Value>,
 }
 
 /// The Rust type of a tool's structured output, to compare a typed output with the tool's
@@ -157,6 +158,7 @@ impl ToolOutput {
             structured_content: self.structured,
             content_items: self.items,
             metadata: self.metadata,
+            post_history_messages: self.post_history,
             ..ToolExecutionResult::default()
         }
     }

@@ -23,7 +23,7 @@ use crate::{ToolContext, ToolError, ToolOutput};
 /// A tool's handler with its argument type erased: decodes the arguments, runs, and turns the
 /// outcome into the result named after the tool (the third argument). One boxed future per
 /// call, the handler's own state inside it.
-type ErasedHandler = dyn Fn(
+pub(crate) type ErasedHandler = dyn Fn(
         EncodedValue,
         ToolContext,
         Arc<str>,
@@ -64,6 +64,26 @@ type ErasedHandler = dyn Fn(
 /// .timeout(Duration::from_secs(5));
 /// # let _ = roll;
 /// ```
+///
+/// # Threading model
+///
+/// A runner serves all its plugins' calls, its health checks and its log forwarding on one
+/// async runtime: by default a *current-thread* runtime, so handlers made with [`Tool::new`]
+/// run concurrently on one thread, taking turns at each `.await`. A handler that does not
+/// reach an `.await` for a while — a busy loop, `std::thread::sleep`, blocking file or
+/// network I/O, a long computation — holds that thread: every other call of the runner
+/// waits, health checks go unanswered, and after two unanswered checks the host kills and
+/// restarts the runner, failing the calls in flight with `the runner was restarted because
+/// it stopped answering health checks`.
+///
+/// So:
+/// - async code that awaits (timers from [`crate::time`], capability calls, async I/O) goes
+///   in [`Tool::new`];
+/// - blocking or CPU-heavy code goes in [`Tool::blocking`], which runs the handler on
+///   tokio's blocking pool; for a blocking step inside an async handler, use
+///   [`run_blocking`](crate::run_blocking);
+/// - [`RunnerOptions::worker_threads`](crate::RunnerOptions) gives the runtime more threads,
+///   which spreads async handlers but does not make blocking code safe.
 pub struct Tool {
     pub(crate) name: String,
     description: String,
@@ -123,9 +143,19 @@ impl Tool {
                 Err(err) => std::future::ready(outcome_result(Err(err), &name, None)).boxed(),
             }
         };
+        Tool::with_handler(name, description.into(), schema, Arc::new(erased))
+    }
+
+    /// A tool of `name` with this schema and erased handler, every option at its default.
+    pub(crate) fn with_handler(
+        name: String,
+        description: String,
+        schema: JsonObject,
+        handler: Arc<ErasedHandler>,
+    ) -> Tool {
         Tool {
             name,
-            description: description.into(),
+            description,
             title: String::new(),
             schema,
             output_schema: None,
@@ -137,7 +167,7 @@ impl Tool {
             enabled: true,
             annotation: None,
             icons: Vec::new(),
-            handler: Arc::new(erased),
+            handler,
         }
     }
 
@@ -290,7 +320,7 @@ impl ComponentHandler for ToolHandler {
 
 /// The result a handler's outcome becomes; a typed output that is not the tool's declared
 /// output type becomes a failure.
-fn outcome_result(
+pub(crate) fn outcome_result(
     outcome: Result<ToolOutput, ToolError>,
     name: &str,
     declared: Option<OutputType>,

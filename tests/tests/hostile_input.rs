@@ -466,8 +466,13 @@ async fn a_runner_that_stops_reading_gets_back_pressure_not_a_hang() {
                 );
                 back_pressure += 1;
             } else {
+                assert_eq!(
+                    result.metadata["error_code"], "E_TIMEOUT",
+                    "{}",
+                    result.error_message
+                );
                 assert!(
-                    result.error_message.contains("[E_TIMEOUT]"),
+                    result.error_message.ends_with(" timed out after 1 s"),
                     "{}",
                     result.error_message
                 );

@@ -49,11 +49,11 @@ async fn sigkill_with_100_calls_in_flight_fails_them_all_and_restarts() {
             .expect("no call hangs")
             .unwrap();
         assert!(!result.success);
-        assert!(
-            result.error_message.contains("E_PLUGIN_CRASHED"),
-            "{}",
-            result.error_message
+        assert_eq!(
+            result.error_message,
+            "tool slow failed: connection closed: peer closed the connection"
         );
+        assert_eq!(result.metadata["error_code"], "E_PLUGIN_CRASHED");
     }
     let failed_within = killed_at.elapsed();
     let status = harness
@@ -83,11 +83,11 @@ async fn a_hung_runner_times_out_is_killed_and_restarted_while_others_serve() {
     let pid = harness.runner("hangs").pid.unwrap();
     let hung = harness.call("hang_with_timeout", json!({}), &ctx()).await;
     assert!(!hung.success);
-    assert!(
-        hung.error_message.contains("E_TIMEOUT"),
-        "{}",
-        hung.error_message
+    assert_eq!(
+        hung.error_message,
+        "tool hang_with_timeout timed out after 500 ms"
     );
+    assert_eq!(hung.metadata["error_code"], "E_TIMEOUT");
     // The other runner is unaffected while the hung one is detected.
     let sum = harness
         .call("calculate", json!({"a": 1, "b": 2, "op": "add"}), &ctx())
@@ -464,10 +464,13 @@ async fn a_panicking_handler_is_a_failed_result_and_the_runner_survives() {
     assert_eq!(harness.runner("panics").pid, pid);
     let crash = harness.call("crash", json!({}), &ctx()).await;
     assert!(
-        crash.error_message.contains("E_PLUGIN_CRASHED"),
+        crash
+            .error_message
+            .starts_with("tool crash failed: connection closed:"),
         "{}",
         crash.error_message
     );
+    assert_eq!(crash.metadata["error_code"], "E_PLUGIN_CRASHED");
     let reason = harness
         .wait_restarted("panics", 1, Duration::from_secs(10))
         .await

@@ -23,6 +23,19 @@ use super::provider::PROVIDER_NAME;
 /// Longest description shown per tool in the reminder.
 const REMINDER_DESCRIPTION_CHARS: usize = 200;
 
+/// The built-in tool that discovers deferred tools.
+const TOOL_SEARCH: &str = "tool_search";
+
+/// The reminder's first lines when the model has `tool_search`.
+const SEARCHABLE_HEADER: &str = "<system-reminder>\nThe following tools are not exposed to you \
+     directly, but you can discover them with the tool_search tool (search by name, prefix or \
+     keyword); the tools it finds become available from your next turn:\n";
+
+/// The reminder's first lines when it does not: nothing can expose these tools during the
+/// conversation, so the reminder only says they exist.
+const UNSEARCHABLE_HEADER: &str = "<system-reminder>\nThe following tools exist but are not \
+     exposed to you in this conversation:\n";
+
 /// Tools split by how they reach the model.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Classified {
@@ -113,11 +126,12 @@ impl ToolExposure {
         if self.undiscovered.is_empty() {
             return None;
         }
-        let mut text = String::from(
-            "<system-reminder>\nThe following tools are not exposed to you directly, but you can \
-             discover them with the tool_search tool (search by name, prefix or keyword); the \
-             tools it finds become available from your next turn:\n",
-        );
+        // Point at tool_search only when the model has it (the built-in tools may be off).
+        let mut text = String::from(if self.is_exposed(TOOL_SEARCH) {
+            SEARCHABLE_HEADER
+        } else {
+            UNSEARCHABLE_HEADER
+        });
         for (position, spec) in self.undiscovered.iter().enumerate() {
             let description = one_line(spec.llm_description());
             text.push_str(&format!(

@@ -147,12 +147,36 @@ pub fn print_tools(tools: &[std::sync::Arc<ToolSpec>]) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The line that reports a failed result. Messages the host wrote already name the tool
+/// (`tool radar timed out after 2 s`); a plugin's own message (`sides must be positive`) is
+/// prefixed with it, so the tool is named exactly once.
+pub fn failure_line(result: &ToolExecutionResult) -> String {
+    let message = result.error_message.trim();
+    let name = result.tool_name.as_str();
+    if message.is_empty() {
+        format!("tool {name} failed")
+    } else if !name.is_empty() && names_tool(message, name) {
+        message.to_owned()
+    } else {
+        format!("tool {name} failed: {message}")
+    }
+}
+
+/// Whether `message` mentions the tool `name` as a word of its own.
+fn names_tool(message: &str, name: &str) -> bool {
+    let word =
+        |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.'));
+    message.match_indices(name).any(|(at, _)| {
+        !word(message[..at].chars().next_back()) && !word(message[at + name.len()..].chars().next())
+    })
+}
+
 /// A result for people: the history text, then the media items.
 pub fn print_result(result: &ToolExecutionResult) -> anyhow::Result<()> {
     if result.success {
         outln!("{}", result.history_content())?;
     } else {
-        eprintln!("tool {} failed: {}", result.tool_name, result.error_message);
+        eprintln!("{}", failure_line(result));
     }
     for item in &result.content_items {
         if !item.data.is_empty() {
@@ -160,4 +184,34 @@ pub fn print_result(result: &ToolExecutionResult) -> anyhow::Result<()> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use maitool_protocol::ToolExecutionResult;
+
+    use super::failure_line;
+
+    #[test]
+    fn a_failure_names_the_tool_exactly_once() {
+        let host = ToolExecutionResult::failure("radar", "tool radar timed out after 2 s");
+        assert_eq!(failure_line(&host), "tool radar timed out after 2 s");
+        let plugin = ToolExecutionResult::failure("roll", "sides must be positive");
+        assert_eq!(
+            failure_line(&plugin),
+            "tool roll failed: sides must be positive"
+        );
+        let mcp = ToolExecutionResult::failure("echo", "MCP tool 'echo' on server 's' failed: x");
+        assert_eq!(
+            failure_line(&mcp),
+            "MCP tool 'echo' on server 's' failed: x"
+        );
+        // A longer name that merely contains the tool's name is not a mention.
+        let other = ToolExecutionResult::failure("roll", "rolling failed");
+        assert_eq!(failure_line(&other), "tool roll failed: rolling failed");
+        assert_eq!(
+            failure_line(&ToolExecutionResult::failure("t", "")),
+            "tool t failed"
+        );
+    }
 }

@@ -262,6 +262,13 @@ fn parameters_schema(meta: &JsonObject, legacy_action: bool) -> Result<JsonObjec
     Ok(schema)
 }
 
+/// A tool its plugin marked unavailable.
+#[derive(Debug, Clone)]
+struct Unavailable {
+    plugin_id: String,
+    reason: String,
+}
+
 /// Operator toggles, kept apart from registrations so they survive runner restarts.
 #[derive(Debug, Default, Clone)]
 struct Toggle {
@@ -277,6 +284,9 @@ struct Inner {
     /// Tool name -> candidate entries in plugin order.
     by_tool_name: HashMap<String, Vec<Arc<ComponentEntry>>>,
     toggles: HashMap<String, Toggle>,
+    /// Tools their plugin marked unavailable at run time (`tool.set_available`), by full
+    /// name, with the plugin and its reason. Cleared when the plugin registers again.
+    unavailable: HashMap<String, Unavailable>,
 }
 
 /// The host-side registry of plugin components.
@@ -328,6 +338,7 @@ impl ComponentRegistry {
             }
         }
         inner.by_plugin.insert(plugin_id.to_owned(), entries);
+        inner.forget_availability(plugin_id);
         inner.rebuild_index();
         Ok(names)
     }
@@ -339,6 +350,7 @@ impl ComponentRegistry {
             .by_plugin
             .remove(plugin_id)
             .is_some_and(|e| !e.is_empty());
+        inner.forget_availability(plugin_id);
         inner.rebuild_index();
         had
     }
@@ -451,14 +463,24 @@ impl ComponentRegistry {
         is_live: impl Fn(&str) -> bool,
     ) -> Vec<Arc<ToolSpec>> {
         let inner = self.inner.read();
-        let mut seen = HashSet::new();
-        let mut specs = Vec::new();
+        // foldhash rather than SipHash: one insert per listed tool.
+        let mut seen = foldhash::HashSet::with_capacity_and_hasher(
+            inner.by_tool_name.len(),
+            Default::default(),
+        );
+        let mut specs = Vec::with_capacity(inner.by_tool_name.len());
         for plugin_id in &inner.plugin_order {
             if !is_live(plugin_id) {
                 continue;
             }
             for entry in inner.by_plugin.get(plugin_id).into_iter().flatten() {
                 if !entry.is_tool() || !inner.check_enabled(entry, ctx.into()) {
+                    continue;
+                }
+                // Checked only when some tool is unavailable: listing stays one pass of
+                // pointer copies otherwise.
+                if !inner.unavailable.is_empty() && inner.unavailable.contains_key(&entry.full_name)
+                {
                     continue;
                 }
                 // Clashes were warned about at registration; the first plugin wins.
@@ -496,7 +518,60 @@ impl ComponentRegistry {
     }
 }
 
+impl ComponentRegistry {
+    /// Marks the tool `name` of `plugin_id` available or not, as its plugin decided at run
+    /// time. An unavailable tool is left out of listings, and a call to it is refused with
+    /// `reason`. Returns whether the state changed; an error if the plugin has no such tool.
+    pub fn set_available(
+        &self,
+        plugin_id: &str,
+        name: &str,
+        available: bool,
+        reason: &str,
+    ) -> Result<bool, String> {
+        let mut inner = self.inner.write();
+        let Some(entry) = inner
+            .by_plugin
+            .get(plugin_id)
+            .into_iter()
+            .flatten()
+            .find(|entry| entry.name == name && entry.is_tool())
+        else {
+            return Err(format!("plugin {plugin_id} has no tool {name}"));
+        };
+        let full_name = entry.full_name.clone();
+        if available {
+            return Ok(inner.unavailable.remove(&full_name).is_some());
+        }
+        let marked = Unavailable {
+            plugin_id: plugin_id.to_owned(),
+            reason: reason.to_owned(),
+        };
+        let previous = inner.unavailable.insert(full_name, marked);
+        Ok(previous.is_none_or(|previous| previous.reason != reason))
+    }
+
+    /// Why the component `full_name` is unavailable, if its plugin marked it so.
+    pub fn unavailable_reason(&self, full_name: &str) -> Option<String> {
+        let inner = self.inner.read();
+        if inner.unavailable.is_empty() {
+            return None;
+        }
+        inner
+            .unavailable
+            .get(full_name)
+            .map(|marked| marked.reason.clone())
+    }
+}
+
 impl Inner {
+    fn forget_availability(&mut self, plugin_id: &str) {
+        if !self.unavailable.is_empty() {
+            self.unavailable
+                .retain(|_, marked| marked.plugin_id != plugin_id);
+        }
+    }
+
     fn rebuild_index(&mut self) {
         let mut index: HashMap<String, Vec<Arc<ComponentEntry>>> = HashMap::new();
         for plugin_id in &self.plugin_order {
@@ -536,7 +611,8 @@ impl Inner {
         if !entry.declared_enabled {
             return false;
         }
-        if let Some(toggle) = self.toggles.get(&entry.full_name)
+        if !self.toggles.is_empty()
+            && let Some(toggle) = self.toggles.get(&entry.full_name)
             && (toggle.disabled
                 || (!ctx.session_id.is_empty()
                     && toggle.disabled_sessions.contains(ctx.session_id)))

@@ -35,6 +35,9 @@ impl RequestHandler for RunnerConnectionHandler {
             names::UNREGISTER => std::future::ready(self.unregister(&request)).boxed(),
             names::READY => std::future::ready(self.ready(&request)).boxed(),
             names::CAP_CALL => self.capability(request),
+            names::SET_TOOL_AVAILABLE => {
+                std::future::ready(self.set_tool_available(&request)).boxed()
+            }
             other => std::future::ready(Err(RpcError::method_not_allowed(other))).boxed(),
         };
         if self.runner.launch.maibot.is_some() {
@@ -312,21 +315,23 @@ fn log_plugin_record(
     let plugin = plugin.as_str();
     let logger = entry.logger_name.as_str();
     let message = entry.message.as_str();
+    // A backtrace or Python traceback: one field of the record, not lines of its own.
+    let exception = Some(entry.exception_text.trim_end()).filter(|text| !text.is_empty());
     match entry.level {
         ..=5 => {
-            tracing::trace!(target: "maitool::plugin", runner, plugin_id = plugin, logger, "{message}")
+            tracing::trace!(target: "maitool::plugin", runner, plugin_id = plugin, logger, exception, "{message}")
         }
         6..=10 => {
-            tracing::debug!(target: "maitool::plugin", runner, plugin_id = plugin, logger, "{message}")
+            tracing::debug!(target: "maitool::plugin", runner, plugin_id = plugin, logger, exception, "{message}")
         }
         11..=20 => {
-            tracing::info!(target: "maitool::plugin", runner, plugin_id = plugin, logger, "{message}")
+            tracing::info!(target: "maitool::plugin", runner, plugin_id = plugin, logger, exception, "{message}")
         }
         21..=30 => {
-            tracing::warn!(target: "maitool::plugin", runner, plugin_id = plugin, logger, "{message}")
+            tracing::warn!(target: "maitool::plugin", runner, plugin_id = plugin, logger, exception, "{message}")
         }
         _ => {
-            tracing::error!(target: "maitool::plugin", runner, plugin_id = plugin, logger, "{message}")
+            tracing::error!(target: "maitool::plugin", runner, plugin_id = plugin, logger, exception, "{message}")
         }
     }
 }
@@ -335,11 +340,16 @@ fn log_plugin_record(
 fn log_runner_record(runner: &str, entry: &maitool_protocol::wire::methods::LogEntry) {
     let logger = entry.logger_name.as_str();
     let message = entry.message.as_str();
+    let exception = Some(entry.exception_text.trim_end()).filter(|text| !text.is_empty());
     match entry.level {
-        ..=10 => tracing::debug!(target: "maitool::runner", runner, logger, "{message}"),
-        11..=20 => tracing::info!(target: "maitool::runner", runner, logger, "{message}"),
-        21..=30 => tracing::warn!(target: "maitool::runner", runner, logger, "{message}"),
-        _ => tracing::error!(target: "maitool::runner", runner, logger, "{message}"),
+        ..=10 => tracing::debug!(target: "maitool::runner", runner, logger, exception, "{message}"),
+        11..=20 => {
+            tracing::info!(target: "maitool::runner", runner, logger, exception, "{message}")
+        }
+        21..=30 => {
+            tracing::warn!(target: "maitool::runner", runner, logger, exception, "{message}")
+        }
+        _ => tracing::error!(target: "maitool::runner", runner, logger, exception, "{message}"),
     }
 }
 

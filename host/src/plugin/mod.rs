@@ -2,6 +2,8 @@
 //! over a Unix socket, with their components in a [`ComponentRegistry`] and their tools
 //! exposed through [`PluginToolProvider`].
 
+mod availability;
+mod call_error;
 mod capabilities;
 mod chat_view;
 mod components;

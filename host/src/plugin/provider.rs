@@ -166,6 +166,14 @@ impl PluginToolProvider {
             )
             .with_metadata("plugin_id", entry.plugin_id.clone()));
         };
+        if let Some(reason) = self.runtime.components.unavailable_reason(&entry.full_name) {
+            return Ok(ToolExecutionResult::failure(
+                name,
+                super::availability::refusal(name, &reason),
+            )
+            .with_metadata("plugin_id", entry.plugin_id.clone())
+            .with_metadata("error_code", super::availability::UNAVAILABLE_CODE));
+        }
         let wrapper = usize::from(entry.legacy_action);
         if let Err(refusal) = super::nesting::check_arguments(&mut invocation.arguments, wrapper) {
             return Ok(ToolExecutionResult::failure(
@@ -210,12 +218,9 @@ impl PluginToolProvider {
         };
         Ok(match answer {
             Ok(answer) => normalize(name, &entry.plugin_id, answer),
-            // An RPC error alone (`[E_TIMEOUT] request plugin.invoke_tool timed out ...`)
-            // does not say which of many concurrent calls failed; name the tool, as the
-            // registry and the MCP provider do.
-            Err(err) => ToolExecutionResult::failure(name, format!("tool {name} failed: {err}"))
-                .with_metadata("plugin_id", entry.plugin_id.clone())
-                .with_metadata("error_code", err.code.as_str().to_owned()),
+            // An RPC error alone does not say which of many concurrent calls failed, and
+            // speaks of RPC methods: name the tool and say what happened.
+            Err(err) => super::call_error::call_failure(name, &entry.plugin_id, &err, timeout_ms),
         })
     }
 }

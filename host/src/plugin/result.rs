@@ -6,7 +6,7 @@ use serde_json::Value;
 
 /// Normalises an invocation answer. A maitool runner's `tool_result` is taken as is; a
 /// MaiBot-style `result` is normalised: a dict `{success, content|message, error,
-/// content_items}`, a `[bool, message]` pair, or any other value as text.
+/// content_items, post_history_messages}`, a `[bool, message]` pair, or any other value as text.
 pub(crate) fn normalize(
     tool_name: &str,
     plugin_id: &str,
@@ -58,10 +58,16 @@ fn from_value(tool_name: &str, call_succeeded: bool, value: Value) -> ToolExecut
                 .and_then(Value::as_array)
                 .map(|items| items.iter().map(content_item).collect())
                 .unwrap_or_default();
+            let post_history_messages = dict
+                .get("post_history_messages")
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default();
             let mut result = ToolExecutionResult {
                 tool_name: tool_name.to_owned(),
                 success,
                 content_items,
+                post_history_messages,
                 ..ToolExecutionResult::default()
             };
             if success {

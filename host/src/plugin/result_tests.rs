@@ -90,3 +90,18 @@ fn unknown_item_type_is_unknown_not_an_error() {
     );
     assert_eq!(result.content_items[0].content_type, ContentType::Unknown);
 }
+
+#[test]
+fn a_dict_result_keeps_its_post_history_messages() {
+    let message = json!({"role": "user", "content": "[note] later", "message_id": "n1"});
+    let result = normalize(
+        "remember",
+        "p.x",
+        maibot(
+            true,
+            json!({"success": true, "content": "noted", "post_history_messages": [message.clone()]}),
+        ),
+    );
+    assert_eq!(result.content, "noted");
+    assert_eq!(result.post_history_messages, vec![message]);
+}

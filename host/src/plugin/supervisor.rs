@@ -25,6 +25,8 @@ use super::status::RunnerState;
 
 /// The longest quick re-check after a health-check timeout.
 const HEALTH_RECHECK_CAP: Duration = Duration::from_secs(5);
+/// How long a runner that exited after `plugin.shutdown` may take to be read to its end.
+const FINAL_READ: Duration = Duration::from_millis(200);
 /// Below this, a restart delay counts as "immediate" for the exponential backoff base.
 const BACKOFF_BASE: Duration = Duration::from_millis(10);
 
@@ -310,10 +312,12 @@ impl Supervisor {
                     });
                 }
                 _ = health.tick(), if health_every.is_some() => {
-                    if let Err(reason) = self.check_health(&peer, config).await {
-                        tracing::error!(runner = %name, "{reason}; killing it");
-                        peer.close();
-                        return Outcome::Exited(reason);
+                    if let Err(failure) = self.check_health(&peer, config).await {
+                        tracing::error!(runner = %name, "{}; killing it", failure.reason);
+                        // The calls still in flight fail with what happened to them, not
+                        // with a bare "connection closed".
+                        peer.close_because(failure.for_callers());
+                        return Outcome::Exited(failure.reason);
                     }
                 }
                 _ = self.stop.changed() => {
@@ -334,14 +338,14 @@ impl Supervisor {
         &self,
         peer: &RpcPeer,
         config: &super::config::RuntimeConfig,
-    ) -> Result<(), String> {
+    ) -> Result<(), HealthFailure> {
         let limit = Duration::from_millis(config.health_check_timeout_ms);
         let first = peer
             .call::<_, HealthPayload>(names::HEALTH, "", &EmptyPayload {}, limit)
             .await;
         let err = match first {
             Ok(health) if health.healthy => return Ok(()),
-            Ok(_) => return Err("runner reported itself unhealthy".into()),
+            Ok(_) => return Err(HealthFailure::unhealthy()),
             Err(err) if unanswered(&err) => err,
             // A closed connection is handled by the disconnect branch.
             Err(_) => return Ok(()),
@@ -357,15 +361,15 @@ impl Supervisor {
             .await
         {
             Ok(health) if health.healthy => Ok(()),
-            Ok(_) => Err("runner reported itself unhealthy".into()),
+            Ok(_) => Err(HealthFailure::unhealthy()),
             Err(again) if again.code == ErrorCode::Timeout && err.code == ErrorCode::Timeout => {
-                Err(format!(
+                Err(HealthFailure::unanswered(format!(
                     "runner hung: health check timed out twice ({err}; then {again})"
-                ))
+                )))
             }
-            Err(again) if unanswered(&again) => Err(format!(
+            Err(again) if unanswered(&again) => Err(HealthFailure::unanswered(format!(
                 "runner hung: not reading its socket, health check unanswered twice ({err}; then {again})"
-            )),
+            ))),
             Err(_) => Ok(()),
         }
     }
@@ -391,6 +395,9 @@ impl Supervisor {
                 .await;
         }
         if tokio::time::timeout(grace, child.wait()).await.is_ok() {
+            // Read what it wrote before exiting (its last log records) up to the end of
+            // stream, rather than dropping the connection with frames still unread.
+            let _ = tokio::time::timeout(FINAL_READ, peer.closed()).await;
             return;
         }
         let Some(pid) = child.id() else { return };
@@ -409,6 +416,41 @@ impl Supervisor {
         tracing::warn!(runner = %self.runner.name, "runner ignored SIGTERM; sending SIGKILL");
         let _ = killpg(group, Signal::SIGKILL);
         let _ = child.wait().await;
+    }
+}
+
+/// Why a health check condemned a runner.
+struct HealthFailure {
+    /// The exit reason recorded in the runner's status and log.
+    reason: String,
+    /// Whether the runner stopped answering (else it answered that it is unhealthy).
+    unanswered: bool,
+}
+
+impl HealthFailure {
+    fn unhealthy() -> Self {
+        Self {
+            reason: "runner reported itself unhealthy".into(),
+            unanswered: false,
+        }
+    }
+
+    fn unanswered(reason: String) -> Self {
+        Self {
+            reason,
+            unanswered: true,
+        }
+    }
+
+    /// The error of the calls in flight when the runner is killed: usually collateral
+    /// damage of another call that blocked the runner, so it says what happened to the
+    /// runner rather than to the call.
+    fn for_callers(&self) -> &'static str {
+        if self.unanswered {
+            "the runner was restarted because it stopped answering health checks"
+        } else {
+            "the runner was restarted because it reported itself unhealthy"
+        }
     }
 }
 

@@ -80,6 +80,9 @@ impl Default for PeerConfig {
 pub enum DisconnectReason {
     /// [`RpcPeer::close`](super::RpcPeer::close) was called.
     Closed,
+    /// [`RpcPeer::close_because`](super::RpcPeer::close_because) was called: closed locally,
+    /// for this reason, which pending calls fail with.
+    Abandoned(String),
     /// The peer closed the connection (end of stream).
     PeerClosed,
     /// Reading or writing failed.
@@ -92,6 +95,7 @@ impl fmt::Display for DisconnectReason {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             DisconnectReason::Closed => f.write_str("closed locally"),
+            DisconnectReason::Abandoned(reason) => write!(f, "closed locally: {reason}"),
             DisconnectReason::PeerClosed => f.write_str("peer closed the connection"),
             DisconnectReason::Io(reason) => write!(f, "I/O error: {reason}"),
             DisconnectReason::Protocol(reason) => write!(f, "protocol error: {reason}"),

@@ -222,6 +222,31 @@ impl RpcPeer {
         self.handle.shared.shutdown(DisconnectReason::Closed);
     }
 
+    /// [`close`](Self::close), then waits until what was queued before has been written (at
+    /// most half a second): for a process about to exit, whose runtime would otherwise drop
+    /// the final flush.
+    pub async fn close_flushed(&self) {
+        self.close();
+        self.handle.shared.written.cancelled().await;
+    }
+
+    /// [`close`](Self::close), saying why: pending calls fail with `E_PLUGIN_CRASHED` and
+    /// `reason` as their whole message, so that whoever waited on them learns what happened
+    /// rather than that the connection closed.
+    ///
+    /// ```
+    /// # use maitool_protocol::rpc::{DisconnectReason, RpcPeer};
+    /// # async fn demo(peer: RpcPeer) {
+    /// peer.close_because("the runner was restarted: it stopped answering health checks");
+    /// assert!(matches!(peer.closed().await, DisconnectReason::Abandoned(_)));
+    /// # }
+    /// ```
+    pub fn close_because(&self, reason: impl Into<String>) {
+        self.handle
+            .shared
+            .shutdown(DisconnectReason::Abandoned(reason.into()));
+    }
+
     /// True once the connection has ended, for whatever reason.
     pub fn is_closed(&self) -> bool {
         self.handle.shared.reason().is_some()

@@ -56,6 +56,8 @@ pub(super) struct Shared {
     refused: Mutex<Refused>,
     state: watch::Sender<Option<DisconnectReason>>,
     pub(super) stop: CancellationToken,
+    /// Cancelled when the writer task has ended, its final flush done.
+    pub(super) written: CancellationToken,
     reader: Mutex<Option<AbortHandle>>,
 }
 
@@ -129,6 +131,7 @@ impl Shared {
             refused: Mutex::default(),
             state: watch::Sender::new(None),
             stop: CancellationToken::new(),
+            written: CancellationToken::new(),
             reader: Mutex::new(None),
         }
     }
@@ -439,8 +442,7 @@ impl Shared {
     }
 
     fn closed_error(&self) -> Option<RpcError> {
-        self.reason()
-            .map(|reason| RpcError::crashed(format!("connection closed: {reason}")))
+        self.reason().map(|reason| closed_error(&reason))
     }
 
     /// The error of a connection found closed, naming why when that is known.
@@ -463,12 +465,14 @@ impl Shared {
             return;
         }
         match &reason {
-            DisconnectReason::Closed | DisconnectReason::PeerClosed => {
+            DisconnectReason::Closed
+            | DisconnectReason::Abandoned(_)
+            | DisconnectReason::PeerClosed => {
                 tracing::debug!(peer = %self.name, %reason, "connection ended")
             }
             _ => tracing::warn!(peer = %self.name, %reason, "connection ended"),
         }
-        let err = RpcError::crashed(format!("connection closed: {reason}"));
+        let err = closed_error(&reason);
         let calls = {
             let mut pending = self.pending.lock();
             pending.closed = Some(err.clone());
@@ -487,5 +491,13 @@ impl Shared {
         if let Some(reader) = self.reader.lock().take() {
             reader.abort();
         }
+    }
+}
+
+/// The error of calls cut off by a disconnect: the caller's own reason when it gave one.
+fn closed_error(reason: &DisconnectReason) -> RpcError {
+    match reason {
+        DisconnectReason::Abandoned(reason) => RpcError::crashed(reason.clone()),
+        other => RpcError::crashed(format!("connection closed: {other}")),
     }
 }

@@ -25,6 +25,7 @@ pub(super) async fn run(
     mut control: mpsc::UnboundedReceiver<Bytes>,
     shared: Arc<Shared>,
 ) {
+    let _written = shared.written.clone().drop_guard();
     // Owned out here, so that stopping the pump in the middle of a write leaves the sink
     // (and what it buffered) either here or lent out, for the final flush.
     let mut held = Some(sink);
@@ -39,7 +40,10 @@ pub(super) async fn run(
     }
     // Only a local close leaves a peer that may still read what was queued for it.
     let Some(mut sink) = sink else { return };
-    if shared.reason() == Some(DisconnectReason::Closed) {
+    if matches!(
+        shared.reason(),
+        Some(DisconnectReason::Closed | DisconnectReason::Abandoned(_))
+    ) {
         let flushed = tokio::time::timeout(CLOSE_FLUSH_TIMEOUT, async {
             while let Some(frame) = next_ready(&mut queue, &mut control) {
                 shared.idle.count_taken();

@@ -35,6 +35,9 @@ pub mod names {
     pub const LOG_BATCH: &str = "runner.log_batch";
     /// Runner → host, request: call a host capability.
     pub const CAP_CALL: &str = "cap.call";
+    /// Runner → host, request (maitool): a plugin makes one of its tools available or
+    /// unavailable at run time ([`SetToolAvailablePayload`](super::SetToolAvailablePayload)).
+    pub const SET_TOOL_AVAILABLE: &str = "tool.set_available";
     /// Host → runner, request: run a tool.
     pub const INVOKE_TOOL: &str = "plugin.invoke_tool";
     /// Host → runner, request: run a legacy Action converted to a tool.
@@ -347,6 +350,42 @@ impl Default for ShutdownPayload {
             drain_timeout_ms: 5000,
         }
     }
+}
+
+/// `tool.set_available` request (maitool): the plugin named in the envelope decides, from
+/// its own run-time state, whether its tool `tool` is offered. An unavailable tool is left
+/// out of every listing and a call to it fails with `reason`, until the plugin makes it
+/// available again or registers anew (a restart or reload starts every tool available).
+///
+/// ```
+/// use maitool_protocol::wire::methods::SetToolAvailablePayload;
+///
+/// let payload = SetToolAvailablePayload {
+///     tool: "radar".into(),
+///     available: false,
+///     reason: "the radar is offline".into(),
+/// };
+/// let bytes = rmp_serde::to_vec_named(&payload).unwrap();
+/// let back: SetToolAvailablePayload = rmp_serde::from_slice(&bytes).unwrap();
+/// assert_eq!(back, payload);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(default)]
+pub struct SetToolAvailablePayload {
+    /// The tool's name within the plugin.
+    pub tool: String,
+    /// Whether the tool is offered.
+    pub available: bool,
+    /// Why it is not, shown to whoever calls it meanwhile (ignored when available).
+    pub reason: String,
+}
+
+/// Answer to `tool.set_available`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(default)]
+pub struct SetToolAvailableResponse {
+    /// False when the tool already was in that state (with that reason).
+    pub changed: bool,
 }
 
 /// A plain acknowledgement.

@@ -443,3 +443,26 @@ fn the_cancel_frame_of_the_protocol_document_is_what_the_encoder_writes() {
         .collect();
     assert_eq!(framed.to_vec(), documented);
 }
+
+#[test]
+fn set_tool_available_has_the_documented_bytes() {
+    use crate::wire::methods::SetToolAvailablePayload;
+    let payload = SetToolAvailablePayload {
+        tool: "radar".into(),
+        available: false,
+        reason: "the radar is offline".into(),
+    };
+    let bytes = rmp_serde::to_vec_named(&payload).unwrap();
+    let mut expected = vec![0x83, 0xa4];
+    expected.extend_from_slice(b"tool");
+    expected.push(0xa5);
+    expected.extend_from_slice(b"radar");
+    expected.push(0xa9);
+    expected.extend_from_slice(b"available");
+    expected.push(0xc2);
+    expected.push(0xa6);
+    expected.extend_from_slice(b"reason");
+    expected.push(0xb4);
+    expected.extend_from_slice(b"the radar is offline");
+    assert_eq!(bytes, expected);
+}

@@ -248,3 +248,34 @@ async fn the_exposed_set_grows_with_discovery_and_shrinks_when_the_search_leaves
     assert_eq!(names(&timing.exposed), vec!["wait", "finish"]);
     assert!(timing.reminder().is_none());
 }
+
+fn deferred_spec(name: &str, description: &str) -> std::sync::Arc<ToolSpec> {
+    std::sync::Arc::new(ToolSpec::new(name, description))
+}
+
+#[test]
+fn the_reminder_points_at_tool_search_only_when_the_model_has_it() {
+    let undiscovered = vec![deferred_spec("translate", "Translate text.")];
+    let with_search = crate::builtin::ToolExposure {
+        exposed: vec![deferred_spec("tool_search", "Search the deferred tools.")],
+        undiscovered: undiscovered.clone(),
+        ..Default::default()
+    };
+    assert_eq!(
+        with_search.reminder().unwrap(),
+        "<system-reminder>\nThe following tools are not exposed to you directly, but you can \
+         discover them with the tool_search tool (search by name, prefix or keyword); the tools \
+         it finds become available from your next turn:\n1. translate: Translate text.\n\
+         </system-reminder>"
+    );
+    // Built-ins off: there is no tool_search to use.
+    let without_search = crate::builtin::ToolExposure {
+        undiscovered,
+        ..Default::default()
+    };
+    assert_eq!(
+        without_search.reminder().unwrap(),
+        "<system-reminder>\nThe following tools exist but are not exposed to you in this \
+         conversation:\n1. translate: Translate text.\n</system-reminder>"
+    );
+}

@@ -56,6 +56,15 @@ fn functions(tools: &Value) -> Vec<&Value> {
     entries
 }
 
+/// `1 tool`, `2 tools`.
+fn tools(count: usize) -> String {
+    if count == 1 {
+        "1 tool".to_owned()
+    } else {
+        format!("{count} tools")
+    }
+}
+
 fn print_definitions(definitions: &Definitions) -> Result<()> {
     let exposed = functions(&definitions.tools);
     let text = |entry: &Value, key: &str| {
@@ -72,9 +81,9 @@ fn print_definitions(definitions: &Definitions) -> Result<()> {
         .unwrap_or(0)
         .max(4);
     outln!(
-        "exposed to the model ({}, {} tools):",
+        "exposed to the model ({}, {}):",
         definitions.format,
-        exposed.len()
+        tools(exposed.len())
     )?;
     for entry in &exposed {
         let description = text(entry, "description");
@@ -86,9 +95,17 @@ fn print_definitions(definitions: &Definitions) -> Result<()> {
     }
     match &definitions.deferred_reminder {
         Some(reminder) => {
+            let searchable = exposed
+                .iter()
+                .any(|entry| text(entry, "name") == "tool_search");
+            let until = if searchable {
+                " until tool_search finds them"
+            } else {
+                "; without tool_search the model cannot call them"
+            };
             outln!(
-                "deferred ({} tools, listed in this reminder until tool_search finds them):",
-                reminder.tools.len()
+                "deferred ({}, listed in this reminder{until}):",
+                tools(reminder.tools.len())
             )?;
             outln!("{}", reminder.text)?;
         }
@@ -96,4 +113,14 @@ fn print_definitions(definitions: &Definitions) -> Result<()> {
     }
     outln!("(--json prints the exact `tools` value)")?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn counts_read_as_english() {
+        assert_eq!(super::tools(0), "0 tools");
+        assert_eq!(super::tools(1), "1 tool");
+        assert_eq!(super::tools(2), "2 tools");
+    }
 }
