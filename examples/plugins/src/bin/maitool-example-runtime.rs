@@ -144,7 +144,10 @@ fn main() {
         })
         .config::<RuntimeConfig>()
         .on_config_update(|update: ConfigUpdate<RuntimeConfig>, _ctx| async move {
-            maitool_sdk::log::info!(level = update.config.level, "runtime plugin configuration updated");
+            maitool_sdk::log::info!(
+                level = update.config.level,
+                "runtime plugin configuration updated"
+            );
             Ok(())
         });
     maitool_sdk::run([runtime]);
