@@ -4,6 +4,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use maitool_protocol::JsonObject;
+use maitool_protocol::capability::Capability;
 use maitool_protocol::rpc::RpcError;
 use maitool_runner::{HostClient, InvocationContext};
 use serde_json::{Value, json};
@@ -120,7 +121,7 @@ pub(crate) async fn send_text(
     let Value::Object(args) = args else {
         unreachable!("json! object literal")
     };
-    host.call("send.text", args).await
+    host.call(Capability::SendText.name(), args).await
 }
 
 /// What `on_load` receives.

@@ -4,6 +4,14 @@ use maitool_protocol::{ToolContentItem, ToolExecutionResult};
 use serde::Serialize;
 
 /// A successful tool result: text, structured content and content items, in any mix.
+///
+/// ```
+/// use maitool_sdk::ToolOutput;
+///
+/// // Structured content for programs, and a line of text for the model.
+/// let output = ToolOutput::structured(serde_json::json!({ "count": 3 })).with_text("3 notes");
+/// # let _ = output;
+/// ```
 #[derive(Debug, Clone, Default)]
 pub struct ToolOutput {
     text: String,

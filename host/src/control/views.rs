@@ -5,8 +5,8 @@ use std::fmt;
 use std::str::FromStr;
 use std::sync::Arc;
 
+use crate::llm::{ModelApi, render_tools};
 use maitool_protocol::ToolAvailabilityContext;
-use maitool_protocol::llm::{ModelApi, render_tools};
 use serde::{Deserialize, Serialize};
 
 use crate::app::Host;

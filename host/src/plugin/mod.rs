@@ -22,7 +22,7 @@ mod status;
 mod supervisor;
 
 pub use capabilities::{
-    BotConfig, CAPABILITIES, CapabilityService, LlmConfig, MemorySink, MessageSink, OutgoingImage,
+    BotConfig, CapabilityService, LlmConfig, MemorySink, MessageSink, OutgoingImage,
     OutgoingMessage, PRIVILEGED_FAMILIES, StoreSink, check_grant, grants_admit,
 };
 pub use components::{ChatScope, ComponentEntry, ComponentRegistry, Visibility};

@@ -19,7 +19,7 @@ pub use content::{ContentType, ToolContentItem};
 pub use context::{ToolAvailabilityContext, ToolExecutionContext};
 pub use invocation::ToolInvocation;
 pub use result::{NamedResult, ToolExecutionResult};
-pub use spec::{ProviderType, ToolSpec};
+pub use spec::{ProviderType, ToolDefinition, ToolSpec};
 
 /// A JSON object: argument maps, schemas and metadata.
 pub type JsonObject = serde_json::Map<String, serde_json::Value>;

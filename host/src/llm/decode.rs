@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use super::ToolCallParseError;
-use crate::model::JsonObject;
+use maitool_protocol::model::JsonObject;
 
 /// The JSON kind of a value, phrased for error messages.
 pub(super) fn kind(value: &Value) -> &'static str {

@@ -4,7 +4,7 @@
 //! [`render_tools`] turns [`ToolDefinition`]s into the `tools` value of an OpenAI Chat
 //! Completions, OpenAI Responses, Anthropic Messages or Gemini request; [`parse_tool_calls`]
 //! turns the tool calls in that API's answer back into
-//! [`ToolInvocation`](crate::model::ToolInvocation)s. Both are pure functions over JSON: no
+//! [`ToolInvocation`](maitool_protocol::ToolInvocation)s. Both are pure functions over JSON: no
 //! I/O, and the parsers never panic, whatever JSON they are given.
 
 mod anthropic;
@@ -19,22 +19,5 @@ mod schema;
 #[cfg(test)]
 mod tests;
 
-use serde::{Deserialize, Serialize};
-
-use crate::model::JsonObject;
-
 pub use api::{ModelApi, UnknownModelApi, parse_tool_calls, render_tools};
 pub use parse_error::ToolCallParseError;
-
-/// What a model needs to know about a tool: its name, description and parameters schema.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
-#[serde(default)]
-pub struct ToolDefinition {
-    /// Tool name.
-    pub name: String,
-    /// Description for the model.
-    pub description: String,
-    /// JSON Schema of the arguments; absent when the tool takes none.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub parameters_schema: Option<JsonObject>,
-}
