@@ -24,6 +24,7 @@ pub mod config;
 pub mod control;
 mod features;
 pub mod front;
+mod json_kind;
 pub mod llm;
 pub mod mcp;
 pub mod metrics;
