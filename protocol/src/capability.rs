@@ -16,7 +16,7 @@
 //! assert!("kv.compact".parse::<Capability>().is_err());
 //! ```
 //!
-//! [`CapabilityRequestPayload::capability`]: crate::wire::CapabilityRequestPayload::capability
+//! [`CapabilityRequestPayload::capability`]: crate::wire::methods::CapabilityRequestPayload::capability
 
 use std::fmt;
 use std::str::FromStr;
