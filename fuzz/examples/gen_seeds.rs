@@ -12,7 +12,8 @@ use maitool_fuzz::frames::{frame_with_payload, length_prefixed};
 use maitool_fuzz::payload_table::{seed, selector};
 use maitool_fuzz::round_trip::Format;
 use maitool_protocol::JsonObject;
-use maitool_protocol::llm::{ModelApi, ToolDefinition};
+use maitool_host::llm::ModelApi;
+use maitool_protocol::ToolDefinition;
 use maitool_protocol::model::{
     BinaryData, ContentType, ProviderType, ToolAnnotation, ToolAvailabilityContext,
     ToolContentItem, ToolExecutionContext, ToolExecutionResult, ToolIcon, ToolInvocation, ToolSpec,

@@ -8,7 +8,8 @@
 use libfuzzer_sys::fuzz_target;
 use maitool_fuzz::answers::{Call, model_answer};
 use maitool_protocol::ToolSpec;
-use maitool_protocol::llm::{ModelApi, ToolDefinition, parse_tool_calls, render_tools};
+use maitool_host::llm::{ModelApi, parse_tool_calls, render_tools};
+use maitool_protocol::ToolDefinition;
 use serde_json::Value;
 
 fuzz_target!(|data: &[u8]| {

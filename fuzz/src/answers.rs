@@ -3,7 +3,7 @@
 //! the trip through every other API's shape.
 
 use maitool_protocol::JsonObject;
-use maitool_protocol::llm::ModelApi;
+use maitool_host::llm::ModelApi;
 use serde_json::{Value, json};
 
 /// One tool call: name, arguments and call id.

@@ -4,7 +4,8 @@
 use std::any::type_name;
 use std::io::Cursor;
 
-use maitool_protocol::llm::{ModelApi, ToolDefinition};
+use maitool_host::llm::ModelApi;
+use maitool_protocol::ToolDefinition;
 use maitool_protocol::model::{
     BinaryData, ContentType, ProviderType, ToolAnnotation, ToolAvailabilityContext,
     ToolContentItem, ToolExecutionContext, ToolExecutionResult, ToolIcon, ToolInvocation, ToolSpec,

@@ -13,7 +13,7 @@ use maitool_host::builtin::{
     BuiltinConfig, DeferredTool, Discovery, EngineBridge, MaisakaBuiltinToolProvider, Store,
     StoreEngine, ToolCallExecutor, search,
 };
-use maitool_protocol::llm::ModelApi;
+use maitool_host::llm::ModelApi;
 use maitool_protocol::{ToolExecutionContext, ToolInvocation};
 use serde_json::json;
 use tokio::runtime::Runtime;

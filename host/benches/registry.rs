@@ -2,123 +2,27 @@
 //! and routing an invocation with 10 x 1 versus 10 x 1,000 tools (flat, thanks to the index),
 //! next to MaiBot's list-every-provider routing for comparison.
 
-use std::collections::HashMap;
+#[path = "support/memory_provider.rs"]
+mod memory_provider;
+
 use std::hint::black_box;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use async_trait::async_trait;
 use criterion::{Criterion, criterion_group, criterion_main};
-use maitool_host::{ProviderError, ToolProvider, ToolRegistry};
+use maitool_host::{ToolProvider, ToolRegistry};
 use maitool_protocol::{
-    JsonObject, ProviderType, ToolAvailabilityContext, ToolExecutionContext, ToolExecutionResult,
-    ToolInvocation, ToolSpec,
+    ToolAvailabilityContext, ToolExecutionContext, ToolExecutionResult, ToolInvocation,
 };
-use serde_json::json;
 use tokio::runtime::Runtime;
 
-/// A provider holding its specs in memory; `invoke` answers at once.
-struct MemoryProvider {
-    name: String,
-    specs: Vec<Arc<ToolSpec>>,
-    by_name: HashMap<String, Arc<ToolSpec>>,
-}
-
-impl MemoryProvider {
-    fn new(provider: usize, tools: usize) -> Self {
-        let name = format!("provider_{provider}");
-        let specs: Vec<Arc<ToolSpec>> = (0..tools)
-            .map(|tool| Arc::new(realistic_spec(&format!("p{provider}_tool_{tool}"), &name)))
-            .collect();
-        let by_name = specs
-            .iter()
-            .map(|spec| (spec.name.clone(), Arc::clone(spec)))
-            .collect();
-        Self {
-            name,
-            specs,
-            by_name,
-        }
-    }
-}
-
-fn realistic_spec(name: &str, provider: &str) -> ToolSpec {
-    let schema = json!({
-        "type": "object",
-        "properties": {
-            "query": {"type": "string", "description": "What to look for"},
-            "limit": {"type": "integer", "minimum": 1, "maximum": 50, "default": 10},
-        },
-        "required": ["query"],
-    });
-    let serde_json::Value::Object(schema) = schema else {
-        unreachable!("literal object")
-    };
-    ToolSpec::new(
-        name,
-        format!("Searches the {provider} knowledge base and returns the best matching entries."),
-    )
-    .with_parameters(schema)
-    .with_provider(provider, ProviderType::Plugin)
-    .with_metadata("visibility", "visible")
-}
-
-#[async_trait]
-impl ToolProvider for MemoryProvider {
-    fn provider_name(&self) -> &str {
-        &self.name
-    }
-
-    fn provider_type(&self) -> ProviderType {
-        ProviderType::Plugin
-    }
-
-    async fn list_tools(
-        &self,
-        _ctx: &ToolAvailabilityContext,
-    ) -> Result<Vec<Arc<ToolSpec>>, ProviderError> {
-        Ok(self.specs.clone())
-    }
-
-    async fn invoke(
-        &self,
-        invocation: ToolInvocation,
-        _ctx: &ToolExecutionContext,
-    ) -> Result<ToolExecutionResult, ProviderError> {
-        Ok(ToolExecutionResult::success(invocation.tool_name, "ok"))
-    }
-
-    async fn available_tool(
-        &self,
-        name: &str,
-        _ctx: &ToolAvailabilityContext,
-    ) -> Result<Option<Arc<ToolSpec>>, ProviderError> {
-        Ok(self.by_name.get(name).cloned())
-    }
-}
+use memory_provider::{MemoryProvider, arguments, registry as setup, tool_name};
 
 fn runtime() -> Runtime {
     tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .expect("tokio runtime")
-}
-
-fn setup(providers: usize, tools: usize) -> (ToolRegistry, Vec<Arc<MemoryProvider>>) {
-    let registry = ToolRegistry::new();
-    let memory: Vec<_> = (0..providers)
-        .map(|p| Arc::new(MemoryProvider::new(p, tools)))
-        .collect();
-    for provider in &memory {
-        registry.register_provider(provider.clone());
-    }
-    (registry, memory)
-}
-
-fn arguments() -> JsonObject {
-    let mut arguments = JsonObject::new();
-    arguments.insert("query".to_owned(), json!("weather in Shanghai"));
-    arguments
 }
 
 fn listing(c: &mut Criterion) {
@@ -193,7 +97,7 @@ fn routing(c: &mut Criterion) {
         let (registry, _providers) = setup(10, tools_per_provider);
         // A spread over every provider, the last one included.
         let tools: Vec<String> = (0..10)
-            .map(|p| format!("p{p}_tool_{}", (p * 7) % tools_per_provider))
+            .map(|p| tool_name(p, (p * 7) % tools_per_provider))
             .collect();
         assert!(time_invokes(&rt, &registry, &tools, 10) > Duration::ZERO);
         group.bench_function(format!("indexed_10x{tools_per_provider}"), |b| {
@@ -208,7 +112,7 @@ fn routing(c: &mut Criterion) {
         let mut i = 0usize;
         b.iter(|| {
             i += 1;
-            let name = format!("p{}_tool_{}", i % 10, (i % 10) * 7);
+            let name = tool_name(i % 10, (i % 10) * 7);
             let invocation = ToolInvocation::new(name, arguments.clone());
             black_box(rt.block_on(invoke_by_listing(&providers, invocation, &ctx)))
         })

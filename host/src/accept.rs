@@ -2,10 +2,10 @@
 //!
 //! `accept` fails most often because the process is out of file descriptors (`EMFILE`,
 //! `ENFILE`) or the kernel is out of buffers (`ENOBUFS`, `ENOMEM`). The pending connection
-//! stays in the listen backlog, so retrying at once fails again at once: a loop that slept a
-//! fixed 50 ms logged twenty errors a second and did nothing else. Each failure in a row
-//! doubles the pause (up to a second), and after the first error of a run only a summary is
-//! logged, at most every ten seconds.
+//! stays in the listen backlog, so retrying at once fails again at once, and a loop with a
+//! short fixed pause would only log errors. Each failure in a row doubles the pause (up to a
+//! second), and after the first error of a run only a summary is logged, at most every ten
+//! seconds.
 
 use std::time::{Duration, Instant};
 

@@ -11,6 +11,8 @@
 //! * [`mcp`]: tools of external MCP servers.
 //! * [`metrics`]: per-tool call statistics, the Prometheus endpoint, start-up progress.
 //! * [`front`]: the registry exposed as an MCP server (`maitool serve --mcp-stdio|--mcp-http`).
+//! * [`llm`]: tool lists rendered for model APIs (OpenAI, Anthropic, Gemini) and their tool
+//!   calls parsed back.
 //! * `cli` (feature `cli`, on by default): the `maitool` binary's command line.
 
 mod accept;
@@ -22,6 +24,8 @@ pub mod config;
 pub mod control;
 mod features;
 pub mod front;
+mod json_kind;
+pub mod llm;
 pub mod mcp;
 pub mod metrics;
 mod parent_death;

@@ -1,6 +1,7 @@
 //! Typed access to the plugin's key-value store on the host (`kv.*` capabilities).
 
 use maitool_protocol::JsonObject;
+use maitool_protocol::capability::Capability;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -61,12 +62,15 @@ impl Kv {
     /// [`HostError::Result`] when the stored value does not deserialize into `T`; see the
     /// [type documentation](Kv) for the others.
     pub async fn get<T: DeserializeOwned>(&self, key: &str) -> Result<Option<T>, HostError> {
-        match self.call("kv.get", [("key", key.into())]).await? {
+        match self
+            .call(Capability::KvGet.name(), [("key", key.into())])
+            .await?
+        {
             Value::Null => Ok(None),
             value => serde_json::from_value(value)
                 .map(Some)
                 .map_err(|err| HostError::Result {
-                    capability: "kv.get".into(),
+                    capability: Capability::KvGet.name().into(),
                     reason: format!(
                         "the value under {key:?} is not a {}: {err}",
                         std::any::type_name::<T>()
@@ -83,12 +87,15 @@ impl Kv {
     /// non-string keys, for example); see the [type documentation](Kv) for the others.
     pub async fn set<T: Serialize + ?Sized>(&self, key: &str, value: &T) -> Result<(), HostError> {
         let value = serde_json::to_value(value).map_err(|err| HostError::Arguments {
-            capability: "kv.set".into(),
+            capability: Capability::KvSet.name().into(),
             reason: format!("the value for {key:?} is not JSON: {err}"),
         })?;
-        self.call("kv.set", [("key", key.into()), ("value", value)])
-            .await
-            .map(drop)
+        self.call(
+            Capability::KvSet.name(),
+            [("key", key.into()), ("value", value)],
+        )
+        .await
+        .map(drop)
     }
 
     /// Deletes `key` (`kv.delete`); returns whether something was stored there.
@@ -97,7 +104,9 @@ impl Kv {
     ///
     /// See the [type documentation](Kv).
     pub async fn delete(&self, key: &str) -> Result<bool, HostError> {
-        let existed = self.call("kv.delete", [("key", key.into())]).await?;
+        let existed = self
+            .call(Capability::KvDelete.name(), [("key", key.into())])
+            .await?;
         Ok(existed.as_bool().unwrap_or(false))
     }
 
@@ -108,9 +117,11 @@ impl Kv {
     /// [`HostError::Result`] when the host's answer is not a list of strings; see the
     /// [type documentation](Kv) for the others.
     pub async fn list(&self, prefix: &str) -> Result<Vec<String>, HostError> {
-        let keys = self.call("kv.list", [("prefix", prefix.into())]).await?;
+        let keys = self
+            .call(Capability::KvList.name(), [("prefix", prefix.into())])
+            .await?;
         serde_json::from_value(keys).map_err(|err| HostError::Result {
-            capability: "kv.list".into(),
+            capability: Capability::KvList.name().into(),
             reason: format!("expected a list of keys: {err}"),
         })
     }

@@ -1,5 +1,6 @@
 //! Typed messages to a chat stream (`send.*` capabilities).
 
+use maitool_protocol::capability::Capability;
 use serde::Deserialize;
 use serde_json::json;
 
@@ -59,12 +60,12 @@ impl<'a> Sender<'a> {
         let answer = self
             .host
             .call(
-                "send.text",
+                Capability::SendText.name(),
                 json!({ "stream_id": self.stream_id, "text": text }),
             )
             .await?;
         serde_json::from_value(answer).map_err(|err| HostError::Result {
-            capability: "send.text".into(),
+            capability: Capability::SendText.name().into(),
             reason: err.to_string(),
         })
     }

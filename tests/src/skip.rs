@@ -1,8 +1,8 @@
 //! Saying that a test skipped where the person running the tests sees it.
 //!
 //! libtest captures what a test prints through `print!` and `eprintln!` and shows it only
-//! when the test fails; a test that skips passes, so `cargo test` used to say nothing about
-//! it. The announcement is written to the process's stderr handle itself, which the capture
+//! when the test fails; a test that skips passes, so `cargo test` alone would say nothing
+//! about it. The announcement is written to the process's stderr handle itself, which the capture
 //! does not intercept, so it appears in the output of the README's test command.
 
 use std::io::Write;

@@ -11,7 +11,7 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use maitool_protocol::llm::{ModelApi, ToolCallParseError, parse_tool_calls};
+use crate::llm::{ModelApi, ToolCallParseError, parse_tool_calls};
 use maitool_protocol::{ToolExecutionContext, ToolExecutionResult, ToolInvocation};
 use serde_json::Value;
 

@@ -11,7 +11,8 @@
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use maitool_protocol::llm::{ModelApi, ToolDefinition, render_tools};
+use crate::llm::{ModelApi, render_tools};
+use maitool_protocol::ToolDefinition;
 use maitool_protocol::{ToolAvailabilityContext, ToolSpec, Visibility};
 
 use crate::registry::ToolRegistry;

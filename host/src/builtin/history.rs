@@ -2,7 +2,7 @@
 //! answering the calls, then the media items as user content (images inline as base64), then
 //! the tools' post-history messages unchanged.
 
-use maitool_protocol::llm::ModelApi;
+use crate::llm::ModelApi;
 use maitool_protocol::{ContentType, ToolContentItem};
 use serde_json::{Value, json};
 

@@ -38,8 +38,8 @@ pub fn main() -> ExitCode {
     output::init_logging(&cli);
     // The host is I/O-bound: each call is a few microseconds of work between socket reads and
     // writes, so on one thread it saves the cross-thread wake-ups that dominate a call's latency
-    // on a multi-thread runtime (docs/BENCHMARKS.md: invoke p50 35-60 us instead of 130-144 us,
-    // same throughput on 2 vCPUs).
+    // on a multi-thread runtime, at the same throughput on 2 vCPUs (the benchmark's
+    // `invoke_p50_us` and `throughput_256_ratio` with `--host-runtime current` and `multi`).
     let mut builder = match cli.runtime {
         args::RuntimeFlavor::Current => tokio::runtime::Builder::new_current_thread(),
         args::RuntimeFlavor::Multi => tokio::runtime::Builder::new_multi_thread(),

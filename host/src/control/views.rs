@@ -5,7 +5,7 @@ use std::fmt;
 use std::str::FromStr;
 use std::sync::Arc;
 
-use maitool_protocol::llm::{ModelApi, render_tools};
+use crate::llm::{ModelApi, render_tools};
 use maitool_protocol::{ToolAvailabilityContext, Visibility};
 use serde::{Deserialize, Serialize};
 

@@ -17,6 +17,8 @@
 
 use rmcp::model::ErrorCode;
 use serde_json::{Value, json};
+
+use crate::json_kind::json_kind as kind;
 use tokio::io::{
     AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, DuplexStream, duplex,
 };
@@ -200,17 +202,6 @@ fn check(line: &[u8]) -> Result<bool, Value> {
         )));
     }
     Ok(true)
-}
-
-fn kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }
 
 fn error(id: Value, code: ErrorCode, message: String) -> Value {

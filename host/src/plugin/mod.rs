@@ -26,7 +26,7 @@ mod supervisor;
 mod token_pipe;
 
 pub use capabilities::{
-    BotConfig, CAPABILITIES, CapabilityService, LlmConfig, MemorySink, MessageSink, OutgoingImage,
+    BotConfig, CapabilityService, LlmConfig, MemorySink, MessageSink, OutgoingImage,
     OutgoingMessage, PRIVILEGED_FAMILIES, StoreSink, check_grant, grants_admit,
 };
 pub use components::{ComponentEntry, ComponentRegistry};

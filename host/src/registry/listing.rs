@@ -6,7 +6,7 @@ use std::collections::hash_map::Entry;
 use std::sync::Arc;
 
 use futures::future::join_all;
-use maitool_protocol::llm::ToolDefinition;
+use maitool_protocol::ToolDefinition;
 use maitool_protocol::{ToolAvailabilityContext, ToolSpec};
 
 use super::ToolRegistry;

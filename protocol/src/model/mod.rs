@@ -22,7 +22,7 @@ pub use content::{ContentType, ToolContentItem};
 pub use context::{ToolAvailabilityContext, ToolExecutionContext};
 pub use invocation::ToolInvocation;
 pub use result::{NamedResult, ToolExecutionResult};
-pub use spec::{ProviderType, ToolSpec};
+pub use spec::{ProviderType, ToolDefinition, ToolSpec};
 pub use visibility::{UnknownName, Visibility};
 
 /// A JSON object: argument maps, schemas and metadata.

@@ -3,7 +3,6 @@ use std::fmt;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::{JsonObject, ToolAnnotation, ToolIcon};
-use crate::llm::ToolDefinition;
 
 /// The kind of provider a tool comes from. Serialized as a plain string, so new kinds can be
 /// added without breaking older peers: an unknown string round-trips as [`ProviderType::Other`].
@@ -157,4 +156,19 @@ impl Default for ToolSpec {
             metadata: JsonObject::new(),
         }
     }
+}
+
+/// What a model needs to know about a tool: its name, description and parameters schema
+/// (MaiBot's `ToolSpec.to_llm_definition()`). The host renders these for each model API, and
+/// `tool.get_definitions` answers plugins with them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(default)]
+pub struct ToolDefinition {
+    /// Tool name.
+    pub name: String,
+    /// Description for the model.
+    pub description: String,
+    /// JSON Schema of the arguments; absent when the tool takes none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parameters_schema: Option<JsonObject>,
 }

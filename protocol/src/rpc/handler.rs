@@ -48,7 +48,7 @@ pub struct PeerConfig {
     /// the sweeper, which a peer that calls out all the time (the host) would pay per call.
     /// On, a peer whose calls out are rare (a runner: registration, the odd host call) waits
     /// for requests without a timer pending, and a runtime with a pending timer pays for it at
-    /// every wait (about 0.3 µs a round trip on the benchmark's one-vCPU placement).
+    /// every wait (in the benchmark's `invoke_p50_ratio`, on its one-vCPU placement).
     pub release_idle_timer: bool,
 }
 

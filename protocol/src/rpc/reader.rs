@@ -22,13 +22,12 @@ use crate::wire::{
 /// Frames the reader dispatches before it lets the rest of the thread run.
 ///
 /// A reader that dispatches for as long as frames keep arriving holds back the writer, which
-/// runs on the same thread on a current-thread runtime: under load both peers fell into
-/// lockstep, each answering a whole window of requests in one burst while the other sat idle,
-/// and each side was busy about two thirds of the time. Yielding every 32 frames lets the
-/// writer send what was answered so far while more requests are read, so both processes work
-/// at once (256 calls in flight: about 200k calls/s before, 280k after; 64 in flight: 110k
-/// before, 200k after; see docs/BENCHMARKS.md). 32 frames is one write of about 8 KiB of
-/// typical calls, which keeps the extra system calls per call small.
+/// runs on the same thread on a current-thread runtime: under load both peers fall into
+/// lockstep, each answering a whole window of requests in one burst while the other sits idle.
+/// Yielding every 32 frames lets the writer send what was answered so far while more requests
+/// are read, so both processes work at once; the benchmark's `throughput_256_ratio` and
+/// `throughput_64_ratio` measure it. 32 frames is one write of about 8 KiB of typical calls,
+/// which keeps the extra system calls per call small.
 const READ_BATCH_FRAMES: usize = 32;
 
 pub(super) async fn run<F>(mut frames: F, shared: Arc<Shared>, handler: Arc<dyn RequestHandler>)
@@ -237,7 +236,7 @@ fn serve(
         // most `max_incoming` tasks, not one per request it sends.
         let _permit = permit;
         // Only the handler is cancellable. Its answer is owed and waits for room in the send
-        // queue outside this select: `finish_incoming` drops the cancel sender, which used to
+        // queue outside this select: `finish_incoming` drops the cancel sender, which would
         // end the select and silently drop a response that found the queue full.
         let outcome = tokio::select! {
             biased;

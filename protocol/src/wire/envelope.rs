@@ -350,7 +350,9 @@ pub(crate) fn decode_payload_at<T: DeserializeOwned>(
     }
 }
 
-/// Decodes a whole frame: its header, then its payload as `P`.
+/// Decodes a whole frame: its header, then its payload as `P`. The reference the faster
+/// paths are checked against, by the tests and the `envelope` fuzz target.
+#[cfg(any(test, feature = "fuzzing"))]
 pub fn decode_envelope<P: DeserializeOwned>(frame: &[u8]) -> Result<Envelope<P>, WireError> {
     let (header, at) = decode_header_copied(frame)?;
     let payload = decode_payload_at(frame, &at)?;

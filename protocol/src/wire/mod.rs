@@ -35,10 +35,20 @@ pub(crate) use depth::from_slice_within;
 pub use encoded::EncodedValue;
 pub(crate) use envelope::{EMPTY_MAP, decode_header_located, decode_payload_at};
 pub use envelope::{
-    EmptyPayload, Envelope, EnvelopeHeader, MessageType, RecoveredId, decode_envelope,
-    decode_header, decode_payload, encode_envelope, encode_response_raw, now_ms,
-    recover_request_id,
+    EmptyPayload, Envelope, EnvelopeHeader, MessageType, decode_header, decode_payload,
+    encode_envelope, encode_response_raw, now_ms,
 };
+// The whole-frame reference decoder and the id recovery of a broken frame are the fuzz
+// targets' way in, not API: peers decode through `RpcPeer`. Feature `fuzzing` exports them.
+#[cfg(all(test, not(feature = "fuzzing")))]
+pub(crate) use envelope::RecoveredId;
+#[cfg(all(test, not(feature = "fuzzing")))]
+pub(crate) use envelope::decode_envelope;
+#[cfg(not(feature = "fuzzing"))]
+pub(crate) use envelope::recover_request_id;
+#[doc(hidden)]
+#[cfg(feature = "fuzzing")]
+pub use envelope::{RecoveredId, decode_envelope, recover_request_id};
 pub use error::WireError;
 pub use error_code::{ErrorBody, ErrorCode};
 pub(crate) use header_walk::PayloadAt;

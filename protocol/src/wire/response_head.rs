@@ -214,8 +214,8 @@ thread_local! {
 /// The capacity to start the next outgoing frame with: half again the last frame's length.
 ///
 /// A frame of about the last one's size then fills between half and all of its buffer, and
-/// allocators shrink such a buffer in place (mimalloc only when at least half of it is used):
-/// with a fixed 512 bytes, a 240-byte request was copied into a new block on every call.
+/// allocators shrink such a buffer in place (mimalloc only when at least half of it is used),
+/// where a fixed, larger start would copy a typical request into a new block on every call.
 fn next_capacity() -> usize {
     let last = LAST_FRAME_LEN.get();
     (last + last / 2).clamp(64, 64 * 1024)

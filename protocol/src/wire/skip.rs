@@ -2,13 +2,13 @@
 //!
 //! Decoding the header through serde skips the payload with `IgnoredAny`, which still
 //! decodes every string in it (UTF-8 validation included), and decoding the payload skips
-//! the header the same way, so every frame used to be parsed twice over. Skipping a
+//! the header the same way, so a frame decoded in two steps is parsed twice over. Skipping a
 //! MessagePack value only needs its markers and lengths; with the payload's byte range
 //! known, the header is decoded from the frame minus the payload and the payload from its
 //! own bytes. Anything this walk does not understand (a frame that is not a map with string
 //! keys, a truncated value, a duplicate key) makes the callers fall back to the full serde
-//! decode, so errors are reported exactly as before. Bytes after the map are ignored, as
-//! serde ignores them.
+//! decode, so errors are reported exactly as serde reports them. Bytes after the map are
+//! ignored, as serde ignores them.
 
 use std::ops::Range;
 

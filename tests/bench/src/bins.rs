@@ -1,8 +1,13 @@
 //! The executables the benchmark drives, found next to itself in the target directory.
 //!
-//! `cargo run -p maitool-bench` builds only the benchmark itself, so when it runs under
-//! cargo (`CARGO` is set) it first builds its siblings with the same profile: the echo
-//! runner, the `maitool` binary and the example MCP server (a no-op when they are fresh).
+//! All are this package's own binaries: the echo runner, the floor's server, and the `maitool`
+//! command line and the example MCP server under the benchmark's names
+//! (`maitool-bench-maitool`, `maitool-bench-mcp-server`), built from the benchmark's own
+//! dependencies, without `http`. So building them never replaces the `maitool` or
+//! `maitool-example-mcp-server` of another command (`target/release/maitool serve --mcp-http`
+//! keeps working after a benchmark run). `cargo run -p maitool-bench` builds only the
+//! benchmark itself, so when it runs under cargo (`CARGO` is set) it first builds the others
+//! with the same profile (a no-op when they are fresh; every dependency is already built).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -20,42 +25,22 @@ pub struct Bins {
     pub maitool: PathBuf,
     /// The example MCP server.
     pub mcp_server: PathBuf,
+    /// The relay that records a runner connection's frames (`maitool-bench-capture`).
+    pub capture: PathBuf,
 }
 
-/// The executables: echo runner, floor server, `maitool`, example MCP server.
-const NAMES: [&str; 4] = [
+/// The executables: echo runner, floor server, `maitool`, example MCP server, capture relay.
+const NAMES: [&str; 5] = [
     "maitool-bench-echo",
     "maitool-bench-floor",
-    "maitool",
-    "maitool-example-mcp-server",
+    "maitool-bench-maitool",
+    "maitool-bench-mcp-server",
+    "maitool-bench-capture",
 ];
 
-/// The `cargo build` arguments of the siblings, in one build that also selects this package,
-/// so that features unify exactly as in `cargo run -p maitool-bench` and nothing built for it
-/// is built again. The benchmark's dependencies enable a superset of the features the MCP
-/// server's do; built on its own, the server got a second copy of Tokio, rmcp, serde_json and
-/// some hundred crates under them (2–3 minutes of a cold build on two cores).
-///
-/// `--no-default-features` keeps the `http` features of the host and the MCP server off, as the
-/// benchmark's own dependencies on them do; the host still gets `cli` and `mimalloc`, the
-/// `maitool` binary's, through the benchmark's dependency on it.
-const BUILD: &[&str] = &[
-    "--no-default-features",
-    "-p",
-    "maitool-bench",
-    "-p",
-    "maitool-host",
-    "-p",
-    "maitool-example-mcp-server",
-    "--bin",
-    "maitool-bench-echo",
-    "--bin",
-    "maitool-bench-floor",
-    "--bin",
-    "maitool",
-    "--bin",
-    "maitool-example-mcp-server",
-];
+/// The `cargo build` arguments of the executables: this package's binaries, so that features
+/// unify exactly as in `cargo run -p maitool-bench`.
+const BUILD: &[&str] = &["-p", "maitool-bench", "--bins"];
 
 /// Finds the executables, building them first when `build` is set and cargo is available.
 pub fn locate(build: bool) -> Result<Bins> {
@@ -77,7 +62,7 @@ pub fn locate(build: bool) -> Result<Bins> {
         let path = dir.join(name);
         if !path.exists() {
             bail!(
-                "{} not found: run the benchmark with `cargo run --release -p maitool-bench`, or build it with `cargo build --release --workspace --bins`",
+                "{} not found: run the benchmark with `cargo run --release -p maitool-bench`, or build it with `cargo build --release -p maitool-bench --bins`",
                 path.display()
             );
         }
@@ -88,6 +73,7 @@ pub fn locate(build: bool) -> Result<Bins> {
         floor: find(NAMES[1])?,
         maitool: find(NAMES[2])?,
         mcp_server: find(NAMES[3])?,
+        capture: find(NAMES[4])?,
     })
 }
 

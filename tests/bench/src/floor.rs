@@ -1,13 +1,19 @@
 //! Section 1, the floor: a raw length-prefixed MessagePack ping-pong with a second process
 //! over a Unix socket, with frames of exactly the sizes a real `plugin.invoke_tool` request
-//! and its response have. Everything maitool adds (envelope, registry, provider, RPC
-//! multiplexing, the runner's dispatch and the SDK) is measured against this.
+//! and its response have (captured on a real runner connection, `capture.rs`). Everything
+//! maitool adds (envelope, registry, provider, RPC multiplexing, the runner's dispatch and the
+//! SDK) is measured against this.
 //!
 //! The server is `maitool-bench-floor`: it connects back to a socket the benchmark listens on,
 //! runs on a current-thread runtime and the system allocator, as a runner does. The client is
 //! this process, on the host's runtime and allocator, as the host is. Both sides batch writes
 //! the way the RPC peer does: every frame already available is fed, and the buffer is flushed
 //! once when nothing more is ready.
+//!
+//! Two floors: the serde floor encodes and decodes named-field MessagePack with a dynamic JSON
+//! arguments object on both sides, as any MessagePack RPC would; the raw floor
+//! ([`Floor::start_raw`]) moves the same number of bytes and decodes nothing, the socket and
+//! the wake-ups alone.
 
 use std::path::Path;
 use std::process::Command;
@@ -16,13 +22,8 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, bail};
 use bytes::Bytes;
 use futures::{FutureExt, SinkExt, StreamExt};
-use maitool_protocol::rpc::Payload;
-use maitool_protocol::wire::methods::{InvokePayload, InvokeResultPayload, names};
-use maitool_protocol::wire::{
-    ByteString, Envelope, EnvelopeHeader, MessageType, PROTOCOL_VERSION, encode_envelope,
-    encode_response_raw, frame_codec,
-};
-use maitool_protocol::{JsonObject, ToolExecutionContext, ToolExecutionResult};
+use maitool_protocol::wire::frame_codec;
+use maitool_protocol::{JsonObject, ToolExecutionContext};
 use tokio::net::{UnixListener, UnixStream};
 use tokio_util::codec::{Framed, LengthDelimitedCodec};
 
@@ -45,47 +46,9 @@ pub fn echo_arguments() -> JsonObject {
     arguments
 }
 
-/// Frame body sizes (without the 4-byte prefix) of a real echo invocation: the envelope the
-/// plugin provider sends, and the one the runner answers with, built from the same values.
-pub fn invocation_frame_sizes() -> Result<(usize, usize)> {
-    let ctx = bench_context();
-    let mut args = echo_arguments();
-    // The provider fills the MaiBot context keys it has values for.
-    args.insert("stream_id".into(), "st1".into());
-    args.insert("chat_id".into(), "st1".into());
-    let payload = InvokePayload {
-        component_name: "echo".into(),
-        args,
-        context: Some(ctx),
-        call_id: String::new(),
-    };
-    let request = encode_envelope(&Envelope::request(
-        1_000_000,
-        names::INVOKE_TOOL,
-        "bench.echo",
-        60_000,
-        payload,
-    ))?;
-    let header = EnvelopeHeader {
-        protocol_version: ByteString::from_static(PROTOCOL_VERSION),
-        request_id: 1_000_000,
-        message_type: MessageType::Request,
-        method: ByteString::from_static(names::INVOKE_TOOL),
-        plugin_id: ByteString::from_static("bench.echo"),
-        timestamp_ms: 0,
-        timeout_ms: 60_000,
-        error: None,
-    };
-    let result = ToolExecutionResult::success("echo", "hello");
-    let answer = Payload::encode(&InvokeResultPayload {
-        success: true,
-        result: None,
-        tool_result: Some(result),
-    })
-    .map_err(|err| anyhow::anyhow!("{err}"))?;
-    let response = encode_response_raw(&header, answer.as_bytes())?;
-    Ok((request.len(), response.len()))
-}
+/// The floor's first request id. Ids grow like the RPC peer's, from where a long-running
+/// host's are, so that they encode at a long-running host's width.
+pub const FIRST_ID: u64 = 1_000_000;
 
 fn request_bytes(id: u64, pad: &str) -> Result<Vec<u8>> {
     let request = FloorRequest {
@@ -107,6 +70,8 @@ pub struct Floor {
     framed: Framed<UnixStream, LengthDelimitedCodec>,
     pad: String,
     next_id: u64,
+    /// The raw floor's one request, sent as it is; `None` for the serde floor.
+    raw: Option<Bytes>,
     /// Request and response body sizes on the wire.
     pub sizes: (usize, usize),
     server: ChildGuard,
@@ -117,13 +82,25 @@ impl std::fmt::Debug for Floor {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Floor")
             .field("sizes", &self.sizes)
+            .field("raw", &self.raw.is_some())
             .finish_non_exhaustive()
     }
 }
 
 impl Floor {
-    /// Starts the server process and connects to it; frames are sized like `sizes`.
+    /// Starts the serde floor's server and connects to it; its frames are exactly `sizes`
+    /// (request, response) long.
     pub async fn start(server: &Path, sizes: (usize, usize)) -> Result<Floor> {
+        Floor::launch(server, sizes, false).await
+    }
+
+    /// Starts the raw floor: frames of the same sizes, sent and answered without any
+    /// MessagePack encode or decode.
+    pub async fn start_raw(server: &Path, sizes: (usize, usize)) -> Result<Floor> {
+        Floor::launch(server, sizes, true).await
+    }
+
+    async fn launch(server: &Path, sizes: (usize, usize), raw: bool) -> Result<Floor> {
         let dir = tempfile::Builder::new()
             .prefix("maitool-bench-floor")
             .tempdir()?;
@@ -131,17 +108,28 @@ impl Floor {
         let listener = UnixListener::bind(&path).context("cannot bind the floor socket")?;
         let mut command = Command::new(server);
         command.arg(&path).arg(sizes.1.to_string());
+        if raw {
+            command.arg("raw");
+        }
         let server = ChildGuard::spawn(command, "the floor server")?;
         let (stream, _) = tokio::time::timeout(Duration::from_secs(10), listener.accept())
             .await
             .context("the floor server did not connect within 10 s")??;
-        let pad = pad_for(sizes.0, |pad| request_bytes(1_000_000, pad))?;
-        let measured = (request_bytes(1_000_000, &pad)?.len(), sizes.1);
+        let pad = pad_for(sizes.0, |pad| request_bytes(FIRST_ID, pad))?;
+        let request = request_bytes(FIRST_ID, &pad)?;
+        if request.len() != sizes.0 {
+            bail!(
+                "the floor's request is {} bytes, the real one {}",
+                request.len(),
+                sizes.0
+            );
+        }
         Ok(Floor {
             framed: Framed::new(stream, frame_codec()),
             pad,
-            next_id: 1,
-            sizes: measured,
+            next_id: 0,
+            raw: raw.then(|| Bytes::from(request)),
+            sizes,
             server,
             _dir: dir,
         })
@@ -153,16 +141,31 @@ impl Floor {
     }
 
     fn request(&mut self) -> Result<Bytes> {
-        // Ids grow like the RPC peer's, so encoded sizes match a long-running host.
-        let id = 1_000_000 + self.next_id;
+        if let Some(raw) = &self.raw {
+            return Ok(raw.clone());
+        }
+        let id = FIRST_ID + self.next_id;
         self.next_id += 1;
         Ok(Bytes::from(request_bytes(id, &self.pad)?))
     }
 
-    fn check(frame: &[u8]) -> Result<()> {
+    fn check(&self, frame: &[u8]) -> Result<()> {
+        if self.raw.is_some() {
+            if frame.len() != self.sizes.1 {
+                bail!("the raw floor server answered {} bytes", frame.len());
+            }
+            return Ok(());
+        }
         let response: FloorResponse = rmp_serde::from_slice(frame)?;
         if !response.result.success || response.result.content != "hello" {
             bail!("the floor server answered {response:?}");
+        }
+        if frame.len() != self.sizes.1 {
+            bail!(
+                "the floor's response is {} bytes, the real one {}",
+                frame.len(),
+                self.sizes.1
+            );
         }
         Ok(())
     }
@@ -173,7 +176,7 @@ impl Floor {
             .next()
             .await
             .context("the floor server closed the connection")??;
-        Self::check(&frame)
+        self.check(&frame)
     }
 
     /// `count` sequential round trips, one in flight; the latency of each.
@@ -203,7 +206,7 @@ impl Floor {
             received += 1;
             // Everything already buffered is consumed before the next write batch.
             while let Some(Some(frame)) = self.framed.next().now_or_never() {
-                Self::check(&frame?)?;
+                self.check(&frame?)?;
                 received += 1;
             }
         }

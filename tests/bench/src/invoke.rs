@@ -10,7 +10,8 @@ use maitool_host::plugin::RuntimeConfig;
 use serde_json::json;
 
 use crate::bins::Bins;
-use crate::floor::{Floor, invocation_frame_sizes};
+use crate::capture;
+use crate::floor::{FIRST_ID, Floor};
 use crate::host::{self, BenchHost};
 use crate::latency::{self, FLOOR, INVOKE};
 use crate::plan::Plan;
@@ -20,29 +21,44 @@ use crate::stats::{median, micros, ratio};
 
 /// Runs both sections into `report`.
 pub async fn run(bins: &Bins, plan: &Plan, report: &mut Report) -> Result<()> {
-    let sizes = invocation_frame_sizes()?;
+    // The floors' frames are the real ones' sizes, at the floor's request ids.
+    let captured = capture::invoke_frames(bins).await?;
+    let sizes = captured.sizes_with_id(FIRST_ID);
     let mut floor = Floor::start(&bins.floor, sizes).await?;
+    let mut raw = Floor::start_raw(&bins.floor, sizes).await?;
     report.note(
         "frame_bytes",
-        json!({"request": floor.sizes.0, "response": floor.sizes.1, "invocation": sizes}),
+        json!({
+            "request": floor.sizes.0,
+            "response": floor.sizes.1,
+            "captured": {
+                "request": captured.request.len(),
+                "response": captured.response.len(),
+                "request_id": captured.request_id,
+            },
+        }),
     );
     let bench = BenchHost::start(&bins.echo, 1, RuntimeConfig::default()).await?;
     let registry = bench.registry().clone();
 
     let mut scratch = Vec::with_capacity(plan.warmup);
     floor.sequential(plan.warmup, &mut scratch).await?;
+    raw.sequential(plan.warmup, &mut scratch).await?;
     host::sequential(&registry, "echo", plan.warmup, &mut scratch).await?;
 
     let me = std::process::id();
     let runner = bench.runner()?.pid.context("the runner has no pid")?;
-    latency::run(&mut floor, &registry, runner, plan, report).await?;
+    latency::run(&mut floor, &mut raw, &registry, runner, plan, report).await?;
 
     for window in [64usize, 256] {
         let (mut floor_rates, mut invoke_rates, mut failures) = (Vec::new(), Vec::new(), 0usize);
+        let mut raw_rates = Vec::new();
         let (mut floor_cpu, mut invoke_cpu) = (CpuMeter::default(), CpuMeter::default());
         floor.pipelined(window, plan.throughput_calls / 4).await?;
+        raw.pipelined(window, plan.throughput_calls / 4).await?;
         host::concurrent(&registry, "echo", window, plan.throughput_calls / 4).await?;
         for _ in 0..plan.throughput_rounds {
+            raw_rates.push(raw.pipelined(window, plan.throughput_calls).await?);
             floor_rates.push(
                 floor_cpu
                     .measure(
@@ -69,6 +85,13 @@ pub async fn run(bins: &Bins, plan: &Plan, report: &mut Report) -> Result<()> {
             &format!("floor_pipelined_{window}_calls_s"),
             &format!("pipelined, {window} in flight"),
             floor_rate,
+            "calls/s",
+        );
+        report.add(
+            FLOOR,
+            &format!("floor_raw_pipelined_{window}_calls_s"),
+            &format!("raw bytes, pipelined, {window} in flight"),
+            median(&raw_rates),
             "calls/s",
         );
         report.add(

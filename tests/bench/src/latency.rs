@@ -31,13 +31,15 @@ const SETTLE_CALLS: usize = 50;
 #[derive(Default)]
 struct Samples {
     floor: Vec<std::time::Duration>,
+    raw: Vec<std::time::Duration>,
     invoke: Vec<std::time::Duration>,
 }
 
-/// Measures sequential calls through `floor` and through `registry` to the echo runner
-/// `runner`, into `report`.
+/// Measures sequential calls through `floor`, the raw floor `raw` and `registry` to the echo
+/// runner `runner`, into `report`.
 pub async fn run(
     floor: &mut Floor,
+    raw: &mut Floor,
     registry: &ToolRegistry,
     runner: u32,
     plan: &Plan,
@@ -57,6 +59,11 @@ pub async fn run(
                 floor.sequential(SETTLE_CALLS, &mut scratch).await?;
                 let calls = floor.sequential(plan.per_round, &mut samples.floor);
                 floor_cpu.measure(me, server, calls).await?;
+            }
+            {
+                let _pinned = cpus.pin(placement, me, raw.server_pid())?;
+                raw.sequential(SETTLE_CALLS, &mut scratch).await?;
+                raw.sequential(plan.per_round, &mut samples.raw).await?;
             }
             {
                 let _pinned = cpus.pin(placement, me, runner)?;
@@ -86,6 +93,7 @@ pub async fn run(
     let mut worst = (0.0f64, 0.0f64);
     for (&placement, samples) in placements.iter().zip(&mut by_placement) {
         let floor = Latency::of(&mut samples.floor);
+        let raw = Latency::of(&mut samples.raw);
         let invoke = Latency::of(&mut samples.invoke);
         let (p50, p99) = (
             ratio(invoke.p50_us, floor.p50_us),
@@ -96,6 +104,27 @@ pub async fn run(
         let figures = [
             (FLOOR, "floor_p50", "round trip p50", floor.p50_us, "us"),
             (FLOOR, "floor_p99", "round trip p99", floor.p99_us, "us"),
+            (
+                FLOOR,
+                "floor_raw_p50",
+                "raw bytes round trip p50",
+                raw.p50_us,
+                "us",
+            ),
+            (
+                FLOOR,
+                "floor_raw_p99",
+                "raw bytes round trip p99",
+                raw.p99_us,
+                "us",
+            ),
+            (
+                INVOKE,
+                "invoke_p50_raw_ratio",
+                "invoke p50 / raw floor p50",
+                ratio(invoke.p50_us, raw.p50_us),
+                "x",
+            ),
             (
                 INVOKE,
                 "invoke_p50",
@@ -136,7 +165,9 @@ pub async fn run(
 
     let mut all_floor: Vec<_> = by_placement.iter().flat_map(|s| s.floor.clone()).collect();
     let mut all_invoke: Vec<_> = by_placement.iter().flat_map(|s| s.invoke.clone()).collect();
+    let mut all_raw: Vec<_> = by_placement.iter().flat_map(|s| s.raw.clone()).collect();
     let (floor, invoke) = (Latency::of(&mut all_floor), Latency::of(&mut all_invoke));
+    let raw = Latency::of(&mut all_raw);
     let pooled = [
         (
             FLOOR,
@@ -149,6 +180,12 @@ pub async fn run(
             "floor_p99_us",
             "round trip p99, both placements",
             floor.p99_us,
+        ),
+        (
+            FLOOR,
+            "floor_raw_p50_us",
+            "raw bytes round trip p50, both placements",
+            raw.p50_us,
         ),
         (
             FLOOR,
@@ -208,7 +245,12 @@ pub async fn run(
 fn write_samples(path: &Path, placements: &[Placement], samples: &[Samples]) -> Result<()> {
     let mut csv = String::from("placement,path,ns\n");
     for (placement, samples) in placements.iter().zip(samples) {
-        for (name, path_samples) in [("floor", &samples.floor), ("invoke", &samples.invoke)] {
+        let paths = [
+            ("floor", &samples.floor),
+            ("raw", &samples.raw),
+            ("invoke", &samples.invoke),
+        ];
+        for (name, path_samples) in paths {
             for sample in path_samples {
                 let _ = writeln!(csv, "{placement:?},{name},{}", sample.as_nanos());
             }

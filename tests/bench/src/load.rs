@@ -12,7 +12,8 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, bail};
 
 use crate::bins::Bins;
-use crate::floor::{Floor, invocation_frame_sizes};
+use crate::capture;
+use crate::floor::{FIRST_ID, Floor};
 use crate::host::{self, BenchHost};
 use crate::procs::CpuMeter;
 use crate::stats::micros;
@@ -48,7 +49,8 @@ pub async fn run(bins: &Bins, path: &str, window: usize, limit: Limit) -> Result
     let me = std::process::id();
     let (rates, started) = match path {
         "floor" => {
-            let mut floor = Floor::start(&bins.floor, invocation_frame_sizes()?).await?;
+            let sizes = capture::invoke_frames(bins).await?.sizes_with_id(FIRST_ID);
+            let mut floor = Floor::start(&bins.floor, sizes).await?;
             eprintln!(
                 "load: floor client pid {}, server pid {}",
                 std::process::id(),

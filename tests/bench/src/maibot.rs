@@ -34,18 +34,8 @@ use crate::stats::{Latency, median, micros, millis};
 
 const SECTION: &str = "7 maibot";
 
-/// The keys the issue tracks for this section.
-pub const KEYS: &[&str] = &[
-    "maibot_runner_invoke_p50_us",
-    "maibot_runner_invoke_p99_us",
-    "maibot_runner_calls_per_s_256",
-    "maibot_runner_rejected_256",
-    "maibot_runner_restart_ms",
-    "maibot_runner_python_start_ms",
-    "maibot_runner_restart_overhead_ms",
-    "maibot_runner_calls_failed_not_ready",
-    "maibot_runner_cold_start_ms",
-];
+/// The keys the project tracks for this section.
+pub use crate::keys::MAIBOT as KEYS;
 
 /// The plugin id of the example plugin with the `echo_text` tool.
 const PLUGIN: &str = "examples.maibot_typed";

@@ -6,6 +6,7 @@
 //! ```
 
 mod bins;
+mod capture;
 
 /// The allocator `maitool serve` runs with, since this process hosts the benchmark's host. The
 /// floor (this executable too) gets it as well, so it stays the floor.
@@ -15,6 +16,7 @@ mod floor;
 mod floor_wire;
 mod host;
 mod invoke;
+mod keys;
 mod latency;
 mod load;
 mod maibot;
@@ -35,6 +37,7 @@ use std::time::{Duration, Instant};
 use anyhow::Result;
 use clap::Parser;
 
+use keys::TRACKED;
 use plan::Plan;
 use report::Report;
 
@@ -82,21 +85,6 @@ struct Args {
     #[arg(long)]
     samples_out: Option<PathBuf>,
 }
-
-/// Every key the issue tracks, with the MaiBot section's [`maibot::KEYS`]; always present in
-/// the JSON (null when its section failed).
-const TRACKED: &[&str] = &[
-    "invoke_p50_ratio",
-    "invoke_p99_ratio",
-    "throughput_256_ratio",
-    "restart_ms_median",
-    "cold_start_10_runners_ms",
-    "list_10k_tools_ms",
-    "route_cost_ratio_10k_vs_1",
-    "runner_idle_rss_kib",
-    "host_10_runners_rss_kib",
-    "mcp_overhead_ratio",
-];
 
 fn main() -> ExitCode {
     let args = Args::parse();

@@ -2,119 +2,28 @@
 //! model-facing definitions, and the cost of routing an invocation with 1 and with 10,000
 //! registered tools.
 
-use std::collections::HashMap;
 use std::hint::black_box;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Result, bail};
-use async_trait::async_trait;
-use maitool_host::{ProviderError, ToolProvider, ToolRegistry};
-use maitool_protocol::{
-    JsonObject, ProviderType, ToolAvailabilityContext, ToolExecutionContext, ToolExecutionResult,
-    ToolInvocation, ToolSpec,
-};
-use serde_json::json;
+use maitool_host::ToolRegistry;
+use maitool_protocol::{ToolAvailabilityContext, ToolExecutionContext, ToolInvocation};
 
 use crate::plan::Plan;
 use crate::report::{Report, Target};
 use crate::stats::{median, millis};
 
+// The criterion bench of the registry measures the same providers.
+#[path = "../../../host/benches/support/memory_provider.rs"]
+mod memory_provider;
+
+use memory_provider::{arguments, tool_name};
+
 const SECTION: &str = "4 scale";
-
-/// A provider whose tools live in memory and answer at once, like a built-in provider.
-struct MemoryProvider {
-    name: String,
-    specs: Vec<Arc<ToolSpec>>,
-    by_name: HashMap<String, Arc<ToolSpec>>,
-}
-
-impl MemoryProvider {
-    fn new(name: String, tool_names: Vec<String>) -> MemoryProvider {
-        let specs: Vec<Arc<ToolSpec>> = tool_names
-            .iter()
-            .map(|tool| Arc::new(spec(tool, &name)))
-            .collect();
-        let by_name = specs
-            .iter()
-            .map(|spec| (spec.name.clone(), Arc::clone(spec)))
-            .collect();
-        MemoryProvider {
-            name,
-            specs,
-            by_name,
-        }
-    }
-}
-
-/// A spec of realistic size: a sentence of description and a two-property schema.
-fn spec(name: &str, provider: &str) -> ToolSpec {
-    let schema = json!({
-        "type": "object",
-        "properties": {
-            "query": {"type": "string", "description": "What to look for"},
-            "limit": {"type": "integer", "minimum": 1, "maximum": 50, "default": 10},
-        },
-        "required": ["query"],
-    });
-    let serde_json::Value::Object(schema) = schema else {
-        unreachable!("an object literal")
-    };
-    ToolSpec::new(
-        name,
-        format!("Searches the {provider} knowledge base and returns the best matching entries."),
-    )
-    .with_parameters(schema)
-    .with_provider(provider, ProviderType::Plugin)
-}
-
-#[async_trait]
-impl ToolProvider for MemoryProvider {
-    fn provider_name(&self) -> &str {
-        &self.name
-    }
-
-    fn provider_type(&self) -> ProviderType {
-        ProviderType::Plugin
-    }
-
-    async fn list_tools(
-        &self,
-        _ctx: &ToolAvailabilityContext,
-    ) -> Result<Vec<Arc<ToolSpec>>, ProviderError> {
-        Ok(self.specs.clone())
-    }
-
-    async fn available_tool(
-        &self,
-        name: &str,
-        _ctx: &ToolAvailabilityContext,
-    ) -> Result<Option<Arc<ToolSpec>>, ProviderError> {
-        Ok(self.by_name.get(name).cloned())
-    }
-
-    async fn invoke(
-        &self,
-        invocation: ToolInvocation,
-        _ctx: &ToolExecutionContext,
-    ) -> Result<ToolExecutionResult, ProviderError> {
-        Ok(ToolExecutionResult::success(invocation.tool_name, "hello"))
-    }
-}
 
 /// A registry of `providers` providers with `per_provider` tools each.
 fn registry(providers: usize, per_provider: usize) -> ToolRegistry {
-    let registry = ToolRegistry::new();
-    for p in 0..providers {
-        let names = (0..per_provider)
-            .map(|t| format!("p{p}_tool_{t}"))
-            .collect();
-        registry.register_provider(Arc::new(MemoryProvider::new(
-            format!("provider_{p}"),
-            names,
-        )));
-    }
-    registry
+    memory_provider::registry(providers, per_provider).0
 }
 
 /// Runs the section into `report`.
@@ -155,11 +64,9 @@ pub async fn run(plan: &Plan, report: &mut Report) -> Result<()> {
     let one = registry(1, 1);
     let ten_by_one = registry(10, 1);
     let ten_by_thousand = big;
-    let one_names = vec!["p0_tool_0".to_owned()];
-    let spread: Vec<String> = (0..10)
-        .map(|p| format!("p{p}_tool_{}", (p * 97) % 1_000))
-        .collect();
-    let spread_small: Vec<String> = (0..10).map(|p| format!("p{p}_tool_0")).collect();
+    let one_names = vec![tool_name(0, 0)];
+    let spread: Vec<String> = (0..10).map(|p| tool_name(p, (p * 97) % 1_000)).collect();
+    let spread_small: Vec<String> = (0..10).map(|p| tool_name(p, 0)).collect();
     let (mut ns_one, mut ns_ten_one, mut ns_big) = (Vec::new(), Vec::new(), Vec::new());
     time_invokes(&one, &one_names, plan.route_calls / 4).await?;
     time_invokes(&ten_by_one, &spread_small, plan.route_calls / 4).await?;
@@ -221,10 +128,7 @@ pub async fn run(plan: &Plan, report: &mut Report) -> Result<()> {
 /// `count` invocations cycling over `names`, in one task; the total time.
 async fn time_invokes(registry: &ToolRegistry, names: &[String], count: usize) -> Result<Duration> {
     let ctx = ToolExecutionContext::default();
-    // Valid for the specs' schema: the registry checks arguments before routing.
-    let mut arguments = JsonObject::new();
-    arguments.insert("query".into(), "hello".into());
-    arguments.insert("limit".into(), 5.into());
+    let arguments = arguments();
     let started = Instant::now();
     for i in 0..count {
         let result = registry

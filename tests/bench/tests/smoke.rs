@@ -6,27 +6,8 @@
 
 use std::process::Command;
 
-const TRACKED: &[&str] = &[
-    "invoke_p50_ratio",
-    "invoke_p99_ratio",
-    "throughput_256_ratio",
-    "restart_ms_median",
-    "cold_start_10_runners_ms",
-    "list_10k_tools_ms",
-    "route_cost_ratio_10k_vs_1",
-    "runner_idle_rss_kib",
-    "host_10_runners_rss_kib",
-    "mcp_overhead_ratio",
-    "maibot_runner_invoke_p50_us",
-    "maibot_runner_invoke_p99_us",
-    "maibot_runner_calls_per_s_256",
-    "maibot_runner_rejected_256",
-    "maibot_runner_restart_ms",
-    "maibot_runner_python_start_ms",
-    "maibot_runner_restart_overhead_ms",
-    "maibot_runner_calls_failed_not_ready",
-    "maibot_runner_cold_start_ms",
-];
+#[path = "../src/keys.rs"]
+mod keys;
 
 /// Tracked keys that are counts of failures (0 when all is well), or a difference of two
 /// timings (the restart's overhead over the interpreter's start, which one quick sample of
@@ -103,7 +84,7 @@ fn a_quick_run_reports_every_tracked_figure_and_leaves_no_process_behind() {
             json["meta"]["maibot_skipped"]
         );
     }
-    for key in TRACKED {
+    for key in keys::TRACKED.iter().chain(keys::MAIBOT) {
         if maibot_skipped && key.starts_with("maibot_") {
             assert!(
                 json[key].is_null(),
@@ -124,6 +105,21 @@ fn a_quick_run_reports_every_tracked_figure_and_leaves_no_process_behind() {
         );
     }
     assert_eq!(json["errors"], serde_json::json!([]));
+    // The floor's frames are the captured real ones, but for the request id's width, the same
+    // in both frames.
+    let frames = &json["meta"]["frame_bytes"];
+    let grown = |which: &str| {
+        frames[which].as_i64().unwrap_or(-1) - frames["captured"][which].as_i64().unwrap_or(-100)
+    };
+    assert_eq!(grown("request"), grown("response"), "frame_bytes: {frames}");
+    assert!((0..=8).contains(&grown("request")), "frame_bytes: {frames}");
+    for key in ["floor_raw_p50_us", "floor_raw_pipelined_256_calls_s"] {
+        assert!(
+            json[key].as_f64().is_some_and(|v| v > 0.0),
+            "{key} is not a positive number: {}",
+            json[key]
+        );
+    }
     // Which build was measured: the benchmark's host library, and the binary it ran.
     let features = json["meta"]["host_features"].as_str().unwrap_or_default();
     assert!(features.contains("cli"), "host_features: {features:?}");

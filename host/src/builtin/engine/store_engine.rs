@@ -17,9 +17,10 @@ use super::{
 };
 use crate::builtin::store::Store;
 
-/// The bot's own identity in the histories it writes.
-const DEFAULT_BOT_ID: &str = "maitool";
-const DEFAULT_BOT_NAME: &str = "MaiTool";
+/// The bot's own user id in the histories it writes.
+const BOT_ID: &str = "maitool";
+/// The bot's display name in the histories it writes.
+const BOT_NAME: &str = "MaiTool";
 
 /// The default engine: the built-in tools over the embedded store. See the
 /// [module documentation](self).
@@ -27,8 +28,6 @@ const DEFAULT_BOT_NAME: &str = "MaiTool";
 pub struct StoreEngine {
     store: Store,
     sessions: Sessions,
-    bot_id: String,
-    bot_name: String,
 }
 
 impl StoreEngine {
@@ -37,16 +36,7 @@ impl StoreEngine {
         Self {
             store,
             sessions: Sessions::default(),
-            bot_id: DEFAULT_BOT_ID.to_owned(),
-            bot_name: DEFAULT_BOT_NAME.to_owned(),
         }
-    }
-
-    /// Sets the user id and display name of the bot's messages.
-    pub fn with_bot(mut self, id: impl Into<String>, name: impl Into<String>) -> Self {
-        self.bot_id = id.into();
-        self.bot_name = name.into();
-        self
     }
 
     /// The store.
@@ -85,8 +75,8 @@ impl StoreEngine {
             .store
             .append_message(NewMessage {
                 stream_id: stream_id.to_owned(),
-                sender_id: self.bot_id.clone(),
-                sender_name: self.bot_name.clone(),
+                sender_id: BOT_ID.to_owned(),
+                sender_name: BOT_NAME.to_owned(),
                 is_bot: true,
                 text,
                 reply_to,

@@ -5,6 +5,8 @@
 use maitool_protocol::JsonObject;
 use serde_json::Value;
 
+use crate::json_kind::json_kind as kind;
+
 /// A malformed argument.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("argument `{name}` {problem}")]
@@ -19,17 +21,6 @@ impl ArgError {
             name: name.to_owned(),
             problem: problem.into(),
         }
-    }
-}
-
-fn kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }
 

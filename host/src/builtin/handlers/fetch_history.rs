@@ -5,7 +5,6 @@
 //! `context_message_ids`, an array of the msg_ids the model already sees. Those are left out;
 //! the newest remaining messages of this chat (never another chat) come back, newest first.
 
-use futures::future::BoxFuture;
 use maitool_protocol::{
     JsonObject, ToolExecutionContext, ToolExecutionResult, ToolInvocation, ToolSpec,
 };
@@ -62,15 +61,7 @@ fn context_ids(metadata: &[&JsonObject]) -> Result<Vec<String>, ToolFailure> {
     Ok(ids)
 }
 
-pub(crate) fn handle<'a>(
-    ctx: &'a HandlerContext,
-    invocation: &'a ToolInvocation,
-    exec: &'a ToolExecutionContext,
-) -> BoxFuture<'a, HandlerResult> {
-    Box::pin(run(ctx, invocation, exec))
-}
-
-async fn run(
+pub(super) async fn run(
     ctx: &HandlerContext,
     invocation: &ToolInvocation,
     exec: &ToolExecutionContext,

@@ -1,6 +1,5 @@
 //! `finish`: end the current round of thinking.
 
-use futures::future::BoxFuture;
 use maitool_protocol::{ToolExecutionContext, ToolExecutionResult, ToolInvocation, ToolSpec};
 use serde_json::json;
 
@@ -23,15 +22,7 @@ pub(crate) fn spec(_: SpecContext<'_>) -> ToolSpec {
     ))
 }
 
-pub(crate) fn handle<'a>(
-    ctx: &'a HandlerContext,
-    invocation: &'a ToolInvocation,
-    exec: &'a ToolExecutionContext,
-) -> BoxFuture<'a, HandlerResult> {
-    Box::pin(run(ctx, invocation, exec))
-}
-
-async fn run(
+pub(super) async fn run(
     ctx: &HandlerContext,
     invocation: &ToolInvocation,
     exec: &ToolExecutionContext,

@@ -135,18 +135,41 @@ pub(crate) fn require_stream<'a>(
     Ok(stream)
 }
 
-pub(crate) use fetch_history::{handle as fetch_history, spec as fetch_history_spec};
-pub(crate) use finish::{handle as finish, spec as finish_spec};
-pub(crate) use query_memory::{handle as query_memory, spec as query_memory_spec};
-pub(crate) use query_person_profile::{
-    handle as query_person_profile, spec as query_person_profile_spec,
-};
-pub(crate) use reply::{handle as reply, spec as reply_spec};
-pub(crate) use send_emoji::{handle as send_emoji, spec as send_emoji_spec};
-pub(crate) use send_image::{handle as send_image, spec as send_image_spec};
-pub(crate) use switch_chat::{handle as switch_chat, spec as switch_chat_spec};
-pub(crate) use tool_search::{handle as tool_search, spec as tool_search_spec};
-pub(crate) use view_forward_message::{
-    handle as view_forward_message, spec as view_forward_message_spec,
-};
-pub(crate) use wait::{handle as wait, spec as wait_spec};
+/// Each tool's [`Handler`]: its module's `async fn run`, boxed.
+macro_rules! handlers {
+    ($($tool:ident),* $(,)?) => {$(
+        pub(crate) fn $tool<'a>(
+            ctx: &'a HandlerContext,
+            invocation: &'a ToolInvocation,
+            exec: &'a ToolExecutionContext,
+        ) -> BoxFuture<'a, HandlerResult> {
+            Box::pin($tool::run(ctx, invocation, exec))
+        }
+    )*};
+}
+
+handlers!(
+    fetch_history,
+    finish,
+    query_memory,
+    query_person_profile,
+    reply,
+    send_emoji,
+    send_image,
+    switch_chat,
+    tool_search,
+    view_forward_message,
+    wait,
+);
+
+pub(crate) use fetch_history::spec as fetch_history_spec;
+pub(crate) use finish::spec as finish_spec;
+pub(crate) use query_memory::spec as query_memory_spec;
+pub(crate) use query_person_profile::spec as query_person_profile_spec;
+pub(crate) use reply::spec as reply_spec;
+pub(crate) use send_emoji::spec as send_emoji_spec;
+pub(crate) use send_image::spec as send_image_spec;
+pub(crate) use switch_chat::spec as switch_chat_spec;
+pub(crate) use tool_search::spec as tool_search_spec;
+pub(crate) use view_forward_message::spec as view_forward_message_spec;
+pub(crate) use wait::spec as wait_spec;

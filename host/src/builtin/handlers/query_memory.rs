@@ -1,6 +1,5 @@
 //! `query_memory`: search long-term memory, with MaiBot's modes, limits and fallbacks.
 
-use futures::future::BoxFuture;
 use maitool_protocol::{
     JsonObject, ToolExecutionContext, ToolExecutionResult, ToolInvocation, ToolSpec,
 };
@@ -71,14 +70,6 @@ pub(crate) fn spec(_: SpecContext<'_>) -> ToolSpec {
     ))
 }
 
-pub(crate) fn handle<'a>(
-    ctx: &'a HandlerContext,
-    invocation: &'a ToolInvocation,
-    exec: &'a ToolExecutionContext,
-) -> BoxFuture<'a, HandlerResult> {
-    Box::pin(run(ctx, invocation, exec))
-}
-
 fn time_bound(arguments: &JsonObject, name: &str) -> Result<Option<TimeBound>, ToolFailure> {
     Ok(match arguments.get(name) {
         Some(Value::Number(number)) => number.as_f64().map(TimeBound::Unix),
@@ -107,7 +98,7 @@ fn render(hits: &[MemoryHit]) -> String {
         .join("\n")
 }
 
-async fn run(
+pub(super) async fn run(
     ctx: &HandlerContext,
     invocation: &ToolInvocation,
     exec: &ToolExecutionContext,

@@ -1,6 +1,5 @@
 //! `query_person_profile`: what the bot knows about a person.
 
-use futures::future::BoxFuture;
 use maitool_protocol::{ToolExecutionContext, ToolExecutionResult, ToolInvocation, ToolSpec};
 use serde_json::json;
 
@@ -40,14 +39,6 @@ pub(crate) fn spec(_: SpecContext<'_>) -> ToolSpec {
     )
 }
 
-pub(crate) fn handle<'a>(
-    ctx: &'a HandlerContext,
-    invocation: &'a ToolInvocation,
-    exec: &'a ToolExecutionContext,
-) -> BoxFuture<'a, HandlerResult> {
-    Box::pin(run(ctx, invocation, exec))
-}
-
 fn render(person: &PersonProfile) -> String {
     let name = if person.person_name.is_empty() {
         &person.person_id
@@ -77,7 +68,7 @@ fn render(person: &PersonProfile) -> String {
     text
 }
 
-async fn run(
+pub(super) async fn run(
     ctx: &HandlerContext,
     invocation: &ToolInvocation,
     exec: &ToolExecutionContext,

@@ -8,7 +8,6 @@
 //!
 //! [`EngineCapabilities::generates_reply_text`]: crate::builtin::engine::EngineCapabilities
 
-use futures::future::BoxFuture;
 use maitool_protocol::{
     JsonObject, ToolExecutionContext, ToolExecutionResult, ToolInvocation, ToolSpec,
 };
@@ -155,14 +154,6 @@ fn rich_reply_properties() -> Vec<(&'static str, Value)> {
     ]
 }
 
-pub(crate) fn handle<'a>(
-    ctx: &'a HandlerContext,
-    invocation: &'a ToolInvocation,
-    exec: &'a ToolExecutionContext,
-) -> BoxFuture<'a, HandlerResult> {
-    Box::pin(run(ctx, invocation, exec))
-}
-
 fn picture_refs(arguments: &JsonObject) -> Result<Vec<ImageRef>, ToolFailure> {
     let Some(items) = arguments.get("attach_pic").filter(|value| !value.is_null()) else {
         return Ok(Vec::new());
@@ -186,7 +177,7 @@ fn picture_refs(arguments: &JsonObject) -> Result<Vec<ImageRef>, ToolFailure> {
     Ok(refs)
 }
 
-async fn run(
+pub(super) async fn run(
     ctx: &HandlerContext,
     invocation: &ToolInvocation,
     exec: &ToolExecutionContext,

@@ -1,6 +1,5 @@
 //! `send_emoji`: send an emoji from the library to express an emotion.
 
-use futures::future::BoxFuture;
 use maitool_protocol::{
     ToolContentItem, ToolExecutionContext, ToolExecutionResult, ToolInvocation, ToolSpec,
 };
@@ -31,15 +30,7 @@ pub(crate) fn spec(_: SpecContext<'_>) -> ToolSpec {
     ))
 }
 
-pub(crate) fn handle<'a>(
-    ctx: &'a HandlerContext,
-    invocation: &'a ToolInvocation,
-    exec: &'a ToolExecutionContext,
-) -> BoxFuture<'a, HandlerResult> {
-    Box::pin(run(ctx, invocation, exec))
-}
-
-async fn run(
+pub(super) async fn run(
     ctx: &HandlerContext,
     invocation: &ToolInvocation,
     exec: &ToolExecutionContext,

@@ -1,7 +1,6 @@
 //! `send_image`: show the user an image from the context, by message and position or by the
 //! media id of an earlier tool result.
 
-use futures::future::BoxFuture;
 use maitool_protocol::{
     JsonObject, ToolExecutionContext, ToolExecutionResult, ToolInvocation, ToolSpec,
 };
@@ -76,15 +75,7 @@ pub(crate) fn image_ref(arguments: &JsonObject) -> Result<ImageRef, ToolFailure>
     })
 }
 
-pub(crate) fn handle<'a>(
-    ctx: &'a HandlerContext,
-    invocation: &'a ToolInvocation,
-    exec: &'a ToolExecutionContext,
-) -> BoxFuture<'a, HandlerResult> {
-    Box::pin(run(ctx, invocation, exec))
-}
-
-async fn run(
+pub(super) async fn run(
     ctx: &HandlerContext,
     invocation: &ToolInvocation,
     exec: &ToolExecutionContext,

@@ -1,7 +1,6 @@
 //! `switch_chat`: move attention to another existing chat, bringing its newest unread
 //! messages along.
 
-use futures::future::BoxFuture;
 use maitool_protocol::{ToolExecutionContext, ToolExecutionResult, ToolInvocation, ToolSpec};
 use serde_json::json;
 
@@ -34,14 +33,6 @@ pub(crate) fn spec(_: SpecContext<'_>) -> ToolSpec {
     ))
 }
 
-pub(crate) fn handle<'a>(
-    ctx: &'a HandlerContext,
-    invocation: &'a ToolInvocation,
-    exec: &'a ToolExecutionContext,
-) -> BoxFuture<'a, HandlerResult> {
-    Box::pin(run(ctx, invocation, exec))
-}
-
 fn target(invocation: &ToolInvocation) -> Result<ChatTarget, ToolFailure> {
     let arguments = &invocation.arguments;
     if let Some(chat_id) = args::string(arguments, "chat_id")? {
@@ -62,7 +53,7 @@ fn target(invocation: &ToolInvocation) -> Result<ChatTarget, ToolFailure> {
     }
 }
 
-async fn run(
+pub(super) async fn run(
     ctx: &HandlerContext,
     invocation: &ToolInvocation,
     exec: &ToolExecutionContext,

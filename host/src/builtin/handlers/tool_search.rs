@@ -1,7 +1,6 @@
 //! `tool_search`: find deferred tools by name or keyword and make them available from the next
 //! turn (see [`crate::builtin::discovery`]).
 
-use futures::future::BoxFuture;
 use maitool_protocol::{ToolExecutionContext, ToolExecutionResult, ToolInvocation, ToolSpec};
 use serde_json::json;
 
@@ -33,15 +32,7 @@ pub(crate) fn spec(_: SpecContext<'_>) -> ToolSpec {
     ))
 }
 
-pub(crate) fn handle<'a>(
-    ctx: &'a HandlerContext,
-    invocation: &'a ToolInvocation,
-    exec: &'a ToolExecutionContext,
-) -> BoxFuture<'a, HandlerResult> {
-    Box::pin(run(ctx, invocation, exec))
-}
-
-async fn run(
+pub(super) async fn run(
     ctx: &HandlerContext,
     invocation: &ToolInvocation,
     exec: &ToolExecutionContext,

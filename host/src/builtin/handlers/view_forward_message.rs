@@ -1,6 +1,5 @@
 //! `view_forward_message`: open a forwarded-messages bundle one level at a time.
 
-use futures::future::BoxFuture;
 use maitool_protocol::{ToolExecutionContext, ToolExecutionResult, ToolInvocation, ToolSpec};
 use serde_json::json;
 
@@ -70,15 +69,7 @@ fn render(view: &ForwardView) -> String {
     text
 }
 
-pub(crate) fn handle<'a>(
-    ctx: &'a HandlerContext,
-    invocation: &'a ToolInvocation,
-    exec: &'a ToolExecutionContext,
-) -> BoxFuture<'a, HandlerResult> {
-    Box::pin(run(ctx, invocation, exec))
-}
-
-async fn run(
+pub(super) async fn run(
     ctx: &HandlerContext,
     invocation: &ToolInvocation,
     exec: &ToolExecutionContext,

@@ -216,7 +216,7 @@ async fn the_exposed_set_grows_with_discovery_and_shrinks_when_the_search_leaves
         reminder.contains("2. translate: Translate text between languages."),
         "{reminder}"
     );
-    let rendered = exposure.render(maitool_protocol::llm::ModelApi::OpenAiChat);
+    let rendered = exposure.render(crate::llm::ModelApi::OpenAiChat);
     assert_eq!(rendered.as_array().unwrap().len(), exposure.exposed.len());
 
     // tool_search through the registry sees the plugin's deferred tools too.

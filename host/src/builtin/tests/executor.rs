@@ -1,6 +1,6 @@
 //! The tool-call executor on whole model turns in each API's shape.
 
-use maitool_protocol::llm::ModelApi;
+use crate::llm::ModelApi;
 use serde_json::{Value, json};
 
 use super::fixtures::{PNG, World, ctx};

@@ -1,6 +1,6 @@
 use std::str::FromStr;
 
-use maitool_protocol::llm::ModelApi;
+use crate::llm::ModelApi;
 
 use super::DefinitionFormat;
 

@@ -3,6 +3,7 @@
 //! what to fix and the host keeps serving.
 
 use maitool_protocol::JsonObject;
+use maitool_protocol::capability::Capability;
 use maitool_protocol::rpc::RpcError;
 use maitool_protocol::wire::ErrorCode;
 use serde_json::Value;
@@ -10,12 +11,12 @@ use serde_json::Value;
 /// One call's arguments, with the capability's name for error messages.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Args<'a> {
-    pub capability: &'a str,
+    pub capability: Capability,
     pub args: &'a JsonObject,
 }
 
 impl<'a> Args<'a> {
-    pub fn new(capability: &'a str, args: &'a JsonObject) -> Self {
+    pub fn new(capability: Capability, args: &'a JsonObject) -> Self {
         Self { capability, args }
     }
 

@@ -8,6 +8,7 @@ use serde_json::{Value, json};
 use super::CapabilityService;
 use super::args::Args;
 use crate::builtin::engine::{ChatType, StreamInfo};
+use maitool_protocol::capability::Capability;
 
 /// The platform MaiBot's SDK asks for when the plugin names none.
 const DEFAULT_PLATFORM: &str = "qq";
@@ -28,10 +29,12 @@ impl CapabilityService {
             async move { store.list_streams(platform, chat_type).await }
         };
         match args.capability {
-            "chat.get_all_streams" | "chat.get_group_streams" | "chat.get_private_streams" => {
+            Capability::ChatGetAllStreams
+            | Capability::ChatGetGroupStreams
+            | Capability::ChatGetPrivateStreams => {
                 let chat_type = match args.capability {
-                    "chat.get_group_streams" => Some(ChatType::Group),
-                    "chat.get_private_streams" => Some(ChatType::Private),
+                    Capability::ChatGetGroupStreams => Some(ChatType::Group),
+                    Capability::ChatGetPrivateStreams => Some(ChatType::Private),
                     _ => None,
                 };
                 let streams = listed(chat_type).await.map_err(failed)?;
@@ -39,8 +42,8 @@ impl CapabilityService {
                     json!({ "success": true, "streams": streams.iter().map(stream_dict).collect::<Vec<_>>() }),
                 )
             }
-            "chat.get_stream_by_group_id" | "chat.get_stream_by_user_id" => {
-                let (chat_type, target) = if args.capability == "chat.get_stream_by_group_id" {
+            Capability::ChatGetStreamByGroupId | Capability::ChatGetStreamByUserId => {
+                let (chat_type, target) = if args.capability == Capability::ChatGetStreamByGroupId {
                     (ChatType::Group, args.required_str("group_id")?)
                 } else {
                     (ChatType::Private, args.required_str("user_id")?)

@@ -11,6 +11,7 @@ use serde_json::{Value, json};
 use super::CapabilityService;
 use super::args::Args;
 use crate::plugin::{PluginLoadState, PluginStatus};
+use maitool_protocol::capability::Capability;
 
 impl CapabilityService {
     /// `component.reload_plugin {plugin_name}`: reloads a plugin (see
@@ -49,7 +50,7 @@ impl CapabilityService {
             .collect();
         let components = runtime.components();
         match args.capability {
-            "component.get_all_plugins" => {
+            Capability::ComponentGetAllPlugins => {
                 let mut all = BTreeMap::new();
                 for plugin in &plugins {
                     let listed: Vec<Value> = components
@@ -80,7 +81,7 @@ impl CapabilityService {
                 }
                 Ok(json!({ "success": true, "plugins": all }))
             }
-            "component.get_plugin_info" => {
+            Capability::ComponentGetPluginInfo => {
                 let name = args
                     .opt_str("plugin_name")?
                     .filter(|n| !n.is_empty())
@@ -100,8 +101,8 @@ impl CapabilityService {
                     },
                 }))
             }
-            "component.list_loaded_plugins" | "component.list_registered_plugins" => {
-                let loaded_only = args.capability == "component.list_loaded_plugins";
+            Capability::ComponentListLoadedPlugins | Capability::ComponentListRegisteredPlugins => {
+                let loaded_only = args.capability == Capability::ComponentListLoadedPlugins;
                 let names: Vec<&str> = plugins
                     .iter()
                     .filter(|p| !loaded_only || p.state == PluginLoadState::Loaded)
@@ -109,7 +110,7 @@ impl CapabilityService {
                     .collect();
                 Ok(json!({ "success": true, "plugins": names }))
             }
-            "component.enable" | "component.disable" => {
+            Capability::ComponentEnable | Capability::ComponentDisable => {
                 let name = args.required_str("name")?;
                 let component_type = args.required_str("component_type")?;
                 let scope = args.str_or_empty("scope")?;
@@ -129,7 +130,7 @@ impl CapabilityService {
                         entry.full_name, entry.component_type
                     )));
                 }
-                let enabled = args.capability == "component.enable";
+                let enabled = args.capability == Capability::ComponentEnable;
                 runtime
                     .set_component_enabled(&entry.full_name, enabled, None)
                     .map_err(|err| args.failed(err))?;

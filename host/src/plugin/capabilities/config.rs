@@ -15,6 +15,7 @@ use serde_json::{Value, json};
 
 use super::CapabilityService;
 use super::args::Args;
+use maitool_protocol::capability::Capability;
 
 /// `[bot]`: who the bot is, as MaiBot plugins read it through `config.get("bot.…")`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -78,12 +79,12 @@ impl CapabilityService {
     pub(super) fn config(&self, plugin_id: &str, args: Args<'_>) -> Result<Value, RpcError> {
         let default = args.value("default").cloned().unwrap_or(Value::Null);
         match args.capability {
-            "config.get" => {
+            Capability::ConfigGet => {
                 let key = args.required_str("key")?;
                 let value = self.bot.read().lookup(&key).unwrap_or(default);
                 Ok(json!({ "success": true, "value": value }))
             }
-            "config.get_plugin" | "config.get_all" => {
+            Capability::ConfigGetPlugin | Capability::ConfigGetAll => {
                 if let Some(name) = args.opt_str("plugin_name")?
                     && !name.is_empty()
                     && name != plugin_id
@@ -98,7 +99,7 @@ impl CapabilityService {
                 }
                 let config = Value::Object(self.plugin_config(plugin_id));
                 let value = match args.opt_str("key")?.filter(|key| !key.is_empty()) {
-                    Some(key) if args.capability == "config.get_plugin" => {
+                    Some(key) if args.capability == Capability::ConfigGetPlugin => {
                         walk(config, &key).unwrap_or(default)
                     }
                     _ => config,

@@ -11,6 +11,7 @@ use super::CapabilityService;
 use super::args::Args;
 use crate::builtin::engine::{Emoji, EmojiQuery};
 use crate::builtin::store::{NewEmoji, image_mime};
+use maitool_protocol::capability::Capability;
 
 /// MaiBot's emotion for an emoji without tags, in random picks and listings.
 const UNTAGGED: &str = "随机表情";
@@ -20,18 +21,18 @@ impl CapabilityService {
         let store = self.store(&args)?;
         let failed = |err: crate::builtin::StoreError| args.failed(err);
         match args.capability {
-            "emoji.get_random" => {
+            Capability::EmojiGetRandom => {
                 let count = args.count("count", 1)?;
                 let mut all = store.all_emojis().await.map_err(failed)?;
                 shuffle(&mut all);
                 all.truncate(count);
                 Ok(json!({ "success": true, "emojis": all.iter().map(listed).collect::<Vec<_>>() }))
             }
-            "emoji.get_all" => {
+            Capability::EmojiGetAll => {
                 let all = store.all_emojis().await.map_err(failed)?;
                 Ok(json!({ "success": true, "emojis": all.iter().map(listed).collect::<Vec<_>>() }))
             }
-            "emoji.get_by_description" => {
+            Capability::EmojiGetByDescription => {
                 let description = args.required_str("description")?;
                 let found = store
                     .pick_emoji(EmojiQuery {
@@ -42,11 +43,11 @@ impl CapabilityService {
                     .map_err(failed)?;
                 Ok(json!({ "success": true, "emoji": found.as_ref().map(|e| payload(e, "")) }))
             }
-            "emoji.get_count" => {
+            Capability::EmojiGetCount => {
                 let count = store.emoji_count().await.map_err(failed)?;
                 Ok(json!({ "success": true, "count": count }))
             }
-            "emoji.get_info" => {
+            Capability::EmojiGetInfo => {
                 let count = store.emoji_count().await.map_err(failed)?;
                 // maitool's library has no registration limit.
                 Ok(json!({
@@ -54,7 +55,7 @@ impl CapabilityService {
                     "info": { "current_count": count, "max_count": null, "available_emojis": count },
                 }))
             }
-            "emoji.get_emotions" => {
+            Capability::EmojiGetEmotions => {
                 let all = store.all_emojis().await.map_err(failed)?;
                 let mut emotions: Vec<String> = all
                     .into_iter()
@@ -66,7 +67,7 @@ impl CapabilityService {
                 emotions.dedup();
                 Ok(json!({ "success": true, "emotions": emotions }))
             }
-            "emoji.register" => {
+            Capability::EmojiRegister => {
                 let encoded = args.required_str("emoji_base64")?;
                 let data = BinaryData::from_base64(&encoded)
                     .map_err(|err| args.bad(format!("`emoji_base64` is not base64: {err}")))?
@@ -100,7 +101,7 @@ impl CapabilityService {
                     "emotions": emotions, "replaced": false, "hash": hash,
                 }))
             }
-            "emoji.delete" => {
+            Capability::EmojiDelete => {
                 let hash = args.required_str("emoji_hash")?.to_ascii_lowercase();
                 let all = store.all_emojis().await.map_err(failed)?;
                 let Some(emoji) = all.iter().find(|emoji| sha256_hex(&emoji.data) == hash) else {

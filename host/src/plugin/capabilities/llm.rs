@@ -12,6 +12,7 @@ use maitool_protocol::rpc::RpcError;
 
 use super::CapabilityService;
 use super::args::Args;
+use maitool_protocol::capability::Capability;
 
 /// `[llm]`: an OpenAI-compatible endpoint plugins' `llm.*` calls go to.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -84,18 +85,18 @@ impl CapabilityService {
         let config = self.llm.read().clone().ok_or_else(|| {
             args.failed("no [llm] section in maitool.toml: the operator has not configured an OpenAI-compatible endpoint")
         })?;
-        if args.capability == "llm.get_available_models" {
+        if args.capability == Capability::LlmGetAvailableModels {
             return Ok(json!({ "success": true, "models": config.models }));
         }
         let (path, body) = match args.capability {
-            "llm.generate" | "llm.generate_with_tools" => {
+            Capability::LlmGenerate | Capability::LlmGenerateWithTools => {
                 ("chat/completions", chat_body(&config, &args)?)
             }
-            "llm.embed" => ("embeddings", embed_body(&config, &args)?),
+            Capability::LlmEmbed => ("embeddings", embed_body(&config, &args)?),
             _ => unreachable!("dispatch only routes served llm.* capabilities here"),
         };
         let answer = post(&config, &args, path, body.clone()).await?;
-        if args.capability == "llm.embed" {
+        if args.capability == Capability::LlmEmbed {
             embed_result(&args, &body, &answer)
         } else {
             chat_result(&args, &answer)
@@ -123,7 +124,7 @@ fn chat_body(config: &LlmConfig, args: &Args<'_>) -> Result<Value, RpcError> {
     if args.value("max_tokens").is_some() {
         body["max_tokens"] = args.count("max_tokens", 0)?.into();
     }
-    if args.capability == "llm.generate_with_tools" {
+    if args.capability == Capability::LlmGenerateWithTools {
         let tools = match args.value("tools").or_else(|| args.value("tool_options")) {
             Some(Value::Array(tools)) => tools,
             Some(_) => return Err(args.bad("argument `tools` must be a list")),
@@ -212,7 +213,7 @@ fn chat_result(args: &Args<'_>, answer: &Value) -> Result<Value, RpcError> {
         "completion_tokens": usage("completion_tokens"),
         "total_tokens": usage("total_tokens"),
     });
-    if args.capability == "llm.generate_with_tools" {
+    if args.capability == Capability::LlmGenerateWithTools {
         let calls: Vec<Value> = message
             .get("tool_calls")
             .and_then(Value::as_array)
@@ -299,7 +300,7 @@ async fn post(
     if let Some(key) = key {
         request = request.bearer_auth(key);
     }
-    tracing::debug!(capability = args.capability, url = %config.url(path), "forwarding to the LLM endpoint");
+    tracing::debug!(capability = args.capability.name(), url = %config.url(path), "forwarding to the LLM endpoint");
     let response = request
         .send()
         .await

@@ -9,30 +9,31 @@ use serde_json::{Value, json};
 
 use super::CapabilityService;
 use super::args::Args;
+use maitool_protocol::capability::Capability;
 
 impl CapabilityService {
     pub(super) async fn kv(&self, plugin_id: &str, args: Args<'_>) -> Result<Value, RpcError> {
         let failed = |err: String| args.failed(err);
         match args.capability {
-            "kv.get" => Ok(self
+            Capability::KvGet => Ok(self
                 .kv
                 .get(plugin_id, &args.required_str("key")?)
                 .await
                 .map_err(failed)?
                 .unwrap_or(Value::Null)),
-            "kv.set" => {
+            Capability::KvSet => {
                 let key = args.required_str("key")?;
                 let value = args.args.get("value").cloned().unwrap_or(Value::Null);
                 self.kv.set(plugin_id, &key, &value).await.map_err(failed)?;
                 Ok(Value::Bool(true))
             }
-            "kv.delete" => Ok(Value::Bool(
+            Capability::KvDelete => Ok(Value::Bool(
                 self.kv
                     .delete(plugin_id, &args.required_str("key")?)
                     .await
                     .map_err(failed)?,
             )),
-            "kv.list" => Ok(json!(
+            Capability::KvList => Ok(json!(
                 self.kv
                     .list(plugin_id, &args.str_or_empty("prefix")?)
                     .await

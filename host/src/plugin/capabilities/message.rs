@@ -14,6 +14,7 @@ use crate::builtin::Store;
 use crate::builtin::datetime;
 use crate::builtin::engine::{ChatType, HistoryMessage, StreamInfo};
 use crate::builtin::store::{MessageWindow, now};
+use maitool_protocol::capability::Capability;
 
 impl CapabilityService {
     pub(super) async fn message(&self, args: Args<'_>) -> Result<Value, RpcError> {
@@ -21,7 +22,7 @@ impl CapabilityService {
         let failed = |err: crate::builtin::StoreError| args.failed(err);
         let binary = args.flag("include_binary_data", false)?;
         match args.capability {
-            "message.get_recent" => {
+            Capability::MessageGetRecent => {
                 let chat_id = args.required_str("chat_id")?;
                 let hours = args.opt_f64("hours")?.unwrap_or(24.0);
                 if hours < 0.0 {
@@ -35,8 +36,8 @@ impl CapabilityService {
                     json!({ "success": true, "messages": dicts(&args, &store, found, binary).await? }),
                 )
             }
-            "message.get_by_time" | "message.get_by_time_in_chat" => {
-                let chat_id = if args.capability == "message.get_by_time_in_chat" {
+            Capability::MessageGetByTime | Capability::MessageGetByTimeInChat => {
+                let chat_id = if args.capability == Capability::MessageGetByTimeInChat {
                     Some(args.required_str("chat_id")?)
                 } else {
                     None
@@ -47,7 +48,7 @@ impl CapabilityService {
                     json!({ "success": true, "messages": dicts(&args, &store, found, binary).await? }),
                 )
             }
-            "message.get_by_id" => {
+            Capability::MessageGetById => {
                 let message_id = args.first_str(&["message_id", "msg_id"])?;
                 let chat_id = args.opt_str("chat_id")?.filter(|id| !id.is_empty());
                 let chat_id = chat_id.or(args.opt_str("stream_id")?.filter(|id| !id.is_empty()));
@@ -62,7 +63,7 @@ impl CapabilityService {
                 };
                 Ok(json!({ "success": true, "message": message }))
             }
-            "message.count_new" => {
+            Capability::MessageCountNew => {
                 let chat_id = args.required_str("chat_id")?;
                 let since = match args.opt_f64("since")? {
                     Some(since) => since,
@@ -74,7 +75,7 @@ impl CapabilityService {
                     .map_err(failed)?;
                 Ok(json!({ "success": true, "count": count }))
             }
-            "message.build_readable" => {
+            Capability::MessageBuildReadable => {
                 let lines = match args.value("messages") {
                     Some(Value::Array(items)) => items
                         .iter()

@@ -28,6 +28,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, OnceLock, Weak};
 
 use maitool_protocol::JsonObject;
+use maitool_protocol::capability::{Capability, CapabilityFamily};
 use maitool_protocol::rpc::RpcError;
 use maitool_protocol::wire::ErrorCode;
 use parking_lot::RwLock;
@@ -43,69 +44,18 @@ pub use config::BotConfig;
 pub use llm::LlmConfig;
 pub use sink::{MemorySink, MessageSink, OutgoingImage, OutgoingMessage, StoreSink};
 
-/// Every capability this host serves.
-pub const CAPABILITIES: &[&str] = &[
-    "send.text",
-    "send.image",
-    "send.emoji",
-    "send.forward",
-    "send.hybrid",
-    "send.custom",
-    "send.command",
-    "config.get",
-    "config.get_plugin",
-    "config.get_all",
-    "tool.get_definitions",
-    "kv.get",
-    "kv.set",
-    "kv.delete",
-    "kv.list",
-    "message.get_recent",
-    "message.get_by_time",
-    "message.get_by_time_in_chat",
-    "message.get_by_id",
-    "message.count_new",
-    "message.build_readable",
-    "person.get_id",
-    "person.get_id_by_name",
-    "person.get_value",
-    "emoji.get_random",
-    "emoji.get_by_description",
-    "emoji.get_count",
-    "emoji.get_emotions",
-    "emoji.get_info",
-    "emoji.get_all",
-    "emoji.register",
-    "emoji.delete",
-    "chat.get_all_streams",
-    "chat.get_group_streams",
-    "chat.get_private_streams",
-    "chat.get_stream_by_group_id",
-    "chat.get_stream_by_user_id",
-    "knowledge.search",
-    "component.get_all_plugins",
-    "component.get_plugin_info",
-    "component.list_loaded_plugins",
-    "component.list_registered_plugins",
-    "component.enable",
-    "component.reload_plugin",
-    "component.disable",
-    "llm.generate",
-    "llm.generate_with_tools",
-    "llm.get_available_models",
-    "llm.embed",
-];
-
 /// Families a plugin gets only by an exact or `family.*` grant: `*` does not include them,
 /// because they act on other plugins.
-pub const PRIVILEGED_FAMILIES: &[&str] = &["component"];
+pub const PRIVILEGED_FAMILIES: &[CapabilityFamily] = &[CapabilityFamily::Component];
 
 /// Whether a grant list admits `capability`: an exact grant, a family grant (`kv.*`), or `*`,
 /// which leaves out the [`PRIVILEGED_FAMILIES`]. A bare family name (`kv`) grants nothing;
 /// [`check_grant`] refuses it in the configuration.
 pub fn grants_admit(grants: &[String], capability: &str) -> bool {
     let family = capability.split('.').next().unwrap_or(capability);
-    let privileged = PRIVILEGED_FAMILIES.contains(&family);
+    let privileged = PRIVILEGED_FAMILIES
+        .iter()
+        .any(|privileged| privileged.name() == family);
     grants.iter().any(|grant| {
         (grant == "*" && !privileged)
             || grant == capability
@@ -120,10 +70,10 @@ pub fn check_grant(grant: &str) -> Result<(), String> {
     if grant == "*" || grant.contains('.') {
         return Ok(());
     }
-    let family: Vec<&str> = CAPABILITIES
+    let family: Vec<&str> = Capability::ALL
         .iter()
-        .copied()
-        .filter(|name| name.split('.').next() == Some(grant))
+        .filter(|capability| capability.family().name() == grant)
+        .map(|capability| capability.name())
         .collect();
     if family.is_empty() {
         Err(format!(
@@ -141,7 +91,7 @@ pub fn check_grant(grant: &str) -> Result<(), String> {
 pub struct CapabilityService {
     grants: RwLock<HashMap<String, Vec<String>>>,
     configs: RwLock<HashMap<String, JsonObject>>,
-    sink: RwLock<Arc<dyn MessageSink>>,
+    sink: Arc<dyn MessageSink>,
     kv: KvStore,
     registry: OnceLock<Weak<ToolRegistry>>,
     runtime: OnceLock<Weak<PluginRuntime>>,
@@ -165,7 +115,7 @@ impl CapabilityService {
         Self {
             grants: RwLock::new(HashMap::new()),
             configs: RwLock::new(HashMap::new()),
-            sink: RwLock::new(sink),
+            sink,
             kv,
             registry: OnceLock::new(),
             runtime: OnceLock::new(),
@@ -173,11 +123,6 @@ impl CapabilityService {
             bot: RwLock::new(BotConfig::default()),
             llm: RwLock::new(None),
         }
-    }
-
-    /// Replaces where `send.*` deliver.
-    pub fn set_sink(&self, sink: Arc<dyn MessageSink>) {
-        *self.sink.write() = sink;
     }
 
     /// Lets `tool.get_definitions` see the unified registry.
@@ -230,36 +175,34 @@ impl CapabilityService {
         if let Some(why) = refused::reason(capability) {
             return Err(refused::refusal(capability, why));
         }
-        if !CAPABILITIES.contains(&capability) {
+        let Ok(served) = capability.parse::<Capability>() else {
             return Err(RpcError::new(
                 ErrorCode::MethodNotAllowed,
                 format!("unknown capability {capability}"),
             ));
-        }
+        };
         if !self.is_granted(plugin_id, capability) {
             return Err(RpcError::new(
                 ErrorCode::CapabilityDenied,
                 format!("plugin {plugin_id} is not granted capability {capability}"),
             ));
         }
-        let args = Args::new(capability, args);
-        let family = capability.split('.').next().unwrap_or(capability);
-        match family {
-            "send" => self.send(plugin_id, args).await,
-            "config" => self.config(plugin_id, args),
-            "tool" => self.tool_definitions(args).await,
-            "kv" => self.kv(plugin_id, args).await,
-            "message" => self.message(args).await,
-            "person" => self.person(args).await,
-            "emoji" => self.emoji(plugin_id, args).await,
-            "chat" => self.chat(args).await,
-            "knowledge" => self.knowledge(args).await,
-            "component" if capability == "component.reload_plugin" => {
+        let args = Args::new(served, args);
+        match served.family() {
+            CapabilityFamily::Send => self.send(plugin_id, args).await,
+            CapabilityFamily::Config => self.config(plugin_id, args),
+            CapabilityFamily::Tool => self.tool_definitions(args).await,
+            CapabilityFamily::Kv => self.kv(plugin_id, args).await,
+            CapabilityFamily::Message => self.message(args).await,
+            CapabilityFamily::Person => self.person(args).await,
+            CapabilityFamily::Emoji => self.emoji(plugin_id, args).await,
+            CapabilityFamily::Chat => self.chat(args).await,
+            CapabilityFamily::Knowledge => self.knowledge(args).await,
+            CapabilityFamily::Component if served == Capability::ComponentReloadPlugin => {
                 self.reload_plugin(plugin_id, args).await
             }
-            "component" => self.component(plugin_id, args),
-            "llm" => self.llm(args).await,
-            _ => unreachable!("every served capability's family is routed"),
+            CapabilityFamily::Component => self.component(plugin_id, args),
+            CapabilityFamily::Llm => self.llm(args).await,
         }
     }
 

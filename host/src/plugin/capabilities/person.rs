@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 use super::CapabilityService;
 use super::args::Args;
 use crate::builtin::engine::{PersonLookup, PersonProfile};
+use maitool_protocol::capability::Capability;
 
 /// The profile fields `person.get_value` reads.
 const FIELDS: &[&str] = &[
@@ -26,22 +27,22 @@ impl CapabilityService {
     pub(super) async fn person(&self, args: Args<'_>) -> Result<Value, RpcError> {
         let store = self.store(&args)?;
         let lookup = match args.capability {
-            "person.get_id" => PersonLookup {
+            Capability::PersonGetId => PersonLookup {
                 platform: args.required_str("platform")?,
                 user_id: args.required_str("user_id")?,
                 ..PersonLookup::default()
             },
-            "person.get_id_by_name" => PersonLookup {
+            Capability::PersonGetIdByName => PersonLookup {
                 person_name: Some(args.required_str("person_name")?),
                 ..PersonLookup::default()
             },
-            "person.get_value" => PersonLookup {
+            Capability::PersonGetValue => PersonLookup {
                 person_id: Some(args.required_str("person_id")?),
                 ..PersonLookup::default()
             },
             _ => unreachable!("dispatch only routes person.* capabilities here"),
         };
-        let field = if args.capability == "person.get_value" {
+        let field = if args.capability == Capability::PersonGetValue {
             let field = args.required_str("field_name")?;
             if !FIELDS.contains(&field.as_str()) {
                 return Err(args.bad(format!(

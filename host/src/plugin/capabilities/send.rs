@@ -4,6 +4,7 @@
 //! earlier `data` spelling of an image still works.
 
 use maitool_protocol::BinaryData;
+use maitool_protocol::capability::Capability;
 use maitool_protocol::rpc::RpcError;
 use serde_json::{Value, json};
 
@@ -19,21 +20,23 @@ const FORWARD_TEXT: &str = "[转发消息]";
 impl CapabilityService {
     pub(super) async fn send(&self, plugin_id: &str, args: Args<'_>) -> Result<Value, RpcError> {
         let stream_id = args.required_str("stream_id")?;
-        let kind = args.capability.trim_start_matches("send.").to_owned();
+        // The message's kind is the action: `text` of `send.text`.
+        let name = args.capability.name();
+        let kind = name[args.capability.family().name().len() + 1..].to_owned();
         let plain = args.str_or_empty("processed_plain_text")?;
-        let (text, images, forward) = match kind.as_str() {
-            "text" => (args.required_str("text")?, Vec::new(), Vec::new()),
-            "image" => (
+        let (text, images, forward) = match args.capability {
+            Capability::SendText => (args.required_str("text")?, Vec::new(), Vec::new()),
+            Capability::SendImage => (
                 args.str_or_empty("text")?,
                 vec![image(&args, &["image_base64", "data"])?],
                 Vec::new(),
             ),
-            "emoji" => (
+            Capability::SendEmoji => (
                 args.str_or_empty("text")?,
                 vec![image(&args, &["emoji_base64", "data"])?],
                 Vec::new(),
             ),
-            "hybrid" => {
+            Capability::SendHybrid => {
                 let list = args
                     .value("segments")
                     .or_else(|| args.value("parts"))
@@ -44,17 +47,17 @@ impl CapabilityService {
                 }
                 (or(plain, text), images, Vec::new())
             }
-            "forward" => (
+            Capability::SendForward => (
                 or(plain, FORWARD_TEXT.into()),
                 Vec::new(),
                 forward_nodes(&args)?,
             ),
-            "command" => (
+            Capability::SendCommand => (
                 or(plain, args.required_str("command")?),
                 Vec::new(),
                 Vec::new(),
             ),
-            "custom" => {
+            Capability::SendCustom => {
                 let message_type = args.first_str(&["message_type", "custom_type"])?;
                 let content = args
                     .value("content")
@@ -81,7 +84,7 @@ impl CapabilityService {
             forward,
             plugin_id: plugin_id.to_owned(),
         };
-        let sink = self.sink.read().clone();
+        let sink = self.sink.clone();
         let message_id = sink.send(message).await.map_err(|err| args.failed(err))?;
         Ok(json!({ "success": true, "sent": true, "message_id": message_id }))
     }

@@ -5,7 +5,8 @@
 //! a current-thread runtime and the system allocator (the benchmark process itself runs on the
 //! host's mimalloc).
 //!
-//! Usage: `maitool-bench-floor SOCKET RESPONSE_BYTES`
+//! Usage: `maitool-bench-floor SOCKET RESPONSE_BYTES [raw]`. With `raw` it decodes nothing:
+//! every frame is answered with the same `RESPONSE_BYTES` bytes (the raw floor).
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -25,12 +26,12 @@ use floor_wire::{FloorRequest, FloorResponse, FloorResult, pad_for};
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let outcome = match args.as_slice() {
-        [socket, response_bytes] => response_bytes
+        [socket, response_bytes, rest @ ..] if rest.is_empty() || rest == ["raw"] => response_bytes
             .parse()
             .context("RESPONSE_BYTES is not a number")
-            .and_then(|bytes| serve(Path::new(socket), bytes)),
+            .and_then(|bytes| serve(Path::new(socket), bytes, !rest.is_empty())),
         _ => Err(anyhow::anyhow!(
-            "usage: maitool-bench-floor SOCKET RESPONSE_BYTES"
+            "usage: maitool-bench-floor SOCKET RESPONSE_BYTES [raw]"
         )),
     };
     match outcome {
@@ -43,7 +44,7 @@ fn main() -> ExitCode {
 }
 
 /// Answers every request until the client goes away.
-fn serve(socket: &Path, response_bytes: usize) -> Result<()> {
+fn serve(socket: &Path, response_bytes: usize, raw: bool) -> Result<()> {
     // Like a runner, never outlive the benchmark.
     if let Err(err) = nix::sys::prctl::set_pdeathsig(nix::sys::signal::Signal::SIGKILL) {
         eprintln!("maitool-bench-floor: cannot set the parent-death signal: {err}");
@@ -59,13 +60,21 @@ fn serve(socket: &Path, response_bytes: usize) -> Result<()> {
         let pad = pad_for(response_bytes, |pad| {
             encode_response(1_000_000, "hello".into(), pad)
         })?;
+        let raw_answer = Bytes::from(vec![0u8; response_bytes]);
+        let answer = |frame: &[u8]| -> Result<Bytes> {
+            if raw {
+                Ok(raw_answer.clone())
+            } else {
+                answer(frame, &pad)
+            }
+        };
         loop {
             let Some(frame) = framed.next().await else {
                 return Ok(());
             };
-            framed.feed(answer(&frame?, &pad)?).await?;
+            framed.feed(answer(&frame?)?).await?;
             while let Some(Some(frame)) = framed.next().now_or_never() {
-                framed.feed(answer(&frame?, &pad)?).await?;
+                framed.feed(answer(&frame?)?).await?;
             }
             SinkExt::<Bytes>::flush(&mut framed).await?;
         }

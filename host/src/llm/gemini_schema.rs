@@ -12,7 +12,7 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use crate::model::JsonObject;
+use maitool_protocol::model::JsonObject;
 
 /// Deeper schemas are cut off; no real tool nests this far, and the limit keeps the recursion
 /// bounded whatever the input.

@@ -5,10 +5,12 @@
 
 use serde_json::{Value, json};
 
-use super::decode::{arguments, item_object, kind, optional_str, required_str};
+use super::decode::{arguments, item_object, optional_str, required_str};
 use super::schema::{insert_description, object_schema};
-use super::{ModelApi, ToolCallParseError, ToolDefinition};
-use crate::model::{JsonObject, ToolInvocation};
+use super::{ModelApi, ToolCallParseError};
+use crate::json_kind::json_kind as kind;
+use maitool_protocol::ToolDefinition;
+use maitool_protocol::model::{JsonObject, ToolInvocation};
 
 /// `[{"type":"function","function":{"name","description","parameters"}}]`
 pub(super) fn render_chat(tools: &[ToolDefinition]) -> Value {

@@ -3,20 +3,10 @@
 
 use serde_json::Value;
 
-use super::ToolCallParseError;
-use crate::model::JsonObject;
+use crate::json_kind::json_kind as kind;
 
-/// The JSON kind of a value, phrased for error messages.
-pub(super) fn kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
+use super::ToolCallParseError;
+use maitool_protocol::model::JsonObject;
 
 /// The item at `index` as an object.
 pub(super) fn item_object(index: usize, item: &Value) -> Result<&JsonObject, ToolCallParseError> {

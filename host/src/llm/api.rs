@@ -3,8 +3,9 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
-use super::{ToolCallParseError, ToolDefinition, anthropic, gemini, openai};
-use crate::model::ToolInvocation;
+use super::{ToolCallParseError, anthropic, gemini, openai};
+use maitool_protocol::ToolDefinition;
+use maitool_protocol::model::ToolInvocation;
 
 /// Which model API's shapes to use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

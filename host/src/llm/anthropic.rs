@@ -2,10 +2,12 @@
 
 use serde_json::Value;
 
-use super::decode::{arguments, item_object, kind, optional_str, required_str};
+use super::decode::{arguments, item_object, optional_str, required_str};
 use super::schema::{insert_description, object_schema};
-use super::{ModelApi, ToolCallParseError, ToolDefinition};
-use crate::model::{JsonObject, ToolInvocation};
+use super::{ModelApi, ToolCallParseError};
+use crate::json_kind::json_kind as kind;
+use maitool_protocol::ToolDefinition;
+use maitool_protocol::model::{JsonObject, ToolInvocation};
 
 /// `[{"name","description","input_schema"}]`
 pub(super) fn render(tools: &[ToolDefinition]) -> Value {

@@ -9,8 +9,9 @@ mod round_trip;
 
 use serde_json::{Value, json};
 
-use super::{ModelApi, ToolCallParseError, ToolDefinition, parse_tool_calls, render_tools};
-use crate::model::{JsonObject, ToolInvocation};
+use super::{ModelApi, ToolCallParseError, parse_tool_calls, render_tools};
+use maitool_protocol::ToolDefinition;
+use maitool_protocol::model::{JsonObject, ToolInvocation};
 
 fn object(value: Value) -> JsonObject {
     match value {

@@ -2,8 +2,8 @@
 
 use serde_json::{Value, json};
 
-use super::ToolDefinition;
-use crate::model::JsonObject;
+use maitool_protocol::ToolDefinition;
+use maitool_protocol::model::JsonObject;
 
 /// The tool's parameters as an object schema: the declared schema without its top-level
 /// `$schema` (the APIs reject or ignore the dialect marker), typed `object` when it declares no

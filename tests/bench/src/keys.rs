@@ -1,0 +1,30 @@
+//! The benchmark keys the project tracks: always in the JSON (null when their section
+//! failed). One list for the benchmark and its smoke test (`tests/smoke.rs` includes this
+//! file), so that the test checks exactly what the benchmark promises.
+
+/// The tracked keys of every section but MaiBot's.
+pub const TRACKED: &[&str] = &[
+    "invoke_p50_ratio",
+    "invoke_p99_ratio",
+    "throughput_256_ratio",
+    "restart_ms_median",
+    "cold_start_10_runners_ms",
+    "list_10k_tools_ms",
+    "route_cost_ratio_10k_vs_1",
+    "runner_idle_rss_kib",
+    "host_10_runners_rss_kib",
+    "mcp_overhead_ratio",
+];
+
+/// The tracked keys of the MaiBot section, null when it is skipped.
+pub const MAIBOT: &[&str] = &[
+    "maibot_runner_invoke_p50_us",
+    "maibot_runner_invoke_p99_us",
+    "maibot_runner_calls_per_s_256",
+    "maibot_runner_rejected_256",
+    "maibot_runner_restart_ms",
+    "maibot_runner_python_start_ms",
+    "maibot_runner_restart_overhead_ms",
+    "maibot_runner_calls_failed_not_ready",
+    "maibot_runner_cold_start_ms",
+];
