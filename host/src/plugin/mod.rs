@@ -16,6 +16,7 @@ mod maibot;
 mod nesting;
 mod parameter_list;
 mod provider;
+mod restart_wait;
 mod result;
 mod runtime;
 mod status;
