@@ -428,7 +428,10 @@ impl Supervisor {
             .call::<_, HealthPayload>(names::HEALTH, "", &EmptyPayload {}, recheck)
             .await
         {
-            Ok(health) if health.healthy => Ok(()),
+            Ok(health) if health.healthy => {
+                tracing::warn!(runner = %self.runner.name, "health check unanswered ({err}), answered on the quick re-check: the host or the runner was busy, the runner is kept");
+                Ok(())
+            }
             Ok(_) => Err("runner reported itself unhealthy".into()),
             Err(again) if again.code == ErrorCode::Timeout && err.code == ErrorCode::Timeout => {
                 Err(format!(

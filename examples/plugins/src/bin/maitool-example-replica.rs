@@ -5,11 +5,16 @@
 //! component, so two runners of the same ordinary example would not both serve. Run as runner
 //! `replica1`, this binary offers plugin `examples.replica.replica1` with the tools
 //! `replica1_echo` (returns `text`) and `replica1_slow` (sleeps `ms` cooperatively, then
-//! answers `slept N ms`). The chaos test runs several to load and kill many runners at once.
+//! answers `slept N ms`). The chaos test runs several to load and kill many runners at once;
+//! with `RECORD_CALLS=FILE` both tools append each call id they run to FILE
+//! (`src/record_calls.rs`).
 
 use std::time::Duration;
 
 use maitool_sdk::prelude::*;
+
+#[path = "../record_calls.rs"]
+mod record_calls;
 
 /// Arguments of `<runner>_echo`.
 #[derive(Deserialize, JsonSchema)]
@@ -40,12 +45,16 @@ fn main() {
         .tool(Tool::new(
             format!("{runner}_echo"),
             "Return the text.",
-            |a: EchoArgs, _ctx: ToolContext| async move { Ok(ToolOutput::text(a.text)) },
+            |a: EchoArgs, ctx: ToolContext| async move {
+                record_calls::ran(ctx.call_id());
+                Ok(ToolOutput::text(a.text))
+            },
         ))
         .tool(Tool::new(
             format!("{runner}_slow"),
             "Sleep cooperatively, then answer.",
-            |a: SlowArgs, _ctx: ToolContext| async move {
+            |a: SlowArgs, ctx: ToolContext| async move {
+                record_calls::ran(ctx.call_id());
                 maitool_sdk::time::sleep(Duration::from_millis(a.ms)).await;
                 Ok(ToolOutput::text(format!("slept {} ms", a.ms)))
             },
