@@ -98,7 +98,10 @@ async fn a_busy_host_does_not_kill_a_healthy_runner() {
     // Checks go on unhindered for a while: a kill decided during the stalls shows by now.
     tokio::time::sleep(Duration::from_millis(500)).await;
     let status = harness.runner("healthy");
-    assert_eq!(status.restart_count, 0, "a busy host killed a healthy runner: {status:?}");
+    assert_eq!(
+        status.restart_count, 0,
+        "a busy host killed a healthy runner: {status:?}"
+    );
     assert_eq!(status.pid, pid);
     let echo = harness.call("echo", json!({"text": "alive"}), &ctx()).await;
     assert_eq!(echo.content, "alive");
@@ -130,8 +133,14 @@ async fn one_unanswered_health_check_answered_on_the_re_check_keeps_the_runner()
         .iter()
         .filter(|l| l.contains("answered on the quick re-check") && l.contains("busy"))
         .count();
-    assert_eq!(status.restart_count, 0, "a busy runner was killed: {status:?}");
+    assert_eq!(
+        status.restart_count, 0,
+        "a busy runner was killed: {status:?}"
+    );
     assert_eq!(status.pid, pid);
-    assert!(rechecks > 0, "no health check went unanswered during the stall");
+    assert!(
+        rechecks > 0,
+        "no health check went unanswered during the stall"
+    );
     harness.stop().await;
 }

@@ -56,10 +56,10 @@ use maitool_sdk::protocol::wire::{
     EmptyPayload, Envelope, decode_header, decode_payload, encode_envelope,
 };
 
-#[path = "../record_calls.rs"]
-mod record_calls;
 #[path = "../misbehaving/hostile.rs"]
 mod hostile;
+#[path = "../record_calls.rs"]
+mod record_calls;
 #[path = "../misbehaving/session.rs"]
 mod session;
 
