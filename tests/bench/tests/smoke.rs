@@ -11,6 +11,7 @@ const TRACKED: &[&str] = &[
     "invoke_p99_ratio",
     "throughput_256_ratio",
     "restart_ms_median",
+    "calls_failed_during_restart",
     "cold_start_10_runners_ms",
     "list_10k_tools_ms",
     "route_cost_ratio_10k_vs_1",
@@ -32,6 +33,7 @@ const TRACKED: &[&str] = &[
 /// timings (the restart's overhead over the interpreter's start, which one quick sample of
 /// each may put below zero): numbers, not necessarily positive.
 const ANY_NUMBER: &[&str] = &[
+    "calls_failed_during_restart",
     "maibot_runner_rejected_256",
     "maibot_runner_calls_failed_not_ready",
     "maibot_runner_restart_overhead_ms",
