@@ -14,9 +14,11 @@ pub const SUCCEEDED: u8 = 1;
 /// Answered with a failure.
 pub const FAILED: u8 = 2;
 
-/// Whether call `tool` runs on a runner that records its calls.
+/// Whether call `tool` runs on a runner that records its calls. Not `echo`: the dice example
+/// has one too, and which of the two a bare `echo` reaches depends on which plugin
+/// registered first.
 pub fn recorded(tool: &str) -> bool {
-    matches!(tool, "echo" | "slow") || tool.starts_with("replica")
+    tool == "slow" || tool.starts_with("replica")
 }
 
 /// Executions per call number, from the record file.
