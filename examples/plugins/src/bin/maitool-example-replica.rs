@@ -5,14 +5,13 @@
 //! component, so two runners of the same ordinary example would not both serve. Run as runner
 //! `replica1`, this binary offers plugin `examples.replica.replica1` with the tools
 //! `replica1_echo` (returns `text`) and `replica1_slow` (sleeps `ms` cooperatively, then
-//! answers `slept N ms`). The chaos test runs several to load and kill many runners at once;
-//! with `RECORD_CALLS=FILE` both tools append each call id they run to FILE
-//! (`src/record_calls.rs`).
+//! answers `slept N ms`). The chaos test runs several to load and kill many runners at once.
 
 use std::time::Duration;
 
 use maitool_sdk::prelude::*;
 
+/// With `RECORD_CALLS=FILE`, both tools append each call id they run to FILE.
 #[path = "../record_calls.rs"]
 mod record_calls;
 
