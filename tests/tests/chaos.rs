@@ -16,6 +16,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
+use chaos_support::ledger;
 use chaos_support::mcp::{self, HttpServer};
 use chaos_support::monkey::{self, Targets};
 use chaos_support::plan::{Call, Class, RUNNERS, classify, plan};
@@ -55,15 +56,19 @@ fn runtime_config() -> RuntimeConfig {
         shutdown_grace_ms: 1000,
         terminate_grace_ms: 500,
         default_tool_timeout_ms: PLUGIN_TIMEOUT.as_millis() as u64,
+        ..RuntimeConfig::default()
     }
 }
 
-fn runner_specs() -> Vec<RunnerSpec> {
+/// The runners; the test plugins among them record the calls they run in `record`.
+fn runner_specs(record: &std::path::Path) -> Vec<RunnerSpec> {
     RUNNERS
         .iter()
         .map(|(name, binary)| {
             let spec = RunnerSpec::new(name, binary);
-            if *name == "notes" {
+            if *name == "misbehaving" || name.starts_with("replica") {
+                spec.env("RECORD_CALLS", record.to_str().expect("UTF-8 temp path"))
+            } else if *name == "notes" {
                 let grants = PluginSettings {
                     capabilities: vec!["kv.*".into()],
                     ..PluginSettings::default()
@@ -84,6 +89,9 @@ struct Run {
     done: AtomicU64,
     /// Results per call number: each must end at exactly 1.
     seen: Vec<AtomicU8>,
+    /// What each call's caller got (`ledger::SUCCEEDED`, `ledger::FAILED`), to check against
+    /// what the runners ran.
+    answers: Vec<AtomicU8>,
 }
 
 impl Run {
@@ -105,6 +113,12 @@ async fn one_call(run: &Run, index: u64) -> (u64, Call, Option<ToolExecutionResu
     .await
     .ok();
     let latency = started.elapsed();
+    let answer = match &result {
+        Some(result) if result.success => ledger::SUCCEEDED,
+        Some(_) => ledger::FAILED,
+        None => ledger::NO_ANSWER,
+    };
+    run.answers[index as usize].store(answer, Ordering::SeqCst);
     run.seen[index as usize].fetch_add(1, Ordering::SeqCst);
     run.done.fetch_add(1, Ordering::SeqCst);
     (index, call, result, latency)
@@ -197,7 +211,8 @@ async fn every_call_is_answered_through_kills_hangs_and_server_restarts() {
     );
     let dir = tempfile::tempdir().expect("temp dir");
     let mut web = HttpServer::start("127.0.0.1:0", dir.path()).await;
-    let harness = Harness::start(runtime_config(), runner_specs()).await;
+    let record = dir.path().join("calls-run.log");
+    let harness = Harness::start(runtime_config(), runner_specs(&record)).await;
     for (name, _) in RUNNERS {
         let status = harness.runner(name);
         assert_eq!(status.state, RunnerState::Ready, "{status:?}");
@@ -230,6 +245,7 @@ async fn every_call_is_answered_through_kills_hangs_and_server_restarts() {
         next: AtomicU64::new(0),
         done: AtomicU64::new(0),
         seen: (0..settings.calls).map(|_| AtomicU8::new(0)).collect(),
+        answers: (0..settings.calls).map(|_| AtomicU8::new(0)).collect(),
     });
     let _watchdog = {
         let run = run.clone();
@@ -305,6 +321,16 @@ async fn every_call_is_answered_through_kills_hangs_and_server_restarts() {
         &mcp_statuses,
         &mut failures,
     );
+    let tools: Vec<String> = (0..settings.calls)
+        .map(|index| plan(settings.seed, index).tool)
+        .collect();
+    let (ran, succeeded) = ledger::check(&record, &tools, &run.answers, &mut failures);
+    eprintln!(
+        "  runners recorded {ran} calls run; {succeeded} successful calls of the recording tools checked against them"
+    );
+    if ran == 0 {
+        failures.push("the runners recorded no call".into());
+    }
     if !leftovers.is_empty() {
         let left: Vec<String> = leftovers.iter().map(ToString::to_string).collect();
         failures.push(format!(

@@ -466,12 +466,26 @@ fn restart_brings_a_failed_runner_back_and_needs_a_running_serve() {
     .unwrap();
     let failed = wait_for("failed");
     assert!(failed["pid"].is_null(), "{failed}");
+    // Its plugin does not look loaded while the runner is failed.
+    let plugin_state = |fixture: &Fixture| {
+        let plugins = fixture.json(&["plugins", "--json"]);
+        let dice = plugins
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["runner"] == "dice")
+            .cloned()
+            .unwrap_or_else(|| panic!("no plugin of runner dice: {plugins}"));
+        dice["state"].clone()
+    };
+    assert_eq!(plugin_state(&fixture), "failed");
 
     let (code, out, err) = fixture.maitool(&["restart", "dice"]);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("restarting runner dice"), "{out}");
     let back = wait_for("ready");
     assert_ne!(back["pid"].as_i64().unwrap() as i32, pid);
+    assert_eq!(plugin_state(&fixture), "loaded");
     let (code, out, err) = fixture.maitool(&[
         "call",
         "calculate",

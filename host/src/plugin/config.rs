@@ -29,6 +29,19 @@ pub struct RuntimeConfig {
     pub restart_backoff_initial_ms: u64,
     /// Cap of the restart delay.
     pub restart_backoff_max_ms: u64,
+    /// How long a runner marked failed (restart-intensity limit reached) waits before it is
+    /// started again with a fresh restart budget; 0 leaves it failed until
+    /// `maitool restart NAME` or a reload.
+    pub failed_retry_ms: u64,
+    /// First delay after a runner could not be spawned at all (`EMFILE`, `ENOMEM`, an
+    /// executable gone missing); doubles for each failure in a row. A failed spawn is not a
+    /// crash: it does not spend the restart budget.
+    pub spawn_retry_initial_ms: u64,
+    /// Cap of the delay between spawn attempts.
+    pub spawn_retry_max_ms: u64,
+    /// Longest a call waits for its runner to come back from a restart (its own timeout
+    /// bounds the wait too); 0 fails such calls at once.
+    pub restart_wait_ms: u64,
     /// Time for `prepare_shutdown` + `shutdown` before SIGTERM.
     pub shutdown_grace_ms: u64,
     /// Time after SIGTERM before SIGKILL.
@@ -48,6 +61,10 @@ impl Default for RuntimeConfig {
             restart_window_ms: 60_000,
             restart_backoff_initial_ms: 0,
             restart_backoff_max_ms: 5_000,
+            failed_retry_ms: 30_000,
+            spawn_retry_initial_ms: 1_000,
+            spawn_retry_max_ms: 30_000,
+            restart_wait_ms: 10_000,
             shutdown_grace_ms: 2_000,
             terminate_grace_ms: 1_000,
             default_tool_timeout_ms: 60_000,
@@ -64,6 +81,7 @@ impl RuntimeConfig {
             ("health_check_timeout_ms", self.health_check_timeout_ms),
             ("restart_window_ms", self.restart_window_ms),
             ("default_tool_timeout_ms", self.default_tool_timeout_ms),
+            ("spawn_retry_initial_ms", self.spawn_retry_initial_ms),
         ];
         for (key, value) in positive {
             if value == 0 {
@@ -74,6 +92,11 @@ impl RuntimeConfig {
             return Err(
                 "plugin_runtime.restart_backoff_max_ms must be >= restart_backoff_initial_ms"
                     .into(),
+            );
+        }
+        if self.spawn_retry_max_ms < self.spawn_retry_initial_ms {
+            return Err(
+                "plugin_runtime.spawn_retry_max_ms must be >= spawn_retry_initial_ms".into(),
             );
         }
         Ok(())

@@ -19,6 +19,7 @@ mod maibot;
 mod nesting;
 mod parameter_list;
 mod provider;
+mod restart_wait;
 mod result;
 mod runtime;
 mod status;

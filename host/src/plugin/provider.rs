@@ -3,7 +3,10 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use tokio::time::Instant;
+
 use async_trait::async_trait;
+use maitool_protocol::wire::ErrorCode;
 use maitool_protocol::{
     ProviderType, ToolAvailabilityContext, ToolExecutionContext, ToolExecutionResult,
     ToolInvocation, ToolSpec,
@@ -13,6 +16,7 @@ use super::PLUGIN_PROVIDER_NAME;
 use super::chat_view::ChatView;
 use super::components::ComponentEntry;
 use super::invoke_args::{ContextKeys, InvokeArgs};
+use super::restart_wait::NotReady;
 use super::result::normalize;
 use super::runtime::RuntimeShared;
 use crate::provider::{ProviderError, ToolProvider, ToolSetVersion};
@@ -67,10 +71,11 @@ impl ToolProvider for PluginToolProvider {
     }
 
     async fn declared_tool_names(&self) -> Result<Vec<String>, ProviderError> {
+        // Routable, not only live: a call to the tool of a restarting runner waits for it.
         Ok(self
             .runtime
             .components
-            .tool_names(|plugin| self.runtime.is_live(plugin)))
+            .tool_names(|plugin| self.runtime.is_routable(plugin)))
     }
 
     async fn available_tool(
@@ -113,7 +118,7 @@ impl ToolProvider for PluginToolProvider {
         let Some(entry) = self.runtime.components.find_tool_in(
             &invocation.tool_name,
             ChatView::from(ctx),
-            |plugin| self.runtime.is_live(plugin),
+            |plugin| self.runtime.is_routable(plugin),
         ) else {
             return Err(ProviderError::ToolNotFound(invocation.tool_name));
         };
@@ -137,11 +142,12 @@ impl ToolProvider for PluginToolProvider {
 }
 
 impl PluginToolProvider {
-    /// The spec of the enabled tool `name` of a live plugin, in the chat `ctx`.
+    /// The spec of the enabled tool `name` of a plugin that is live or whose runner is
+    /// restarting (a call waits for it), in the chat `ctx`.
     fn find_available(&self, name: &str, ctx: ChatView<'_>) -> Option<Arc<ToolSpec>> {
         self.runtime
             .components
-            .find_tool_in(name, ctx, |plugin| self.runtime.is_live(plugin))
+            .find_tool_in(name, ctx, |plugin| self.runtime.is_routable(plugin))
             .filter(|entry| entry.spec.enabled)
             .map(|entry| Arc::clone(&entry.spec))
     }
@@ -156,15 +162,13 @@ impl PluginToolProvider {
         // Borrowed, not cloned (a copy per call showed in the benchmark's profile): only the
         // invocation's arguments are changed below, and it lives to the end of this call.
         let name = invocation.tool_name.as_str();
-        let Some(live) = self.runtime.live_peer(&entry.plugin_id) else {
-            return Ok(ToolExecutionResult::failure(
-                name,
-                format!(
-                    "tool {name} is unavailable: the runner of plugin {} is not running",
-                    entry.plugin_id
-                ),
-            )
-            .with_metadata("plugin_id", entry.plugin_id.clone()));
+        let unavailable = |why: NotReady| {
+            let result = ToolExecutionResult::failure(name, why.message(name, &entry.plugin_id))
+                .with_metadata("plugin_id", entry.plugin_id.clone());
+            match why {
+                NotReady::CallDeadline(_) => result.with_metadata("error_code", "E_TIMEOUT"),
+                _ => result,
+            }
         };
         if let Some(reason) = self.runtime.components.unavailable_reason(&entry.full_name) {
             return Ok(ToolExecutionResult::failure(
@@ -188,32 +192,62 @@ impl PluginToolProvider {
         } else {
             self.runtime.config.default_tool_timeout_ms
         };
+        let timeout = Duration::from_millis(timeout_ms);
+        let started = Instant::now();
+        let live = match self.runtime.live_peer(&entry.plugin_id) {
+            Some(live) => live,
+            // Boxed: the wait is the rare path, and this future is allocated for every call.
+            None => {
+                match Box::pin(self.runtime.wait_live(&entry.plugin_id, started + timeout)).await {
+                    Ok(live) => live,
+                    Err(why) => return Ok(unavailable(why)),
+                }
+            }
+        };
+        let request = InvokeRequest {
+            component_name: &entry.name,
+            args: InvokeArgs::new(
+                &invocation.arguments,
+                ctx,
+                &invocation.reasoning,
+                entry.legacy_action,
+                if live.reads_context {
+                    entry.context_keys
+                } else {
+                    ContextKeys::ALL
+                },
+            ),
+            context: Some(ctx),
+            call_id: &invocation.call_id,
+        };
         // Sent before the first `await`, so that only the pending call is kept across it, not
         // the request and its encoder: this future is boxed for every call, and was copied
         // into a heap block too large for the allocator's fast path.
-        let call = live.peer.start_call(
-            &entry.invoke_method,
-            &entry.plugin_id,
-            &InvokeRequest {
-                component_name: &entry.name,
-                args: InvokeArgs::new(
-                    &invocation.arguments,
-                    ctx,
-                    &invocation.reasoning,
-                    entry.legacy_action,
-                    if live.reads_context {
-                        entry.context_keys
-                    } else {
-                        ContextKeys::ALL
-                    },
-                ),
-                context: Some(ctx),
-                call_id: &invocation.call_id,
-            },
-            Duration::from_millis(timeout_ms),
-        );
-        let answer = match call {
+        let first = live
+            .peer
+            .start_call(&entry.invoke_method, &entry.plugin_id, &request, timeout);
+        let answer = match first {
             Ok(pending) => pending.await.and_then(|response| response.invoke_answer()),
+            // Not sent: the connection closed before the supervisor took it off the invoke
+            // path. The call never reached the runner, so it waits for the restart like any
+            // call that arrives during one.
+            Err(err) if err.code == ErrorCode::PluginCrashed => {
+                let next =
+                    match Box::pin(self.runtime.wait_live(&entry.plugin_id, started + timeout))
+                        .await
+                    {
+                        Ok(next) => next,
+                        Err(why) => return Ok(unavailable(why)),
+                    };
+                let left = timeout.saturating_sub(started.elapsed());
+                match next
+                    .peer
+                    .start_call(&entry.invoke_method, &entry.plugin_id, &request, left)
+                {
+                    Ok(pending) => pending.await.and_then(|response| response.invoke_answer()),
+                    Err(err) => Err(err),
+                }
+            }
             Err(err) => Err(err),
         };
         Ok(match answer {

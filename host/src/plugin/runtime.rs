@@ -55,6 +55,9 @@ pub(crate) struct RuntimeShared {
     /// Plugin id -> the connection of its runner, for plugins that are loaded and whose
     /// runner is ready. The invoke path reads only this map.
     live: RwLock<HashMap<String, LivePeer>>,
+    /// Runner name -> its state, for calls that wait for a restarting runner
+    /// (`restart_wait.rs`).
+    pub(super) states: RwLock<HashMap<String, watch::Receiver<RunnerState>>>,
 }
 
 /// A ready runner's connection, with what its `runner.hello` said about reading calls.
@@ -154,6 +157,27 @@ impl RuntimeShared {
         }
         drop(live);
         drop(owners);
+        self.version.bump();
+    }
+
+    /// Takes a runner that is about to be restarted off the invoke path, keeping its plugin
+    /// claims and components: its tools leave listings, while calls to them wait for the
+    /// restart (`restart_wait.rs`). The runner's state must already say it is restarting,
+    /// so that a waiter never sees a ready runner without its plugins.
+    pub(crate) fn park_runner(&self, runner: &str) {
+        let plugins: Vec<String> = self
+            .owners
+            .read()
+            .iter()
+            .filter(|(_, r)| r.as_str() == runner)
+            .map(|(p, _)| p.clone())
+            .collect();
+        {
+            let mut live = self.live.write();
+            for plugin in &plugins {
+                live.remove(plugin);
+            }
+        }
         self.version.bump();
     }
 
@@ -282,6 +306,26 @@ impl RunnerShared {
         self.view.write().pid = pid;
     }
 
+    /// Counts a start after the runner was marked failed (its cool-down ended).
+    pub(crate) fn count_restart(&self) {
+        self.view.write().restart_count += 1;
+    }
+
+    /// Keeps plugin states in line with a runner that is not running: its loaded plugins
+    /// become `state` (pending while it restarts, failed with it) with `reason`.
+    pub(crate) fn plugins_down(&self, state: PluginLoadState, reason: &str) {
+        let mut view = self.view.write();
+        for plugin in view.plugins.values_mut() {
+            if matches!(
+                plugin.state,
+                PluginLoadState::Loaded | PluginLoadState::Pending | PluginLoadState::Unloaded
+            ) {
+                plugin.state = state;
+                plugin.reason = Some(reason.to_owned());
+            }
+        }
+    }
+
     pub(crate) fn record_exit(&self, reason: String, restarted: bool) {
         let mut view = self.view.write();
         view.last_exit_reason = Some(reason);
@@ -302,10 +346,12 @@ impl RunnerShared {
         {
             let mut view = self.view.write();
             for id in &ready.loaded_plugins {
-                view.plugins
+                let status = view
+                    .plugins
                     .entry(id.clone())
-                    .or_insert_with(|| pending(id))
-                    .state = PluginLoadState::Loaded;
+                    .or_insert_with(|| pending(id));
+                status.state = PluginLoadState::Loaded;
+                status.reason = None;
             }
             for id in &ready.inactive_plugins {
                 let status = view
@@ -435,6 +481,10 @@ struct RunnerSlot {
 impl RunnerSlot {
     fn start(runtime: &Arc<RuntimeShared>, launch: ResolvedRunner) -> RunnerSlot {
         let shared = Arc::new(RunnerShared::new(launch));
+        runtime
+            .states
+            .write()
+            .insert(shared.name.clone(), shared.state_changes.subscribe());
         let (stop, stop_rx) = watch::channel(false);
         let supervisor = Supervisor::new(runtime.clone(), shared.clone(), stop_rx);
         RunnerSlot {
@@ -540,6 +590,7 @@ impl PluginRuntime {
             owners: RwLock::new(HashMap::new()),
             configured: RwLock::new(runners.clone()),
             live: RwLock::new(HashMap::new()),
+            states: RwLock::new(HashMap::new()),
         });
         let slots = runners
             .into_iter()

@@ -21,7 +21,7 @@ use tokio::sync::watch;
 
 use super::connection::RunnerConnectionHandler;
 use super::runtime::{LivePeer, RunnerShared, RuntimeShared};
-use super::status::RunnerState;
+use super::status::{PluginLoadState, RunnerState};
 
 /// The longest quick re-check after a health-check timeout.
 const HEALTH_RECHECK_CAP: Duration = Duration::from_secs(5);
@@ -34,6 +34,8 @@ const BACKOFF_BASE: Duration = Duration::from_millis(10);
 enum Outcome {
     /// The process ended or was killed; restart unless the limit is reached.
     Exited(String),
+    /// The process could not be spawned (`EMFILE`, `ENOMEM`, exec failed): not a crash.
+    SpawnFailed(String),
     /// The host asked the runner to stop.
     Stopped,
 }
@@ -61,21 +63,42 @@ impl Supervisor {
 
     pub(crate) async fn run(mut self) {
         let config = self.runtime.config.clone();
+        let name = self.runner.name.clone();
+        // Failed spawns in a row, for their own backoff.
+        let mut spawn_failures = 0u32;
         loop {
             if *self.stop.borrow() {
-                self.runner.set_state(RunnerState::Stopped);
+                self.stopped();
                 return;
             }
             let outcome = self.launch_once().await;
             self.runner.set_peer(None);
-            self.runtime.withdraw_runner(&self.runner.name);
             let reason = match outcome {
                 Outcome::Stopped => {
-                    self.runner.set_state(RunnerState::Stopped);
+                    self.stopped();
                     return;
+                }
+                Outcome::SpawnFailed(reason) => {
+                    // Not a crash: the process never existed. The restart budget is left
+                    // alone, and the next attempt waits longer than a restart would.
+                    spawn_failures += 1;
+                    let delay = spawn_backoff(
+                        spawn_failures,
+                        config.spawn_retry_initial_ms,
+                        config.spawn_retry_max_ms,
+                    );
+                    let reason = format!("{reason}; retrying in {} ms", delay.as_millis());
+                    tracing::error!(runner = %name, "runner could not be spawned: {reason}");
+                    self.fail(reason);
+                    if !self.pause(delay).await {
+                        self.stopped();
+                        return;
+                    }
+                    continue;
                 }
                 Outcome::Exited(reason) => reason,
             };
+            spawn_failures = 0;
             let now = Instant::now();
             let window = Duration::from_millis(config.restart_window_ms);
             while self
@@ -86,15 +109,32 @@ impl Supervisor {
                 self.restarts.pop_front();
             }
             if self.restarts.len() as u32 >= config.max_restarts {
-                let reason = format!(
+                let mut reason = format!(
                     "{reason}; gave up after {} restarts within {} ms",
                     self.restarts.len(),
                     config.restart_window_ms
                 );
-                tracing::error!(runner = %self.runner.name, "runner failed: {reason}");
-                self.runner.record_exit(reason, false);
-                self.runner.set_state(RunnerState::Failed);
-                return;
+                if config.failed_retry_ms > 0 {
+                    reason.push_str(&format!("; trying again in {} ms", config.failed_retry_ms));
+                }
+                tracing::error!(runner = %name, "runner failed: {reason}");
+                self.fail(reason);
+                if config.failed_retry_ms == 0 {
+                    return;
+                }
+                // The cool-down: whatever made it crash (a full disk, a dependency that was
+                // down) may be gone by now, and an operator should not have to notice.
+                if !self
+                    .pause(Duration::from_millis(config.failed_retry_ms))
+                    .await
+                {
+                    self.stopped();
+                    return;
+                }
+                self.restarts.clear();
+                self.runner.count_restart();
+                tracing::info!(runner = %name, "starting the failed runner again after its cool-down");
+                continue;
             }
             let delay = backoff(
                 self.restarts.len(),
@@ -102,15 +142,50 @@ impl Supervisor {
                 config.restart_backoff_max_ms,
             );
             self.restarts.push_back(now);
-            tracing::warn!(runner = %self.runner.name, delay_ms = delay.as_millis() as u64, "runner exited ({reason}); restarting");
+            tracing::warn!(runner = %name, delay_ms = delay.as_millis() as u64, "runner exited ({reason}); restarting");
             self.runner.record_exit(reason, true);
+            // The state first: a call that finds the connection gone must also find the
+            // runner restarting, so that it waits instead of failing.
             self.runner.set_state(RunnerState::Restarting);
-            if !delay.is_zero() {
-                tokio::select! {
-                    _ = tokio::time::sleep(delay) => {}
-                    _ = self.stop.changed() => {}
-                }
+            self.runtime.park_runner(&name);
+            self.runner
+                .plugins_down(PluginLoadState::Pending, "its runner is restarting");
+            if !delay.is_zero() && !self.pause(delay).await {
+                self.stopped();
+                return;
             }
+        }
+    }
+
+    /// Marks the runner failed with `reason`: its plugins are withdrawn and shown failed
+    /// with it, and calls to them fail at once. The state comes first, so that a call waiting
+    /// for a restart learns why it will not come.
+    fn fail(&self, reason: String) {
+        self.runner.plugins_down(
+            PluginLoadState::Failed,
+            &format!("its runner {} failed: {reason}", self.runner.name),
+        );
+        self.runner.record_exit(reason, false);
+        self.runner.set_state(RunnerState::Failed);
+        self.runtime.withdraw_runner(&self.runner.name);
+    }
+
+    /// The runner was asked to stop: the state first, as in [`Self::fail`].
+    fn stopped(&self) {
+        self.runner
+            .plugins_down(PluginLoadState::Pending, "its runner was stopped");
+        self.runner.set_state(RunnerState::Stopped);
+        self.runtime.withdraw_runner(&self.runner.name);
+    }
+
+    /// Sleeps `delay`; false when the runner is asked to stop meanwhile.
+    async fn pause(&mut self, delay: Duration) -> bool {
+        if *self.stop.borrow() {
+            return false;
+        }
+        tokio::select! {
+            _ = tokio::time::sleep(delay) => !*self.stop.borrow(),
+            _ = self.stop.changed() => false,
         }
     }
 
@@ -146,7 +221,7 @@ impl Supervisor {
                 } else {
                     ""
                 };
-                return Outcome::Exited(format!(
+                return Outcome::SpawnFailed(format!(
                     "cannot start {}: {err}{hint}",
                     self.runner.launch.executable.display()
                 ));
@@ -360,7 +435,10 @@ impl Supervisor {
             .call::<_, HealthPayload>(names::HEALTH, "", &EmptyPayload {}, recheck)
             .await
         {
-            Ok(health) if health.healthy => Ok(()),
+            Ok(health) if health.healthy => {
+                tracing::warn!(runner = %self.runner.name, "health check unanswered ({err}), answered on the quick re-check: the host or the runner was busy, the runner is kept");
+                Ok(())
+            }
             Ok(_) => Err(HealthFailure::unhealthy()),
             Err(again) if again.code == ErrorCode::Timeout && err.code == ErrorCode::Timeout => {
                 Err(HealthFailure::unanswered(format!(
@@ -468,6 +546,15 @@ fn backoff(recent: usize, initial_ms: u64, max_ms: u64) -> Duration {
         .min(Duration::from_millis(max_ms))
 }
 
+/// Delay before spawn attempt `failures + 1` after `failures` failed spawns in a row:
+/// `initial`, doubling, capped at `max`.
+fn spawn_backoff(failures: u32, initial_ms: u64, max_ms: u64) -> Duration {
+    let factor = 1u64
+        .checked_shl(failures.saturating_sub(1).min(30))
+        .unwrap_or(u64::MAX);
+    Duration::from_millis(initial_ms.saturating_mul(factor).min(max_ms))
+}
+
 fn describe(status: std::io::Result<ExitStatus>) -> String {
     match status {
         Ok(status) => match (status.code(), status.signal()) {
@@ -531,8 +618,26 @@ fn unanswered(err: &maitool_protocol::rpc::RpcError) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::backoff;
+    use super::{backoff, spawn_backoff};
     use std::time::Duration;
+
+    #[test]
+    fn spawn_retries_start_at_the_initial_delay_and_double_to_the_cap() {
+        assert_eq!(spawn_backoff(1, 1000, 30_000), Duration::from_millis(1000));
+        assert_eq!(spawn_backoff(2, 1000, 30_000), Duration::from_millis(2000));
+        assert_eq!(
+            spawn_backoff(5, 1000, 30_000),
+            Duration::from_millis(16_000)
+        );
+        assert_eq!(
+            spawn_backoff(6, 1000, 30_000),
+            Duration::from_millis(30_000)
+        );
+        assert_eq!(
+            spawn_backoff(500, 1000, 30_000),
+            Duration::from_millis(30_000)
+        );
+    }
 
     #[test]
     fn backoff_starts_immediate_then_doubles_to_the_cap() {

@@ -8,6 +8,7 @@ pub const TRACKED: &[&str] = &[
     "invoke_p99_ratio",
     "throughput_256_ratio",
     "restart_ms_median",
+    "calls_failed_during_restart",
     "cold_start_10_runners_ms",
     "list_10k_tools_ms",
     "route_cost_ratio_10k_vs_1",

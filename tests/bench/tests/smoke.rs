@@ -13,6 +13,7 @@ mod keys;
 /// timings (the restart's overhead over the interpreter's start, which one quick sample of
 /// each may put below zero): numbers, not necessarily positive.
 const ANY_NUMBER: &[&str] = &[
+    "calls_failed_during_restart",
     "maibot_runner_rejected_256",
     "maibot_runner_calls_failed_not_ready",
     "maibot_runner_restart_overhead_ms",

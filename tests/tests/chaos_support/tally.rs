@@ -31,6 +31,8 @@ pub struct Tally {
     pub latencies_us: Vec<u64>,
     /// The slowest call: latency, call number, tool, outcome.
     pub slowest: Option<(Duration, u64, String, String)>,
+    /// The furthest any call ended past its limit.
+    pub max_overshoot: Duration,
 }
 
 impl Tally {
@@ -81,6 +83,7 @@ impl Tally {
                 }
             },
         };
+        self.max_overshoot = self.max_overshoot.max(latency.saturating_sub(call.timeout));
         if latency > call.timeout + LATE_MARGIN {
             self.late += 1;
             self.violation(format!(
@@ -104,6 +107,7 @@ impl Tally {
                 *mine.entry(class).or_default() += count;
             }
         }
+        self.max_overshoot = self.max_overshoot.max(other.max_overshoot);
         self.lost += other.lost;
         self.late += other.late;
         self.violation_count += other.violation_count;

@@ -37,12 +37,13 @@
 //! Raw modes exit after reading the host's answer, printing it to stderr (which the host logs).
 //! The handshaken hostile modes live in `src/misbehaving/` and print what they did the same way.
 //! The normal runner's tools: `slow` (sleeps `ms` cooperatively), `hang` (blocks the runtime
-//! thread: the runner stops answering anything), `crash` (aborts the process mid-call),
+//! thread: the runner stops answering anything), `stall` (blocks it for `ms`), `crash` (aborts the process mid-call),
 //! `panic` (panics in the handler), `echo`, `big` (returns `bytes` bytes of text), `depth`
 //! (reports how deeply its `value` argument nests), and `connect_again` (opens a second
 //! connection with this launch's token and reports the host's answer). With
 //! `MISBEHAVE_FAIL_LOAD=1` the second plugin, `examples.fails_on_load`, fails in `on_load`
-//! while the first keeps working.
+//! while the first keeps working. With `RECORD_CALLS=FILE`, `echo` and `slow` append each
+//! call id they run to FILE (`src/record_calls.rs`).
 
 use std::io::{Read, Write};
 use std::os::unix::net::UnixStream;
@@ -57,6 +58,8 @@ use maitool_sdk::prelude::*;
 
 #[path = "../misbehaving/hostile.rs"]
 mod hostile;
+#[path = "../record_calls.rs"]
+mod record_calls;
 #[path = "../misbehaving/session.rs"]
 mod session;
 
@@ -441,7 +444,8 @@ fn serve() {
         .tool(Tool::new(
             "slow",
             "Sleep cooperatively, then answer.",
-            |a: SlowArgs, _ctx: ToolContext| async move {
+            |a: SlowArgs, ctx: ToolContext| async move {
+                record_calls::ran(ctx.call_id());
                 tokio_sleep(a.ms).await;
                 Ok(ToolOutput::text(format!("slept {} ms", a.ms)))
             },
@@ -476,7 +480,18 @@ fn serve() {
         .tool(Tool::new(
             "echo",
             "Return the text.",
-            |a: EchoArgs, _ctx: ToolContext| async move { Ok(ToolOutput::text(a.text)) },
+            |a: EchoArgs, ctx: ToolContext| async move {
+                record_calls::ran(ctx.call_id());
+                Ok(ToolOutput::text(a.text))
+            },
+        ))
+        .tool(Tool::new(
+            "stall",
+            "Block the runner's only thread for `ms` milliseconds, then answer.",
+            |a: SlowArgs, _ctx: ToolContext| async move {
+                std::thread::sleep(Duration::from_millis(a.ms));
+                Ok(ToolOutput::text(format!("stalled {} ms", a.ms)))
+            },
         ))
         .tool(Tool::new(
             "big",

@@ -12,6 +12,10 @@ use std::time::Duration;
 
 use maitool_sdk::prelude::*;
 
+/// With `RECORD_CALLS=FILE`, both tools append each call id they run to FILE.
+#[path = "../record_calls.rs"]
+mod record_calls;
+
 /// Arguments of `<runner>_echo`.
 #[maitool_sdk::args]
 struct EchoArgs {
@@ -37,12 +41,16 @@ fn main() {
         .tool(Tool::new(
             format!("{runner}_echo"),
             "Return the text.",
-            |a: EchoArgs, _ctx: ToolContext| async move { Ok(ToolOutput::text(a.text)) },
+            |a: EchoArgs, ctx: ToolContext| async move {
+                record_calls::ran(ctx.call_id());
+                Ok(ToolOutput::text(a.text))
+            },
         ))
         .tool(Tool::new(
             format!("{runner}_slow"),
             "Sleep cooperatively, then answer.",
-            |a: SlowArgs, _ctx: ToolContext| async move {
+            |a: SlowArgs, ctx: ToolContext| async move {
+                record_calls::ran(ctx.call_id());
                 maitool_sdk::time::sleep(Duration::from_millis(a.ms)).await;
                 Ok(ToolOutput::text(format!("slept {} ms", a.ms)))
             },
