@@ -28,7 +28,6 @@ const LIFECYCLE_TIMEOUT: Duration = Duration::from_secs(10);
 /// ```
 /// use maitool_sdk::prelude::*;
 /// use maitool_sdk::testing::PluginTest;
-/// use maitool_sdk::JsonObject;
 /// use maitool_sdk::testing::RpcError;
 ///
 /// /// Remember the last greeting and say it in the chat.
@@ -38,12 +37,8 @@ const LIFECYCLE_TIMEOUT: Duration = Duration::from_secs(10);
 ///     text: String,
 ///     ctx: ToolContext,
 /// ) -> Result<String, ToolError> {
-///     let args = JsonObject::from_iter([
-///         ("key".to_owned(), json!("last")),
-///         ("value".to_owned(), json!(text)),
-///     ]);
-///     ctx.host().call("kv.set", args).await?;
-///     ctx.send_text(&text).await?;
+///     ctx.kv().set("last", &text).await?;
+///     ctx.send().text(text.clone()).await?;
 ///     Ok(format!("said {text}"))
 /// }
 ///
