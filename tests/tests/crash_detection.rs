@@ -55,7 +55,11 @@ async fn in_flight_calls_fail_within_200_ms_of_a_sigkill_with_health_checks_off(
             .expect("no call hangs")
             .unwrap();
         assert!(
-            result.error_message.contains("E_PLUGIN_CRASHED"),
+            result
+                .metadata
+                .get("error_code")
+                .and_then(|code| code.as_str())
+                == Some("E_PLUGIN_CRASHED"),
             "{result:?}"
         );
         slowest = slowest.max(ended.saturating_duration_since(killed));

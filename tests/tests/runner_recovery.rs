@@ -243,7 +243,11 @@ async fn calls_made_during_a_restart_wait_for_it_and_succeed() {
         }
         let crashed = in_flight.await.unwrap();
         assert!(
-            crashed.error_message.contains("E_PLUGIN_CRASHED"),
+            crashed
+                .metadata
+                .get("error_code")
+                .and_then(|code| code.as_str())
+                == Some("E_PLUGIN_CRASHED"),
             "{crashed:?}"
         );
         for call in calls {

@@ -139,7 +139,18 @@ pub async fn try_call(registry: &ToolRegistry, tool: &str) -> Result<(), String>
         return Err(if result.success {
             format!("echoed {:?}", result.content)
         } else {
-            result.error_message
+            // The code is in the metadata; the message is what a model reads. The restart
+            // sections classify failures by it.
+            match result
+                .metadata
+                .get("error_code")
+                .and_then(|code| code.as_str())
+            {
+                Some(code) if !result.error_message.contains(code) => {
+                    format!("[{code}] {}", result.error_message)
+                }
+                _ => result.error_message,
+            }
         });
     }
     Ok(())
