@@ -13,7 +13,7 @@ async fn a_remembered_note_is_in_the_kv_store_and_recalled() -> Result<(), TestE
         .call("remember", json!({ "key": "milk", "text": "buy 2 litres" }))
         .await?;
     assert_eq!(stored.content, "remembered milk");
-    assert_eq!(t.kv()["milk"], "buy 2 litres");
+    assert_eq!(t.kv()["note:milk"], json!({ "text": "buy 2 litres" }));
     let recalled = t.call("recall", json!({ "key": "milk" })).await?;
     assert_eq!(recalled.content, "buy 2 litres");
     let missing = t.call("recall", json!({ "key": "eggs" })).await?;
@@ -26,7 +26,7 @@ async fn a_remembered_note_is_in_the_kv_store_and_recalled() -> Result<(), TestE
 async fn a_note_the_store_already_holds_is_recalled() -> Result<(), TestError> {
     let t = PluginTest::new(notes())
         .grant("kv.get")
-        .kv_entry("motd", json!("welcome back"))
+        .kv_entry("note:motd", json!({ "text": "welcome back" }))
         .start()
         .await?;
     assert_eq!(
