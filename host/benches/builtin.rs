@@ -10,8 +10,8 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use maitool_host::ToolRegistry;
 use maitool_host::builtin::engine::{MemoryMode, MemoryQuery, NewMemory, NewMessage};
 use maitool_host::builtin::{
-    BuiltinConfig, DeferredTool, Discovery, EngineBridge, MaisakaBuiltinToolProvider, Store,
-    StoreEngine, ToolCallExecutor, search,
+    BuiltinConfig, BuiltinToolProvider, DeferredTool, Discovery, EngineBridge, Store, StoreEngine,
+    ToolCallExecutor, search,
 };
 use maitool_host::llm::ModelApi;
 use maitool_protocol::{ToolExecutionContext, ToolInvocation};
@@ -154,7 +154,7 @@ fn wired(rt: &Runtime, config: BuiltinConfig) -> Wired {
         }
         let engine: Arc<dyn EngineBridge> = Arc::new(StoreEngine::new(store));
         let discovery = Arc::new(Discovery::new());
-        let provider = MaisakaBuiltinToolProvider::new(config, engine.clone(), discovery.clone());
+        let provider = BuiltinToolProvider::new(config, engine.clone(), discovery.clone());
         let registry = Arc::new(ToolRegistry::new());
         registry.register_provider(provider);
         discovery.attach_registry(&registry);

@@ -8,7 +8,7 @@ use futures::future::BoxFuture;
 use serde::Serialize;
 
 use crate::builtin::{
-    Discovery, EngineBridge, MaisakaBuiltinToolProvider, Store, StoreEngine, seed_store,
+    BuiltinToolProvider, Discovery, EngineBridge, Store, StoreEngine, seed_store,
 };
 use crate::config::{HostConfig, LoadedConfig};
 use crate::mcp::{McpServerStatus, McpToolProvider};
@@ -65,7 +65,7 @@ pub struct Host {
     pub plugins: Arc<PluginRuntime>,
     /// The built-in tools' store, when enabled.
     pub store: Option<Store>,
-    builtin: RwLock<Option<Arc<MaisakaBuiltinToolProvider>>>,
+    builtin: RwLock<Option<Arc<BuiltinToolProvider>>>,
     mcp: RwLock<Option<Arc<McpToolProvider>>>,
     config: RwLock<LoadedConfig>,
     /// Serialises reloads.
@@ -179,11 +179,7 @@ impl Host {
         };
         let builtin = store.as_ref().map(|store| {
             let engine: Arc<dyn EngineBridge> = Arc::new(StoreEngine::new(store.clone()));
-            MaisakaBuiltinToolProvider::new(
-                settings.builtin.clone(),
-                engine,
-                Arc::new(Discovery::new()),
-            )
+            BuiltinToolProvider::new(settings.builtin.clone(), engine, Arc::new(Discovery::new()))
         });
         let mcp = if settings.mcp.enable && !wait {
             Some(
@@ -244,7 +240,7 @@ impl Host {
     }
 
     /// The built-in tools provider, when enabled.
-    pub fn builtin(&self) -> Option<Arc<MaisakaBuiltinToolProvider>> {
+    pub fn builtin(&self) -> Option<Arc<BuiltinToolProvider>> {
         self.builtin.read().clone()
     }
 
@@ -311,11 +307,8 @@ impl Host {
                 Some(current) => current.engine().clone(),
                 None => Arc::new(StoreEngine::new(store.clone())),
             };
-            let rebuilt = MaisakaBuiltinToolProvider::new(
-                new.builtin.clone(),
-                engine,
-                Arc::new(Discovery::new()),
-            );
+            let rebuilt =
+                BuiltinToolProvider::new(new.builtin.clone(), engine, Arc::new(Discovery::new()));
             rebuilt.discovery().attach_registry(&self.registry);
             *self.builtin.write() = Some(rebuilt);
             report.builtin_reloaded = true;

@@ -109,7 +109,7 @@ impl BuiltinConfig {
         if self.database.as_os_str().is_empty() {
             return Err(error("database", "must be a path or :memory:".into()));
         }
-        let names: Vec<&str> = super::catalogue::entries().iter().map(|e| e.name).collect();
+        let names: Vec<&str> = super::catalog::entries().iter().map(|e| e.name).collect();
         for (name, text) in &self.descriptions {
             if !names.contains(&name.as_str()) {
                 return Err(error(

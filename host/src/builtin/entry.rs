@@ -1,4 +1,4 @@
-//! One row of the built-in catalogue: a tool's name, spec builder, handler, stage, visibility,
+//! One row of the built-in catalog: a tool's name, spec builder, handler, stage, visibility,
 //! chat scope and config gate (MaiBot's `BuiltinToolEntry`).
 
 use std::fmt;

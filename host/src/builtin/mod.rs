@@ -1,7 +1,7 @@
 //! Built-in engine tools: the reasoning engine's own tools, deferred-tool discovery, the
 //! tool-call executor, and the embedded store that backs them by default.
 //!
-//! * [`MaisakaBuiltinToolProvider`] (`maisaka_builtin`): the [catalogue](catalogue) (`reply`,
+//! * [`BuiltinToolProvider`] (`maisaka_builtin`): the [catalog](catalog) (`reply`,
 //!   `wait`, `finish`, `send_emoji`, `send_image`, `query_memory`, `query_person_profile`,
 //!   `fetch_history`, `view_forward_message`, `switch_chat`, `tool_search`) filtered by
 //!   [config](BuiltinConfig), chat scope and stage.
@@ -13,7 +13,7 @@
 //!
 //! The operator's guide is `docs/BUILTIN.md`.
 
-pub mod catalogue;
+pub mod catalog;
 mod config;
 mod discovery;
 pub mod engine;
@@ -45,7 +45,7 @@ pub use exposure::{Classified, ToolExposure, build_exposure, classify};
 pub(crate) use handlers::datetime;
 pub use handlers::{Handler, HandlerContext, HandlerResult, ToolFailure};
 pub use media::{media_id, media_list_block, split_media};
-pub use provider::{MaisakaBuiltinToolProvider, PROVIDER_NAME};
+pub use provider::{BuiltinToolProvider, PROVIDER_NAME};
 pub use seed::{SeedConfig, SeedError, SeedReport, seed_store};
 pub use store::{Store, StoreError};
 
@@ -74,14 +74,14 @@ pub enum BuiltinError {
 /// so `tool_search` sees plugin and MCP tools too.
 pub async fn default_provider(
     config: &BuiltinConfig,
-) -> Result<Arc<MaisakaBuiltinToolProvider>, BuiltinError> {
+) -> Result<Arc<BuiltinToolProvider>, BuiltinError> {
     config.validate()?;
     let store = Store::open(&config.database).await?;
     if !config.seed.is_empty() {
         seed_store(&store, &config.seed).await?;
     }
     let engine: Arc<dyn EngineBridge> = Arc::new(StoreEngine::new(store));
-    Ok(MaisakaBuiltinToolProvider::new(
+    Ok(BuiltinToolProvider::new(
         config.clone(),
         engine,
         Arc::new(Discovery::new()),

@@ -1,4 +1,4 @@
-//! [`MaisakaBuiltinToolProvider`]: the built-in catalogue as a [`ToolProvider`].
+//! [`BuiltinToolProvider`]: the built-in catalog as a [`ToolProvider`].
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -11,7 +11,7 @@ use maitool_protocol::{
 
 use crate::provider::{ProviderError, ToolProvider};
 
-use super::catalogue::entries;
+use super::catalog::entries;
 use super::config::BuiltinConfig;
 use super::discovery::Discovery;
 use super::engine::{EngineBridge, EngineCapabilities};
@@ -49,21 +49,21 @@ pub(crate) fn builtin_specs(
         .collect()
 }
 
-/// The built-in engine tools (MaiBot's `MaisakaBuiltinToolProvider`).
+/// The built-in engine tools (MaiBot's `BuiltinToolProvider`).
 ///
-/// Lists the catalogue entries that pass the configuration gates and the caller's chat scope,
+/// Lists the catalog entries that pass the configuration gates and the caller's chat scope,
 /// marks each spec with its stage and visibility, and runs invocations through the entry's
 /// handler. Specs are built once, at construction: they depend only on the configuration and
 /// the engine's capabilities.
-pub struct MaisakaBuiltinToolProvider {
+pub struct BuiltinToolProvider {
     handler_ctx: HandlerContext,
     entries: Vec<(&'static BuiltinEntry, Arc<ToolSpec>)>,
     index: HashMap<&'static str, usize>,
 }
 
-impl std::fmt::Debug for MaisakaBuiltinToolProvider {
+impl std::fmt::Debug for BuiltinToolProvider {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("MaisakaBuiltinToolProvider")
+        f.debug_struct("BuiltinToolProvider")
             .field(
                 "tools",
                 &self.entries.iter().map(|(e, _)| e.name).collect::<Vec<_>>(),
@@ -72,7 +72,7 @@ impl std::fmt::Debug for MaisakaBuiltinToolProvider {
     }
 }
 
-impl MaisakaBuiltinToolProvider {
+impl BuiltinToolProvider {
     /// A provider over `engine`, sharing `discovery` with the engine's exposure builder. Call
     /// [`BuiltinConfig::validate`] first; [`default_provider`](super::default_provider) does.
     pub fn new(
@@ -85,7 +85,7 @@ impl MaisakaBuiltinToolProvider {
             engine: engine.capabilities(),
         };
         let entries: Vec<(&'static BuiltinEntry, Arc<ToolSpec>)> =
-            super::catalogue::BUILTIN_TOOL_ENTRIES
+            super::catalog::BUILTIN_TOOL_ENTRIES
                 .iter()
                 .map(|entry| (entry, Arc::new(build_spec(entry, spec_ctx))))
                 .collect();
@@ -165,7 +165,7 @@ impl MaisakaBuiltinToolProvider {
 }
 
 #[async_trait]
-impl ToolProvider for MaisakaBuiltinToolProvider {
+impl ToolProvider for BuiltinToolProvider {
     fn provider_name(&self) -> &str {
         PROVIDER_NAME
     }

@@ -14,14 +14,14 @@ use crate::builtin::engine::{
 };
 use crate::builtin::store::{NewEmoji, Store};
 use crate::builtin::{
-    BuiltinConfig, CONTEXT_MESSAGE_IDS, Discovery, MaisakaBuiltinToolProvider, StoreEngine,
+    BuiltinConfig, BuiltinToolProvider, CONTEXT_MESSAGE_IDS, Discovery, StoreEngine,
 };
 use crate::provider::ToolProvider;
 
 const PNG: &[u8] = &[0x89, b'P', b'N', b'G', 0x0D, 0x0A, 0x1A, 0x0A, 9, 9, 9];
 
 struct Fixture {
-    provider: Arc<MaisakaBuiltinToolProvider>,
+    provider: Arc<BuiltinToolProvider>,
     engine: Arc<StoreEngine>,
     store: Store,
 }
@@ -29,8 +29,7 @@ struct Fixture {
 async fn fixture(config: BuiltinConfig) -> Fixture {
     let store = Store::in_memory().await.unwrap();
     let engine = Arc::new(StoreEngine::new(store.clone()));
-    let provider =
-        MaisakaBuiltinToolProvider::new(config, engine.clone(), Arc::new(Discovery::new()));
+    let provider = BuiltinToolProvider::new(config, engine.clone(), Arc::new(Discovery::new()));
     Fixture {
         provider,
         engine,

@@ -7,7 +7,7 @@ use maitool_protocol::{ChatScope, ProviderType, ToolAvailabilityContext, ToolInv
 use serde_json::json;
 
 use super::fixtures::{World, args, ctx, names};
-use crate::builtin::catalogue::BUILTIN_TOOL_ENTRIES;
+use crate::builtin::catalog::BUILTIN_TOOL_ENTRIES;
 use crate::builtin::{BuiltinConfig, BuiltinEntry, ExpressionSelectionMode, PROVIDER_NAME, Stage};
 use crate::provider::{ProviderError, ToolProvider};
 
@@ -42,7 +42,7 @@ fn reply_properties(world: &World) -> Vec<String> {
 }
 
 #[tokio::test]
-async fn the_default_catalogue_and_its_metadata() {
+async fn the_default_catalog_and_its_metadata() {
     let world = World::new(BuiltinConfig::default()).await;
     let specs = world.provider.list_tools(&group()).await.unwrap();
     assert_eq!(

@@ -13,8 +13,7 @@ use serde_json::{Value, json};
 use crate::builtin::engine::NewMessage;
 use crate::builtin::store::Store;
 use crate::builtin::{
-    BuiltinConfig, Discovery, EngineBridge, MaisakaBuiltinToolProvider, StoreEngine,
-    ToolCallExecutor,
+    BuiltinConfig, BuiltinToolProvider, Discovery, EngineBridge, StoreEngine, ToolCallExecutor,
 };
 use crate::provider::{ProviderError, ToolProvider};
 use crate::registry::ToolRegistry;
@@ -97,7 +96,7 @@ impl ToolProvider for PluginTools {
 /// Everything wired as the `maitool` binary does, over an in-memory store.
 pub(super) struct World {
     pub registry: Arc<ToolRegistry>,
-    pub provider: Arc<MaisakaBuiltinToolProvider>,
+    pub provider: Arc<BuiltinToolProvider>,
     pub engine: Arc<StoreEngine>,
     pub discovery: Arc<Discovery>,
     pub executor: ToolCallExecutor,
@@ -109,7 +108,7 @@ impl World {
         let store = Store::in_memory().await.unwrap();
         let engine = Arc::new(StoreEngine::new(store.clone()));
         let discovery = Arc::new(Discovery::new());
-        let provider = MaisakaBuiltinToolProvider::new(config, engine.clone(), discovery.clone());
+        let provider = BuiltinToolProvider::new(config, engine.clone(), discovery.clone());
         let registry = Arc::new(ToolRegistry::new());
         registry.register_provider(provider.clone());
         registry.register_provider(Arc::new(PluginTools));

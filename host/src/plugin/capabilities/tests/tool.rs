@@ -5,9 +5,7 @@ use std::sync::Arc;
 use serde_json::json;
 
 use super::{call, service};
-use crate::builtin::{
-    BuiltinConfig, Discovery, EngineBridge, MaisakaBuiltinToolProvider, StoreEngine,
-};
+use crate::builtin::{BuiltinConfig, BuiltinToolProvider, Discovery, EngineBridge, StoreEngine};
 use crate::registry::ToolRegistry;
 
 #[tokio::test]
@@ -20,11 +18,8 @@ async fn tool_definitions_list_the_registry_as_the_sdk_reads_them() {
     );
 
     let engine: Arc<dyn EngineBridge> = Arc::new(StoreEngine::new(store));
-    let builtin = MaisakaBuiltinToolProvider::new(
-        BuiltinConfig::default(),
-        engine,
-        Arc::new(Discovery::new()),
-    );
+    let builtin =
+        BuiltinToolProvider::new(BuiltinConfig::default(), engine, Arc::new(Discovery::new()));
     let registry = Arc::new(ToolRegistry::new());
     registry.register_provider(builtin);
     service.attach_registry(&registry);

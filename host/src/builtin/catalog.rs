@@ -1,4 +1,4 @@
-//! The built-in catalogue (MaiBot's `BUILTIN_TOOL_ENTRIES`): every tool with its stage,
+//! The built-in catalog (MaiBot's `BUILTIN_TOOL_ENTRIES`): every tool with its stage,
 //! visibility, chat scope and config gate.
 
 use maitool_protocol::{ChatScope, Visibility};
@@ -109,7 +109,7 @@ pub static BUILTIN_TOOL_ENTRIES: [BuiltinEntry; 11] = [
     },
 ];
 
-/// The catalogue.
+/// The catalog.
 pub fn entries() -> &'static [BuiltinEntry] {
     &BUILTIN_TOOL_ENTRIES
 }
