@@ -607,26 +607,7 @@ impl PluginRuntime {
     /// Waits until every runner is ready, failed or stopped, or `limit` passes. Returns true
     /// when all settled.
     pub async fn wait_settled(&self, limit: Duration) -> bool {
-        let runners: Vec<Arc<RunnerShared>> = self
-            .runners
-            .lock()
-            .iter()
-            .map(|slot| slot.shared.clone())
-            .collect();
-        let all = async {
-            for runner in &runners {
-                let mut changes = runner.state_changes.subscribe();
-                let _ = changes
-                    .wait_for(|s| {
-                        matches!(
-                            s,
-                            RunnerState::Ready | RunnerState::Failed | RunnerState::Stopped
-                        )
-                    })
-                    .await;
-            }
-        };
-        tokio::time::timeout(limit, all).await.is_ok()
+        self.wait_all(limit, |_| false).await
     }
 
     /// Waits until every runner is ready, failed or stopped, or has ended a launch (a runner
@@ -634,6 +615,15 @@ impl PluginRuntime {
     /// the answer a command that starts a host wants, not its retries), or `limit` passes.
     /// Returns true when all did.
     pub async fn wait_launched(&self, limit: Duration) -> bool {
+        self.wait_all(limit, |runner| {
+            runner.view.read().last_exit_reason.is_some()
+        })
+        .await
+    }
+
+    /// Waits until each runner is ready, failed or stopped, or `also` holds for it, or
+    /// `limit` passes.
+    async fn wait_all(&self, limit: Duration, also: impl Fn(&RunnerShared) -> bool) -> bool {
         let runners: Vec<Arc<RunnerShared>> = self
             .runners
             .lock()
@@ -648,7 +638,7 @@ impl PluginRuntime {
                         matches!(
                             s,
                             RunnerState::Ready | RunnerState::Failed | RunnerState::Stopped
-                        ) || runner.view.read().last_exit_reason.is_some()
+                        ) || also(runner)
                     })
                     .await;
             }
