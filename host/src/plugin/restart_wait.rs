@@ -42,9 +42,10 @@ impl NotReady {
                 "{down} (not back from its restart within restart_wait_ms, {} ms)",
                 waited.as_millis()
             ),
+            // As any timed-out call reads (`call_error`); the code is in the metadata.
             NotReady::CallDeadline(waited) => format!(
-                "tool {tool} failed: [E_TIMEOUT] the runner of plugin {plugin_id} did not come back from its restart within the call's timeout ({} ms)",
-                waited.as_millis()
+                "tool {tool} timed out after {} waiting for the runner of plugin {plugin_id} to come back from its restart",
+                super::call_error::duration(waited.as_millis() as u64)
             ),
         }
     }
