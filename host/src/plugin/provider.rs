@@ -21,6 +21,11 @@ use super::result::normalize;
 use super::runtime::RuntimeShared;
 use crate::provider::{ProviderError, ToolProvider, ToolSetVersion};
 
+/// How long a call cut off by its runner's end waits for the supervisor to say how the
+/// runner ended. The supervisor reaps a dead runner within milliseconds of its socket
+/// closing, and waits at most 100 ms for one that closed its socket and lives on.
+const CUT_OFF_PATIENCE: Duration = Duration::from_millis(500);
+
 /// Lists the tools of every ready runner and invokes them over RPC.
 pub struct PluginToolProvider {
     runtime: Arc<RuntimeShared>,
@@ -227,7 +232,11 @@ impl PluginToolProvider {
             .peer
             .start_call(&entry.invoke_method, &entry.plugin_id, &request, timeout);
         let answer = match first {
-            Ok(pending) => pending.await.and_then(|response| response.invoke_answer()),
+            Ok(pending) => match pending.await {
+                Ok(response) => response.invoke_answer(),
+                // Boxed: only a cut-off call pays for this wait in its future's size.
+                Err(err) => Err(Box::pin(live.explain_cut_off(err, CUT_OFF_PATIENCE)).await),
+            },
             // Not sent: the connection closed before the supervisor took it off the invoke
             // path. The call never reached the runner, so it waits for the restart like any
             // call that arrives during one.
@@ -244,7 +253,12 @@ impl PluginToolProvider {
                     .peer
                     .start_call(&entry.invoke_method, &entry.plugin_id, &request, left)
                 {
-                    Ok(pending) => pending.await.and_then(|response| response.invoke_answer()),
+                    Ok(pending) => match pending.await {
+                        Ok(response) => response.invoke_answer(),
+                        Err(err) => {
+                            Err(Box::pin(next.explain_cut_off(err, CUT_OFF_PATIENCE)).await)
+                        }
+                    },
                     Err(err) => Err(err),
                 }
             }

@@ -17,6 +17,7 @@ use super::components::ComponentRegistry;
 use super::config::{PluginSettings, ResolvedRunner, RuntimeConfig};
 use super::executable::ExecutableId;
 use super::listener::{Launches, SocketListener};
+pub(crate) use super::live_peer::LivePeer;
 use super::provider::PluginToolProvider;
 use super::status::{PluginLoadState, PluginStatus, RunnerState, RunnerStatus};
 use super::supervisor::Supervisor;
@@ -58,16 +59,6 @@ pub(crate) struct RuntimeShared {
     /// Runner name -> its state, for calls that wait for a restarting runner
     /// (`restart_wait.rs`).
     pub(super) states: RwLock<HashMap<String, watch::Receiver<RunnerState>>>,
-}
-
-/// A ready runner's connection, with what its `runner.hello` said about reading calls.
-#[derive(Clone)]
-pub(crate) struct LivePeer {
-    pub peer: RpcPeer,
-    /// The runner's components read the execution context from the payload's `context`
-    /// (`HelloPayload::reads_context`), so their `args` need only the context keys they
-    /// declare.
-    pub reads_context: bool,
 }
 
 impl RuntimeShared {

@@ -2,8 +2,7 @@
 //! an intensity limit, and graceful stop.
 
 use std::collections::VecDeque;
-use std::os::unix::process::ExitStatusExt;
-use std::process::{ExitStatus, Stdio};
+use std::process::Stdio;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -20,6 +19,7 @@ use tokio::process::{Child, Command};
 use tokio::sync::watch;
 
 use super::connection::RunnerConnectionHandler;
+use super::exit::RunnerExit;
 use super::runtime::{LivePeer, RunnerShared, RuntimeShared};
 use super::status::{PluginLoadState, RunnerState};
 
@@ -314,7 +314,7 @@ impl Supervisor {
             },
             status = child.wait() => {
                 let rejection = self.runtime.launches.take_rejection(&name).map(|r| format!(" (handshake rejected: {r})")).unwrap_or_default();
-                return Outcome::Exited(format!("{} before connecting{rejection}", describe(status)));
+                return Outcome::Exited(format!("{} before connecting{rejection}", RunnerExit::from_wait(&status).describe()));
             }
             _ = self.stop.changed() => return Outcome::Stopped,
         };
@@ -328,10 +328,7 @@ impl Supervisor {
             ..PeerConfig::default()
         };
         let peer = RpcPeer::start_framed(connected.framed, handler, peer_config);
-        let live = LivePeer {
-            peer: peer.clone(),
-            reads_context: connected.hello.reads_context,
-        };
+        let (live, launch_end) = LivePeer::new(peer.clone(), connected.hello.reads_context);
         self.runner.set_peer(Some(live.clone()));
         tracing::debug!(runner = %name, runner_id = %connected.hello.runner_id, pid = child.id(), sdk_version = %connected.hello.sdk_version, "runner connected");
 
@@ -342,7 +339,7 @@ impl Supervisor {
                 Ok(Err(_)) => return Outcome::Exited("readiness report lost".into()),
                 Err(_) => return Outcome::Exited(format!("no runner.ready within {} ms", ready_limit.as_millis())),
             },
-            status = child.wait() => return Outcome::Exited(format!("{} while loading plugins", describe(status))),
+            status = child.wait() => return Outcome::Exited(format!("{} while loading plugins", RunnerExit::from_wait(&status).describe())),
             reason = peer.closed() => return Outcome::Exited(format!("connection lost while loading plugins: {reason:?}")),
             _ = self.stop.changed() => {
                 self.graceful_stop(&peer, child, config).await;
@@ -375,15 +372,24 @@ impl Supervisor {
         loop {
             tokio::select! {
                 status = child.wait() => {
-                    peer.close();
-                    return Outcome::Exited(describe(status));
+                    let exit = RunnerExit::from_wait(&status);
+                    launch_end.record(&exit.for_callers());
+                    peer.close_because(exit.for_callers());
+                    return Outcome::Exited(exit.describe());
                 }
                 reason = peer.closed() => {
                     // The process usually exits at the same moment; prefer its status.
                     let status = tokio::time::timeout(Duration::from_millis(100), child.wait()).await;
                     return Outcome::Exited(match status {
-                        Ok(status) => describe(status),
-                        Err(_) => format!("connection lost ({reason:?}) while the process kept running"),
+                        Ok(status) => {
+                            let exit = RunnerExit::from_wait(&status);
+                            launch_end.record(&exit.for_callers());
+                            exit.describe()
+                        }
+                        Err(_) => {
+                            launch_end.record("the runner closed its connection but kept running");
+                            format!("connection lost ({reason}) while the process kept running")
+                        }
                     });
                 }
                 _ = health.tick(), if health_every.is_some() => {
@@ -391,6 +397,7 @@ impl Supervisor {
                         tracing::error!(runner = %name, "{}; killing it", failure.reason);
                         // The calls still in flight fail with what happened to them, not
                         // with a bare "connection closed".
+                        launch_end.record(failure.for_callers());
                         peer.close_because(failure.for_callers());
                         return Outcome::Exited(failure.reason);
                     }
@@ -553,22 +560,6 @@ fn spawn_backoff(failures: u32, initial_ms: u64, max_ms: u64) -> Duration {
         .checked_shl(failures.saturating_sub(1).min(30))
         .unwrap_or(u64::MAX);
     Duration::from_millis(initial_ms.saturating_mul(factor).min(max_ms))
-}
-
-fn describe(status: std::io::Result<ExitStatus>) -> String {
-    match status {
-        Ok(status) => match (status.code(), status.signal()) {
-            (Some(code), _) => format!("exited with status {code}"),
-            (None, Some(signal)) => {
-                let name = Signal::try_from(signal)
-                    .map(|s| s.as_str().to_owned())
-                    .unwrap_or_else(|_| signal.to_string());
-                format!("killed by signal {name}")
-            }
-            _ => "exited".to_owned(),
-        },
-        Err(err) => format!("could not be waited for: {err}"),
-    }
 }
 
 fn fresh_token() -> String {
