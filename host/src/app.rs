@@ -11,7 +11,7 @@ use crate::builtin::{
     BuiltinToolProvider, Discovery, EngineBridge, Store, StoreEngine, seed_store,
 };
 use crate::config::{HostConfig, LoadedConfig};
-use crate::mcp::{McpServerStatus, McpToolProvider};
+use crate::mcp_client::{McpServerStatus, McpToolProvider};
 use crate::metrics::progress::{self, StartObserver, StartProgress};
 use crate::metrics::{CallTotals, ToolCallStats};
 use crate::plugin::{

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::builtin::BuiltinConfig;
-use crate::mcp::McpConfig;
+use crate::mcp_client::McpConfig;
 use crate::plugin::{BotConfig, LlmConfig, ResolvedRunner, RunnerConfig, RuntimeConfig};
 
 /// `[host]`: where the host keeps its sockets and data.

@@ -1,4 +1,5 @@
-//! The plugin-side engine of maitool.
+//! The plugin side of maitool: the runner that connects to the host, loads plugins and serves
+//! their calls.
 //!
 //! A runner is a process the host spawns. It connects back to the host's Unix socket, says
 //! `runner.hello` with the one-time token it read from the pipe the host handed it, loads the plugins it
@@ -7,25 +8,25 @@
 //! host process dies.
 //!
 //! Plugin authors do not use this crate directly: `maitool-sdk` builds [`PluginSpec`]s from
-//! typed declarations and calls [`run`]. The types here are the engine-level contract between
+//! typed declarations and calls [`run`]. The types here are the runner-level contract between
 //! the two.
 
 mod availability;
 mod blocking;
 mod context;
 mod data_dir;
-mod engine;
 mod error;
 mod launch;
 mod log_forward;
+mod serve;
 mod spec;
 
 pub use blocking::run_blocking;
 pub use context::{HostClient, InvocationContext};
-pub use engine::{RunnerOptions, run, serve, serve_stream};
 pub use error::RunnerError;
 pub use launch::{ENV_IPC_ADDRESS, ENV_RUNNER_NAME, ENV_SESSION_TOKEN_FD, LaunchEnv};
+pub use serve::{RunnerOptions, run, serve, serve_stream};
 pub use spec::{ComponentHandler, ComponentSpec, PluginHooks, PluginSpec};
 
-/// The version of the runner engine, reported as `sdk_version` in `runner.hello`.
+/// The version of the runner, reported as `sdk_version` in `runner.hello`.
 pub const RUNNER_VERSION: &str = env!("CARGO_PKG_VERSION");

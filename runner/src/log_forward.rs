@@ -207,7 +207,7 @@ fn plugin_here() -> Option<Arc<str>> {
 /// each.
 pub(crate) fn install_panic_hook() {
     std::panic::set_hook(Box::new(|info| {
-        let message = crate::engine::panic_message(info.payload());
+        let message = crate::serve::panic_message(info.payload());
         let location = info
             .location()
             .map(|l| format!(" at {}:{}:{}", l.file(), l.line(), l.column()))

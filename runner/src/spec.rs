@@ -1,4 +1,4 @@
-//! The engine-level description of a plugin: what the SDK hands to the runner.
+//! The runner-level description of a plugin: what the SDK hands to the runner.
 
 use std::fmt;
 use std::path::Path;

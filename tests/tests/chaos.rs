@@ -28,7 +28,7 @@ use chaos_support::{DRIVERS, IN_FLIGHT, LOST_AFTER, PLUGIN_TIMEOUT, Settings, co
 use futures::StreamExt;
 use futures::stream::FuturesUnordered;
 use maitool_e2e::plugins::{Harness, RunnerSpec};
-use maitool_host::mcp::{McpServerState, McpToolProvider};
+use maitool_host::mcp_client::{McpServerState, McpToolProvider};
 use maitool_host::plugin::{PluginSettings, RunnerState, RuntimeConfig};
 use maitool_host::{ToolProvider, ToolRegistry};
 use maitool_protocol::{ToolExecutionResult, ToolInvocation};

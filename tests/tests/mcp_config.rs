@@ -5,7 +5,7 @@
 mod mcp_support;
 
 use maitool_host::ToolProvider;
-use maitool_host::mcp::{McpConfig, McpConfigError, McpServerState, McpToolProvider};
+use maitool_host::mcp_client::{McpConfig, McpConfigError, McpServerState, McpToolProvider};
 use mcp_support::*;
 use serde_json::json;
 
@@ -136,7 +136,7 @@ async fn disabled_servers_and_disabled_mcp_start_nothing() {
     // Not validated either: a half-written config does not matter while MCP is off.
     all_off
         .servers
-        .push(maitool_host::mcp::McpServerConfig::default());
+        .push(maitool_host::mcp_client::McpServerConfig::default());
     let provider = start(all_off).await;
     assert!(
         provider

@@ -7,7 +7,7 @@ mod mcp_support;
 use std::time::Duration;
 
 use maitool_host::ToolProvider;
-use maitool_host::mcp::{McpRootItem, McpServerState};
+use maitool_host::mcp_client::{McpRootItem, McpServerState};
 use maitool_protocol::{ContentType, ToolAvailabilityContext};
 use mcp_support::*;
 use serde_json::json;

@@ -11,7 +11,7 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use maitool_host::ToolProvider;
-use maitool_host::mcp::{
+use maitool_host::mcp_client::{
     McpAuthorizationMode, McpProtocol, McpServerConfig, McpServerState, McpTransport,
 };
 use maitool_protocol::ContentType;

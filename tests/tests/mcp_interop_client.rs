@@ -11,7 +11,7 @@ mod mcp_support;
 mod node_support;
 
 use maitool_host::ToolProvider;
-use maitool_host::mcp::{McpServerConfig, McpServerState};
+use maitool_host::mcp_client::{McpServerConfig, McpServerState};
 use maitool_host::registry::ToolRegistry;
 use maitool_protocol::{
     ContentType, ToolAvailabilityContext, ToolExecutionContext, ToolInvocation,

@@ -5,7 +5,7 @@
 mod mcp_support;
 
 use maitool_host::ToolProvider;
-use maitool_host::mcp::McpProtocol;
+use maitool_host::mcp_client::McpProtocol;
 use mcp_support::*;
 use serde_json::json;
 

@@ -7,7 +7,7 @@ mod mcp_support;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use maitool_host::mcp::{McpServerState, McpToolProvider};
+use maitool_host::mcp_client::{McpServerState, McpToolProvider};
 use maitool_host::{ProviderError, ToolProvider};
 use maitool_protocol::{ToolExecutionContext, ToolInvocation};
 use mcp_support::*;
@@ -98,7 +98,7 @@ async fn a_killed_server_is_withdrawn_then_reconnected_with_its_tools() {
     provider.close().await.unwrap();
 }
 
-fn example_server_prefixed(name: &str) -> maitool_host::mcp::McpServerConfig {
+fn example_server_prefixed(name: &str) -> maitool_host::mcp_client::McpServerConfig {
     let mut server = example_server(name);
     server.tool_prefix = format!("{name}_");
     server
@@ -109,18 +109,18 @@ async fn servers_that_never_start_leave_the_others_working() {
     maitool_e2e::init_tracing();
     let dir = tempfile::tempdir().unwrap();
     let pid_file = dir.path().join("hang.pid");
-    let missing = maitool_host::mcp::McpServerConfig::stdio(
+    let missing = maitool_host::mcp_client::McpServerConfig::stdio(
         "missing",
         "/nonexistent/mcp-server",
         Vec::<String>::new(),
     );
-    let not_mcp = maitool_host::mcp::McpServerConfig::stdio(
+    let not_mcp = maitool_host::mcp_client::McpServerConfig::stdio(
         "not_mcp",
         "sh",
         ["-c", "echo 'this is not JSON-RPC'; exit 1"],
     );
     // Starts but never answers the handshake.
-    let hang = maitool_host::mcp::McpServerConfig::stdio(
+    let hang = maitool_host::mcp_client::McpServerConfig::stdio(
         "hang",
         "sh",
         [
@@ -193,9 +193,9 @@ async fn close_leaves_no_server_process_or_grandchild() {
     let grandchild_file = dir.path().join("grandchild.pid");
     let bin = maitool_e2e::workspace_bin("maitool-example-mcp-server");
     // A wrapper launcher that leaves a background grandchild, like npx or a shell script.
-    let wrapped = maitool_host::mcp::McpServerConfig {
+    let wrapped = maitool_host::mcp_client::McpServerConfig {
         tool_prefix: "wrapped_".to_owned(),
-        ..maitool_host::mcp::McpServerConfig::stdio(
+        ..maitool_host::mcp_client::McpServerConfig::stdio(
             "wrapped",
             "sh",
             [
@@ -265,7 +265,7 @@ async fn a_hung_server_fails_its_health_check_and_is_replaced() {
     let mut modern = example_server("modern");
     modern.http_timeout_seconds = 1.0;
     let mut legacy = example_server_prefixed("legacy");
-    legacy.protocol = maitool_host::mcp::McpProtocol::Legacy;
+    legacy.protocol = maitool_host::mcp_client::McpProtocol::Legacy;
     legacy.http_timeout_seconds = 1.0;
     let mut config = config(vec![modern, legacy]);
     config.health_check_interval_seconds = 0.3;

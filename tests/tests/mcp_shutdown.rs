@@ -6,7 +6,7 @@ mod mcp_support;
 
 use maitool_e2e::logs;
 use maitool_host::ToolProvider;
-use maitool_host::mcp::McpProtocol;
+use maitool_host::mcp_client::McpProtocol;
 use mcp_support::*;
 
 async fn closes_without_signals(name: &str, protocol: McpProtocol) {

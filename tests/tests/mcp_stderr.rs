@@ -6,7 +6,7 @@ mod mcp_support;
 use std::sync::{Arc, Mutex};
 
 use maitool_host::ToolProvider;
-use maitool_host::mcp::McpServerConfig;
+use maitool_host::mcp_client::McpServerConfig;
 use mcp_support::*;
 use tracing::field::{Field, Visit};
 use tracing_subscriber::Layer;

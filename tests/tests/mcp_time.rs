@@ -6,7 +6,7 @@
 mod mcp_support;
 
 use maitool_host::ToolProvider;
-use maitool_host::mcp::{McpProtocol, McpServerState};
+use maitool_host::mcp_client::{McpProtocol, McpServerState};
 use mcp_support::*;
 use serde_json::json;
 

@@ -8,7 +8,7 @@ mod mcp_support;
 use std::time::Duration;
 
 use maitool_host::ToolProvider;
-use maitool_host::mcp::{McpProtocol, McpToolProvider};
+use maitool_host::mcp_client::{McpProtocol, McpToolProvider};
 use maitool_protocol::{ToolExecutionContext, ToolInvocation};
 use mcp_support::*;
 use serde_json::json;
@@ -32,7 +32,7 @@ async fn wait_cancelled(provider: &McpToolProvider, tool: &str, count: u64) {
     .await;
 }
 
-fn servers() -> Vec<maitool_host::mcp::McpServerConfig> {
+fn servers() -> Vec<maitool_host::mcp_client::McpServerConfig> {
     // Both eras: cancellation is a notification on stdio in both.
     let mut modern = example_server("modern");
     modern.idle_timeout_seconds = Some(0.6);

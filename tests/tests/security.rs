@@ -12,7 +12,7 @@ use std::sync::Arc;
 use maitool_e2e::logs;
 use maitool_e2e::plugins::{Harness, RunnerSpec, fast_config};
 use maitool_host::control::ControlServer;
-use maitool_host::mcp::{McpAuthorizationMode, McpServerConfig, McpServerState};
+use maitool_host::mcp_client::{McpAuthorizationMode, McpServerConfig, McpServerState};
 use maitool_host::plugin::{PluginSettings, RunnerState};
 use maitool_host::{Host, HostConfig};
 use maitool_protocol::ToolExecutionContext;

@@ -4,7 +4,7 @@
 use std::future::Future;
 use std::time::Duration;
 
-use crate::mcp::{McpServerState, McpServerStatus};
+use crate::mcp_client::{McpServerState, McpServerStatus};
 use crate::plugin::{RunnerState, RunnerStatus};
 
 /// How often progress is sampled; also how long a start must take before the first report,

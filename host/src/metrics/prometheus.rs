@@ -5,7 +5,7 @@
 
 use std::fmt::Write as _;
 
-use crate::mcp::{McpServerState, McpServerStatus};
+use crate::mcp_client::{McpServerState, McpServerStatus};
 use crate::plugin::{PluginLoadState, RunnerState, RunnerStatus};
 
 use super::tools::{CallTotals, ToolCallStats};

@@ -158,7 +158,7 @@ impl PluginTest {
         self
     }
 
-    /// Starts the plugin: the runner engine connects over an in-memory stream, loads it
+    /// Starts the plugin: the runner connects over an in-memory stream, loads it
     /// (configuration, registration, `on_load`) and reports ready. Must run inside a tokio
     /// runtime (`#[tokio::test]`).
     ///

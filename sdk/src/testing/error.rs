@@ -15,7 +15,7 @@ pub enum TestError {
         /// The runner's reason.
         reason: String,
     },
-    /// The runner engine stopped before the plugin was ready.
+    /// The runner stopped before the plugin was ready.
     #[error("the runner stopped before it was ready: {0}")]
     Runner(#[source] maitool_runner::RunnerError),
     /// The runner did not report ready in time, or its task ended without a word.

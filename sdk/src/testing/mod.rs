@@ -1,4 +1,4 @@
-//! Testing a plugin without the host: the real runner engine serves the plugin in this
+//! Testing a plugin without the host: the real runner serves the plugin in this
 //! process, over an in-memory stream, to a test host that speaks the real protocol.
 //!
 //! Enabled by the `testing` feature, as a dev-dependency:

@@ -22,7 +22,7 @@ const DEFAULT_TOOL_TIMEOUT: Duration = Duration::from_secs(60);
 /// How long lifecycle requests (configuration updates, shutdown) may take.
 const LIFECYCLE_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// A started plugin, served by the real runner engine in this process. Dropping it closes
+/// A started plugin, served by the real runner in this process. Dropping it closes
 /// the connection; the runner then unloads the plugin (`on_unload`) on its own.
 ///
 /// ```
@@ -237,7 +237,7 @@ impl RunningPlugin {
     }
 
     /// Stops the runner as the host does (`plugin.shutdown`: in-flight calls drain, then
-    /// `on_unload` runs) and waits for the engine to finish.
+    /// `on_unload` runs) and waits for the runner to finish.
     pub async fn stop(mut self) -> Result<(), TestError> {
         let payload = ShutdownPayload {
             reason: "test finished".into(),

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, bail};
 use maitool_host::ToolProvider;
 use maitool_host::ToolRegistry;
-use maitool_host::mcp::{McpConfig, McpServerConfig, McpToolProvider};
+use maitool_host::mcp_client::{McpConfig, McpServerConfig, McpToolProvider};
 use rmcp::model::{CallToolRequestParams, ProtocolVersion};
 use rmcp::service::{ClientLifecycleMode, ClientServiceExt, RoleClient, RunningService};
 use rmcp::transport::TokioChildProcess;

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::Duration;
 
-use maitool_host::mcp::{McpConfig, McpServerConfig};
+use maitool_host::mcp_client::{McpConfig, McpServerConfig};
 use tokio::process::{Child, Command};
 
 use super::MCP_TIMEOUT;

@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use maitool_host::ToolRegistry;
-use maitool_host::mcp::{McpServerState, McpToolProvider};
+use maitool_host::mcp_client::{McpServerState, McpToolProvider};
 use maitool_host::plugin::{PluginRuntime, RunnerState, RunnerStatus};
 use maitool_protocol::{ToolExecutionResult, ToolInvocation};
 use nix::sys::signal::{Signal, kill};

@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicU8, Ordering};
 use std::time::Duration;
 
 use maitool_e2e::logs;
-use maitool_host::mcp::McpServerStatus;
+use maitool_host::mcp_client::McpServerStatus;
 use maitool_host::plugin::RunnerStatus;
 
 use super::monkey::{ChaosReport, HUNG_RUNNER};

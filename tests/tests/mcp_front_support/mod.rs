@@ -354,7 +354,7 @@ fn rand_suffix() -> String {
 }
 
 /// The MCP tool the front should list for a `ToolSpec` from `maitool tools --json`, built
-/// from the mapping rules in docs/MCP_FRONT.md.
+/// from the mapping rules in docs/MCP_SERVER.md.
 pub fn expected_tool(spec: &Value) -> Value {
     let mut tool = json!({ "name": spec["name"] });
     let mut input = spec["parameters_schema"]

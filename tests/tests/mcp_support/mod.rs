@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use maitool_host::ToolProvider;
-use maitool_host::mcp::{
+use maitool_host::mcp_client::{
     McpConfig, McpServerConfig, McpServerState, McpServerStatus, McpToolProvider,
 };
 use maitool_protocol::{JsonObject, ToolExecutionContext, ToolExecutionResult, ToolInvocation};

@@ -1,4 +1,4 @@
-//! The dice plugin, run in-process by the SDK's test harness (the real runner engine).
+//! The dice plugin, run in-process by the SDK's test harness (the real runner).
 
 use maitool_sdk::json;
 use maitool_sdk::testing::{PluginTest, TestError};

@@ -1,5 +1,5 @@
 //! The notes plugin (kv store, send.text, data directory), run in-process by the SDK's test
-//! harness (the real runner engine).
+//! harness (the real runner).
 
 use maitool_sdk::json;
 use maitool_sdk::testing::{PluginTest, TestError};

@@ -9,8 +9,8 @@ use std::time::Duration;
 
 use crate::control::{ControlServer, ControlSocketError};
 #[cfg(feature = "http")]
-use crate::front::HTTP_PATH;
-use crate::front::{FrontConfig, FrontError, McpFront};
+use crate::mcp_server::HTTP_PATH;
+use crate::mcp_server::{FrontConfig, FrontError, McpFront};
 use crate::{Host, LoadedConfig};
 use anyhow::{Context, Result, anyhow};
 use maitool_protocol::ToolExecutionContext;
@@ -161,7 +161,7 @@ pub(super) async fn serve(cli: &Cli, args: &ServeArgs, config: LoadedConfig) -> 
 #[cfg(feature = "http")]
 async fn bind_http(addr: std::net::SocketAddr, origins: &[String]) -> Result<HttpListener> {
     for origin in origins {
-        crate::front::http::OriginPattern::parse(origin)?;
+        crate::mcp_server::http::OriginPattern::parse(origin)?;
     }
     tokio::net::TcpListener::bind(addr)
         .await

@@ -3,7 +3,7 @@
 //! host has, so that "no tools" is never what a failed runner looks like.
 
 use crate::Host;
-use crate::mcp::McpServerState;
+use crate::mcp_client::McpServerState;
 use crate::plugin::RunnerState;
 
 /// `KIND NAME failed to start: WHY` for every enabled source of `host` that is not up.

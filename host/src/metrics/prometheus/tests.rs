@@ -1,4 +1,4 @@
-use crate::mcp::{McpServerState, McpServerStatus, McpTransport};
+use crate::mcp_client::{McpServerState, McpServerStatus, McpTransport};
 use crate::metrics::tools::{CallTotals, LatencySummary, ToolCallStats};
 use crate::plugin::{PluginLoadState, PluginStatus, RunnerState, RunnerStatus};
 

@@ -5,10 +5,12 @@ use maitool_protocol::{
 use rmcp::model::{ContentBlock, ResourceContents, Role};
 use serde_json::{Value, json};
 
-use crate::front::context::{ContextError, META_IS_GROUP_CHAT, META_SESSION_ID, request_context};
-use crate::front::cursor::{Cursor, page};
-use crate::front::result::{StructuredRule, to_call_result};
-use crate::front::tools::spec_to_tool;
+use crate::mcp_server::context::{
+    ContextError, META_IS_GROUP_CHAT, META_SESSION_ID, request_context,
+};
+use crate::mcp_server::cursor::{Cursor, page};
+use crate::mcp_server::result::{StructuredRule, to_call_result};
+use crate::mcp_server::tools::spec_to_tool;
 
 fn object(value: Value) -> JsonObject {
     match value {

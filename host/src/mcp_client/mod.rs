@@ -14,7 +14,7 @@
 //!   [`call`], [`result`]: one call and the mapping of its outcome; [`raw_result`]: a result
 //!   rmcp cannot read as a whole, read block by block.
 //!
-//! Operator documentation: `docs/MCP.md`.
+//! Operator documentation: `docs/MCP_CLIENT.md`.
 
 mod call;
 pub mod catalog;

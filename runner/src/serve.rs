@@ -138,7 +138,7 @@ fn check_unique(plugins: &[PluginSpec]) -> Result<(), RunnerError> {
 /// Serves `plugins` over a connection that is already open, from the handshake on, until
 /// shutdown or disconnect: what [`serve`] does once connected. `env.address` is not used.
 /// Without a `forwarder`, log records stay with whatever subscriber the process has (the
-/// SDK's test harness runs the engine in-process this way, over an in-memory stream).
+/// SDK's test harness runs the runner in-process this way, over an in-memory stream).
 pub async fn serve_stream<IO>(
     stream: IO,
     env: LaunchEnv,
@@ -648,5 +648,5 @@ impl RequestHandler for RunnerHandler {
 }
 
 #[cfg(test)]
-#[path = "engine_tests.rs"]
+#[path = "serve_tests.rs"]
 mod tests;

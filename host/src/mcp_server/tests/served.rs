@@ -19,7 +19,7 @@ use rmcp::{ClientHandler, ServiceError, ServiceExt};
 use serde_json::json;
 use tokio::sync::mpsc;
 
-use crate::front::{FrontConfig, McpFront};
+use crate::mcp_server::{FrontConfig, McpFront};
 use crate::provider::{ProviderError, ToolProvider};
 use crate::registry::ToolRegistry;
 

@@ -8,8 +8,8 @@ use tokio::net::TcpListener;
 use tokio::sync::Notify;
 
 use super::connect;
-use crate::mcp::handler::McpClientHandler;
-use crate::mcp::{McpClientConfig, McpServerConfig, McpTransport};
+use crate::mcp_client::handler::McpClientHandler;
+use crate::mcp_client::{McpClientConfig, McpServerConfig, McpTransport};
 
 async fn refusal(transport: McpTransport, url: String) -> String {
     let server = McpServerConfig {

@@ -17,7 +17,7 @@
 //!   keys (see [`context`]).
 //!
 //! Transports: stdio ([`McpFront::serve_stdio`]) and, with the `http` feature, Streamable HTTP
-//! at `/mcp` (`McpFront::serve_http`). `docs/MCP_FRONT.md` describes the operator side.
+//! at `/mcp` (`McpFront::serve_http`). `docs/MCP_SERVER.md` describes the operator side.
 
 pub mod context;
 pub mod cursor;

@@ -1,5 +1,5 @@
 use crate::config::HostConfig;
-use crate::mcp::{McpAuthorizationMode, McpConfig, McpServerConfig};
+use crate::mcp_client::{McpAuthorizationMode, McpConfig, McpServerConfig};
 
 const TOKEN: &str = "tok-7f3a9c1e-not-for-logs";
 const HEADER_SECRET: &str = "hdr-51b2d0aa-not-for-logs";
