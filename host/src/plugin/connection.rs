@@ -15,9 +15,10 @@ use maitool_protocol::wire::methods::{
 
 use std::collections::BTreeMap;
 
-use super::capabilities::grants_admit;
 use super::config::PluginSettings;
-use super::runtime::{RunnerShared, RuntimeShared};
+use super::grant::grants_admit;
+use super::runner_shared::RunnerShared;
+use super::shared::RuntimeShared;
 
 /// The host's handler for one runner connection.
 pub(crate) struct RunnerConnectionHandler {

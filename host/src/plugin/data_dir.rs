@@ -7,8 +7,6 @@
 use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
-use super::runtime::RuntimeShared;
-
 /// Longest plugin id, in bytes: one path component on common Unix filesystems.
 const MAX_ID_BYTES: usize = 255;
 /// Owner-only: the directory may hold a plugin's credentials or user data.
@@ -65,30 +63,6 @@ pub(crate) fn create_private(dir: &Path) -> Result<(), String> {
         .mode(PRIVATE)
         .create(dir)
         .map_err(|err| format!("cannot create {}: {err}", dir.display()))
-}
-
-impl RuntimeShared {
-    /// The `data_dir` of a plugin's bootstrap: its prepared directory, or empty when the
-    /// runtime has no data root, the plugin is disabled, or the directory cannot be made
-    /// (logged; the plugin then runs without one rather than the runner not at all).
-    pub(crate) fn plugin_data_dir(&self, plugin_id: &str, enabled: bool) -> String {
-        let Some(root) = self.plugin_data.as_deref().filter(|_| enabled) else {
-            return String::new();
-        };
-        // The wire field is a string: a path that is not UTF-8 cannot be sent faithfully.
-        let prepared = prepare(root, plugin_id).and_then(|dir| {
-            dir.into_os_string()
-                .into_string()
-                .map_err(|dir| format!("{} is not valid UTF-8", Path::new(&dir).display()))
-        });
-        match prepared {
-            Ok(dir) => dir,
-            Err(reason) => {
-                tracing::error!(plugin_id, "no data directory for the plugin: {reason}");
-                String::new()
-            }
-        }
-    }
 }
 
 #[cfg(test)]

@@ -13,6 +13,7 @@ mod connection;
 mod data_dir;
 mod executable;
 mod exit;
+mod grant;
 mod invoke_args;
 mod kv;
 mod listener;
@@ -23,14 +24,16 @@ mod parameter_list;
 mod provider;
 mod restart_wait;
 mod result;
+mod runner_shared;
 mod runtime;
+mod shared;
 mod status;
 mod supervisor;
 mod token_pipe;
 
 pub use capabilities::{
     BotConfig, CapabilityService, LlmConfig, MemorySink, MessageSink, OutgoingImage,
-    OutgoingMessage, PRIVILEGED_FAMILIES, StoreSink, check_grant, grants_admit,
+    OutgoingMessage, StoreSink,
 };
 pub use components::{ComponentEntry, ComponentRegistry};
 pub use config::{
@@ -38,6 +41,7 @@ pub use config::{
     RuntimeConfig, check_announced_plugin_id, find_program, resolve_program,
 };
 pub use data_dir::check_plugin_id;
+pub use grant::{GrantError, PRIVILEGED_FAMILIES, check_grant, grants_admit};
 pub use kv::KvStore;
 pub use provider::PluginToolProvider;
 pub use runtime::{ApplyReport, PluginRuntime, RuntimeError};

@@ -18,7 +18,7 @@ use super::components::ComponentEntry;
 use super::invoke_args::{ContextKeys, InvokeArgs};
 use super::restart_wait::NotReady;
 use super::result::normalize;
-use super::runtime::RuntimeShared;
+use super::shared::RuntimeShared;
 use crate::provider::{ProviderError, ToolProvider, ToolSetVersion};
 
 /// How long a call cut off by its runner's end waits for the supervisor to say how the

@@ -11,7 +11,8 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
-use super::runtime::{LivePeer, RuntimeShared};
+use super::live_peer::LivePeer;
+use super::shared::RuntimeShared;
 use super::status::RunnerState;
 
 /// Why a call found no runner to run on.

@@ -1,25 +1,23 @@
-//! The plugin runtime: the socket, every runner's supervisor, the component registry and
-//! the state the provider reads on the invoke path.
+//! The plugin runtime's facade, [`PluginRuntime`]: it assembles the socket, the shared state
+//! (`shared.rs`, `runner_shared.rs`) and one supervisor per runner, and applies configuration
+//! changes. Nothing else in `plugin/` depends on it.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use foldhash::{HashMap, HashMapExt};
-use maitool_protocol::rpc::RpcPeer;
-use maitool_protocol::wire::methods::{RegisterComponentsPayload, RunnerReadyPayload};
-use parking_lot::{Mutex, RwLock};
-use tokio::sync::{oneshot, watch};
+use parking_lot::Mutex;
+use tokio::sync::watch;
 
 use super::capabilities::CapabilityService;
 use super::components::ComponentRegistry;
 use super::config::{PluginSettings, ResolvedRunner, RuntimeConfig};
-use super::executable::ExecutableId;
 use super::listener::{Launches, SocketListener};
-pub(crate) use super::live_peer::LivePeer;
 use super::provider::PluginToolProvider;
-use super::status::{PluginLoadState, PluginStatus, RunnerState, RunnerStatus};
+use super::runner_shared::RunnerShared;
+use super::shared::RuntimeShared;
+use super::status::{RunnerState, RunnerStatus};
 use super::supervisor::Supervisor;
 use crate::provider::ToolSetVersion;
 
@@ -35,431 +33,6 @@ pub enum RuntimeError {
     /// The configuration is invalid.
     #[error("{0}")]
     Config(String),
-}
-
-/// State shared by the supervisors, the connection handlers and the provider.
-pub(crate) struct RuntimeShared {
-    pub config: RuntimeConfig,
-    pub components: ComponentRegistry,
-    pub capabilities: Arc<CapabilityService>,
-    pub version: ToolSetVersion,
-    pub launches: Arc<Launches>,
-    pub socket_path: PathBuf,
-    /// Where each plugin's private data directory is made (`<root>/<plugin id>`); `None`:
-    /// plugins get no data directory.
-    pub plugin_data: Option<PathBuf>,
-    /// Plugin id -> the runner that registered it.
-    owners: RwLock<HashMap<String, String>>,
-    /// The configured runners, for the plugin ids each is given: a runner may not announce
-    /// an id configured for another (`check_announced_plugin_id`).
-    configured: RwLock<Vec<ResolvedRunner>>,
-    /// Plugin id -> the connection of its runner, for plugins that are loaded and whose
-    /// runner is ready. The invoke path reads only this map.
-    live: RwLock<HashMap<String, LivePeer>>,
-    /// Runner name -> its state, for calls that wait for a restarting runner
-    /// (`restart_wait.rs`).
-    pub(super) states: RwLock<HashMap<String, watch::Receiver<RunnerState>>>,
-}
-
-impl RuntimeShared {
-    /// Refuses a plugin id `runner` announces that is invalid or configured for another
-    /// runner.
-    pub(crate) fn check_announced(&self, runner: &str, plugin_id: &str) -> Result<(), String> {
-        super::config::check_announced_plugin_id(&self.configured.read(), runner, plugin_id)
-    }
-
-    pub(crate) fn owner_of(&self, plugin_id: &str) -> Option<String> {
-        self.owners.read().get(plugin_id).cloned()
-    }
-
-    pub(crate) fn live_peer(&self, plugin_id: &str) -> Option<LivePeer> {
-        self.live.read().get(plugin_id).cloned()
-    }
-
-    pub(crate) fn is_live(&self, plugin_id: &str) -> bool {
-        self.live.read().contains_key(plugin_id)
-    }
-
-    /// Makes `runner` the owner of `plugin_id` unless another runner owns it. Ok(true) when
-    /// the claim is new, Ok(false) when the runner already owned it, Err(owner) otherwise.
-    pub(crate) fn try_claim(&self, plugin_id: &str, runner: &str) -> Result<bool, String> {
-        let mut owners = self.owners.write();
-        match owners.get(plugin_id) {
-            Some(owner) if owner == runner => Ok(false),
-            Some(owner) => Err(owner.clone()),
-            None => {
-                owners.insert(plugin_id.to_owned(), runner.to_owned());
-                Ok(true)
-            }
-        }
-    }
-
-    /// Undoes a claim whose registration failed.
-    pub(crate) fn release_claim(&self, plugin_id: &str, runner: &str) {
-        let mut owners = self.owners.write();
-        if owners.get(plugin_id).map(String::as_str) == Some(runner) {
-            owners.remove(plugin_id);
-        }
-    }
-
-    /// Applies the operator's grants to a registered plugin and exposes it if its runner is
-    /// already ready.
-    pub(crate) fn claim_plugin(&self, runner: &RunnerShared, payload: &RegisterComponentsPayload) {
-        let settings = runner
-            .settings()
-            .get(&payload.plugin_id)
-            .cloned()
-            .unwrap_or_default();
-        self.capabilities.configure_plugin(
-            &payload.plugin_id,
-            settings.capabilities,
-            settings.config,
-        );
-        runner.plugin_registered(payload, &self.components);
-        if runner.state() == RunnerState::Ready
-            && let Some(live) = runner.live()
-        {
-            self.live.write().insert(payload.plugin_id.clone(), live);
-        }
-        self.version.bump();
-    }
-
-    /// Withdraws a plugin its runner unloaded, and gives up the runner's claim on its id.
-    pub(crate) fn unregister(&self, runner: &str, plugin_id: &str) {
-        self.withdraw_plugin(plugin_id);
-        self.release_claim(plugin_id, runner);
-    }
-
-    /// Removes a plugin's components (it failed or unloaded).
-    pub(crate) fn withdraw_plugin(&self, plugin_id: &str) {
-        self.live.write().remove(plugin_id);
-        self.components.unregister_plugin(plugin_id);
-        self.version.bump();
-    }
-
-    /// Exposes a ready runner's loaded plugins.
-    pub(crate) fn expose(&self, runner: &str, plugins: &[String], peer: &LivePeer) {
-        let owners = self.owners.read();
-        let mut live = self.live.write();
-        for plugin_id in plugins {
-            if owners.get(plugin_id).map(String::as_str) == Some(runner) {
-                live.insert(plugin_id.clone(), peer.clone());
-            }
-        }
-        drop(live);
-        drop(owners);
-        self.version.bump();
-    }
-
-    /// Takes a runner that is about to be restarted off the invoke path, keeping its plugin
-    /// claims and components: its tools leave listings, while calls to them wait for the
-    /// restart (`restart_wait.rs`). The runner's state must already say it is restarting,
-    /// so that a waiter never sees a ready runner without its plugins.
-    pub(crate) fn park_runner(&self, runner: &str) {
-        let plugins: Vec<String> = self
-            .owners
-            .read()
-            .iter()
-            .filter(|(_, r)| r.as_str() == runner)
-            .map(|(p, _)| p.clone())
-            .collect();
-        {
-            let mut live = self.live.write();
-            for plugin in &plugins {
-                live.remove(plugin);
-            }
-        }
-        self.version.bump();
-    }
-
-    /// Withdraws everything a runner provided (it exited, hung or stopped).
-    pub(crate) fn withdraw_runner(&self, runner: &str) {
-        let plugins: Vec<String> = {
-            let mut owners = self.owners.write();
-            let plugins: Vec<String> = owners
-                .iter()
-                .filter(|(_, r)| r.as_str() == runner)
-                .map(|(p, _)| p.clone())
-                .collect();
-            for plugin in &plugins {
-                owners.remove(plugin);
-            }
-            plugins
-        };
-        {
-            let mut live = self.live.write();
-            for plugin in &plugins {
-                live.remove(plugin);
-            }
-        }
-        // Never take the component registry's lock while holding `live`: lookups hold the
-        // registry's read lock while asking `is_live`, so that order deadlocks (found by the
-        // chaos test: a runner exit during a call froze the supervisor and every caller).
-        for plugin in &plugins {
-            self.components.unregister_plugin(plugin);
-        }
-        self.version.bump();
-    }
-}
-
-/// Mutable view of one runner.
-#[derive(Debug)]
-struct RunnerView {
-    state: RunnerState,
-    pid: Option<u32>,
-    restart_count: u32,
-    last_exit_reason: Option<String>,
-    plugins: BTreeMap<String, PluginStatus>,
-}
-
-/// One runner's identity and live state.
-pub(crate) struct RunnerShared {
-    pub name: String,
-    pub launch: ResolvedRunner,
-    settings: RwLock<BTreeMap<String, PluginSettings>>,
-    view: RwLock<RunnerView>,
-    peer: RwLock<Option<LivePeer>>,
-    ready: Mutex<Option<oneshot::Sender<RunnerReadyPayload>>>,
-    pub state_changes: watch::Sender<RunnerState>,
-    /// The executable file of the latest launch, for `apply` to see a rebuild.
-    executable: Mutex<Option<ExecutableId>>,
-}
-
-impl RunnerShared {
-    fn new(launch: ResolvedRunner) -> Self {
-        let plugins = launch
-            .plugins
-            .keys()
-            .map(|id| (id.clone(), pending(id)))
-            .collect();
-        Self {
-            name: launch.name.clone(),
-            settings: RwLock::new(launch.plugins.clone()),
-            launch,
-            view: RwLock::new(RunnerView {
-                state: RunnerState::Starting,
-                pid: None,
-                restart_count: 0,
-                last_exit_reason: None,
-                plugins,
-            }),
-            peer: RwLock::new(None),
-            ready: Mutex::new(None),
-            state_changes: watch::Sender::new(RunnerState::Starting),
-            executable: Mutex::new(None),
-        }
-    }
-
-    /// Records which file the executable is, right before a launch.
-    pub(crate) fn note_executable(&self) {
-        *self.executable.lock() = ExecutableId::of(&self.launch.executable);
-    }
-
-    /// Whether the executable is another file than at the latest launch (rebuilt or replaced
-    /// at the same path). False before any launch.
-    fn executable_changed(&self) -> bool {
-        self.executable
-            .lock()
-            .is_some_and(|launched| ExecutableId::of(&self.launch.executable) != Some(launched))
-    }
-
-    /// The operator's current settings of this runner's plugins.
-    pub(crate) fn settings(&self) -> BTreeMap<String, PluginSettings> {
-        self.settings.read().clone()
-    }
-
-    pub(crate) fn set_settings(&self, settings: BTreeMap<String, PluginSettings>) {
-        *self.settings.write() = settings;
-    }
-
-    pub(crate) fn state(&self) -> RunnerState {
-        self.view.read().state
-    }
-
-    pub(crate) fn set_state(&self, state: RunnerState) {
-        self.view.write().state = state;
-        self.state_changes.send_replace(state);
-    }
-
-    pub(crate) fn peer(&self) -> Option<RpcPeer> {
-        self.peer.read().as_ref().map(|live| live.peer.clone())
-    }
-
-    pub(crate) fn live(&self) -> Option<LivePeer> {
-        self.peer.read().clone()
-    }
-
-    pub(crate) fn set_peer(&self, peer: Option<LivePeer>) {
-        *self.peer.write() = peer;
-    }
-
-    pub(crate) fn set_pid(&self, pid: Option<u32>) {
-        self.view.write().pid = pid;
-    }
-
-    /// Counts a start after the runner was marked failed (its cool-down ended).
-    pub(crate) fn count_restart(&self) {
-        self.view.write().restart_count += 1;
-    }
-
-    /// Keeps plugin states in line with a runner that is not running: its loaded plugins
-    /// become `state` (pending while it restarts, failed with it) with `reason`.
-    pub(crate) fn plugins_down(&self, state: PluginLoadState, reason: &str) {
-        let mut view = self.view.write();
-        for plugin in view.plugins.values_mut() {
-            if matches!(
-                plugin.state,
-                PluginLoadState::Loaded | PluginLoadState::Pending | PluginLoadState::Unloaded
-            ) {
-                plugin.state = state;
-                plugin.reason = Some(reason.to_owned());
-            }
-        }
-    }
-
-    pub(crate) fn record_exit(&self, reason: String, restarted: bool) {
-        let mut view = self.view.write();
-        view.last_exit_reason = Some(reason);
-        view.pid = None;
-        if restarted {
-            view.restart_count += 1;
-        }
-    }
-
-    /// Arms the `runner.ready` notification for the current launch.
-    pub(crate) fn expect_ready(&self) -> oneshot::Receiver<RunnerReadyPayload> {
-        let (sender, receiver) = oneshot::channel();
-        *self.ready.lock() = Some(sender);
-        receiver
-    }
-
-    pub(crate) fn report_ready(&self, ready: RunnerReadyPayload) {
-        {
-            let mut view = self.view.write();
-            for id in &ready.loaded_plugins {
-                let status = view
-                    .plugins
-                    .entry(id.clone())
-                    .or_insert_with(|| pending(id));
-                status.state = PluginLoadState::Loaded;
-                status.reason = None;
-            }
-            for id in &ready.inactive_plugins {
-                let status = view
-                    .plugins
-                    .entry(id.clone())
-                    .or_insert_with(|| pending(id));
-                status.state = PluginLoadState::Inactive;
-                status.reason = Some("disabled by configuration".into());
-            }
-            let settings = self.settings.read();
-            for id in &ready.failed_plugins {
-                let status = view
-                    .plugins
-                    .entry(id.clone())
-                    .or_insert_with(|| pending(id));
-                // A MaiBot runner reports a plugin the operator blocked as failed.
-                if settings.get(id).is_some_and(|s| !s.enabled) {
-                    status.state = PluginLoadState::Inactive;
-                    status.reason = Some(super::maibot::DISABLED_REASON.into());
-                } else {
-                    status.state = PluginLoadState::Failed;
-                    status.reason = ready.failed_plugin_reasons.get(id).cloned();
-                }
-                status.components.clear();
-            }
-        }
-        if let Some(sender) = self.ready.lock().take() {
-            let _ = sender.send(ready);
-        }
-    }
-
-    /// Records what a plugin declares it needs (`plugin.bootstrap`); empty withdraws it.
-    pub(crate) fn plugin_declared(&self, plugin_id: &str, version: &str, capabilities: &[String]) {
-        let mut view = self.view.write();
-        let status = view
-            .plugins
-            .entry(plugin_id.to_owned())
-            .or_insert_with(|| pending(plugin_id));
-        if !version.is_empty() {
-            status.version = version.to_owned();
-        }
-        status.declared_capabilities = capabilities.to_vec();
-    }
-
-    /// Marks a plugin its runner unloaded while it kept running.
-    pub(crate) fn plugin_unloaded(&self, plugin_id: &str, reason: &str) {
-        let mut view = self.view.write();
-        let status = view
-            .plugins
-            .entry(plugin_id.to_owned())
-            .or_insert_with(|| pending(plugin_id));
-        status.state = PluginLoadState::Unloaded;
-        status.reason = Some(format!("unloaded by its runner ({reason})"));
-        status.components.clear();
-    }
-
-    fn plugin_registered(
-        &self,
-        payload: &RegisterComponentsPayload,
-        components: &ComponentRegistry,
-    ) {
-        let plugin_id = payload.plugin_id.as_str();
-        let mut view = self.view.write();
-        let status = view
-            .plugins
-            .entry(plugin_id.to_owned())
-            .or_insert_with(|| pending(plugin_id));
-        status.version = payload.plugin_version.clone();
-        if !payload.capabilities_required.is_empty() {
-            status.declared_capabilities = payload.capabilities_required.clone();
-        }
-        if status.state == PluginLoadState::Unloaded {
-            status.state = PluginLoadState::Loaded;
-            status.reason = None;
-        }
-        status.components = components
-            .plugin_components(plugin_id)
-            .iter()
-            .map(|e| e.full_name.clone())
-            .collect();
-    }
-
-    pub(crate) fn status(&self) -> RunnerStatus {
-        let settings = self.settings.read();
-        let view = self.view.read();
-        RunnerStatus {
-            name: self.name.clone(),
-            executable: self.launch.executable.display().to_string(),
-            pid: view.pid,
-            state: view.state,
-            restart_count: view.restart_count,
-            last_exit_reason: view.last_exit_reason.clone(),
-            plugins: view
-                .plugins
-                .values()
-                .map(|plugin| PluginStatus {
-                    granted_capabilities: settings
-                        .get(&plugin.id)
-                        .map(|s| s.capabilities.clone())
-                        .unwrap_or_default(),
-                    ..plugin.clone()
-                })
-                .collect(),
-        }
-    }
-}
-
-fn pending(id: &str) -> PluginStatus {
-    PluginStatus {
-        id: id.to_owned(),
-        version: String::new(),
-        state: PluginLoadState::Pending,
-        reason: None,
-        components: Vec::new(),
-        declared_capabilities: Vec::new(),
-        granted_capabilities: Vec::new(),
-    }
 }
 
 /// One supervised runner: its state, its stop switch and its supervisor task.
@@ -570,19 +143,14 @@ impl PluginRuntime {
             Duration::from_millis(config.handshake_timeout_ms),
         )
         .map_err(RuntimeError::Socket)?;
-        let shared = Arc::new(RuntimeShared {
+        let shared = Arc::new(RuntimeShared::new(
             config,
-            components: ComponentRegistry::new(),
             capabilities,
-            version: ToolSetVersion::new(),
             launches,
-            socket_path: listener.path.clone(),
+            listener.path.clone(),
             plugin_data,
-            owners: RwLock::new(HashMap::new()),
-            configured: RwLock::new(runners.clone()),
-            live: RwLock::new(HashMap::new()),
-            states: RwLock::new(HashMap::new()),
-        });
+            runners.clone(),
+        ));
         let slots = runners
             .into_iter()
             .map(|launch| RunnerSlot::start(&shared, launch))
@@ -606,10 +174,7 @@ impl PluginRuntime {
     /// the answer a command that starts a host wants, not its retries), or `limit` passes.
     /// Returns true when all did.
     pub async fn wait_launched(&self, limit: Duration) -> bool {
-        self.wait_all(limit, |runner| {
-            runner.view.read().last_exit_reason.is_some()
-        })
-        .await
+        self.wait_all(limit, RunnerShared::has_ended_a_launch).await
     }
 
     /// Waits until each runner is ready, failed or stopped, or `also` holds for it, or
@@ -699,7 +264,7 @@ impl PluginRuntime {
     /// restart, and leaves the rest running.
     pub async fn apply(&self, runners: Vec<ResolvedRunner>) -> ApplyReport {
         let _guard = self.changes.lock().await;
-        *self.shared.configured.write() = runners.clone();
+        self.shared.set_configured(runners.clone());
         let mut report = ApplyReport::default();
         let mut current: Vec<RunnerSlot> = std::mem::take(&mut *self.runners.lock());
         let mut next = Vec::with_capacity(runners.len());
@@ -952,5 +517,31 @@ impl Drop for PluginRuntime {
         for slot in self.runners.lock().iter() {
             let _ = slot.stop.send(true);
         }
+    }
+}
+
+impl super::capabilities::PluginControl for PluginRuntime {
+    fn status(&self) -> Vec<RunnerStatus> {
+        PluginRuntime::status(self)
+    }
+
+    fn components(&self) -> &ComponentRegistry {
+        PluginRuntime::components(self)
+    }
+
+    fn set_component_enabled(
+        &self,
+        name: &str,
+        enabled: bool,
+        session: Option<&str>,
+    ) -> Result<String, String> {
+        PluginRuntime::set_component_enabled(self, name, enabled, session)
+    }
+
+    fn reload_plugin(
+        self: Arc<Self>,
+        plugin_id: String,
+    ) -> futures::future::BoxFuture<'static, Result<String, String>> {
+        Box::pin(async move { PluginRuntime::reload_plugin(&self, &plugin_id).await })
     }
 }

@@ -20,7 +20,9 @@ use tokio::sync::watch;
 
 use super::connection::RunnerConnectionHandler;
 use super::exit::RunnerExit;
-use super::runtime::{LivePeer, RunnerShared, RuntimeShared};
+use super::live_peer::LivePeer;
+use super::runner_shared::RunnerShared;
+use super::shared::RuntimeShared;
 use super::status::{PluginLoadState, RunnerState};
 
 /// The longest quick re-check after a health-check timeout.

@@ -28,7 +28,7 @@ impl CapabilityService {
             .and_then(std::sync::Weak::upgrade)
             .ok_or_else(|| args.failed("this host has no plugin runtime attached"))?;
         let name = args.required_str("plugin_name")?;
-        match runtime.reload_plugin(&name).await {
+        match runtime.reload_plugin(name.clone()).await {
             Ok(outcome) => {
                 tracing::info!(plugin_id, target = %name, "plugin reload requested by a plugin: {outcome}");
                 Ok(json!({ "success": true, "outcome": outcome }))

@@ -17,6 +17,7 @@ mod llm;
 mod local;
 mod message;
 mod person;
+mod plugin_control;
 mod refused;
 mod send;
 mod sink;
@@ -35,57 +36,15 @@ use parking_lot::RwLock;
 use serde_json::Value;
 
 use self::args::Args;
+use super::grant::grants_admit;
 use super::kv::KvStore;
-use super::runtime::PluginRuntime;
 use crate::builtin::Store;
 use crate::registry::ToolRegistry;
 
 pub use config::BotConfig;
 pub use llm::LlmConfig;
+pub use plugin_control::PluginControl;
 pub use sink::{MemorySink, MessageSink, OutgoingImage, OutgoingMessage, StoreSink};
-
-/// Families a plugin gets only by an exact or `family.*` grant: `*` does not include them,
-/// because they act on other plugins.
-pub const PRIVILEGED_FAMILIES: &[CapabilityFamily] = &[CapabilityFamily::Component];
-
-/// Whether a grant list admits `capability`: an exact grant, a family grant (`kv.*`), or `*`,
-/// which leaves out the [`PRIVILEGED_FAMILIES`]. A bare family name (`kv`) grants nothing;
-/// [`check_grant`] refuses it in the configuration.
-pub fn grants_admit(grants: &[String], capability: &str) -> bool {
-    let family = capability.split('.').next().unwrap_or(capability);
-    let privileged = PRIVILEGED_FAMILIES
-        .iter()
-        .any(|privileged| privileged.name() == family);
-    grants.iter().any(|grant| {
-        (grant == "*" && !privileged)
-            || grant == capability
-            || grant.strip_suffix(".*") == Some(family)
-    })
-}
-
-/// Checks one grant of the configuration: an exact name (`send.text`), a family (`kv.*`) or
-/// `*`. A name without a dot is refused with the grant it probably meant, so that a grant
-/// never looks broader, or narrower, than what it does.
-pub fn check_grant(grant: &str) -> Result<(), String> {
-    if grant == "*" || grant.contains('.') {
-        return Ok(());
-    }
-    let family: Vec<&str> = Capability::ALL
-        .iter()
-        .filter(|capability| capability.family().name() == grant)
-        .map(|capability| capability.name())
-        .collect();
-    if family.is_empty() {
-        Err(format!(
-            "{grant:?} is not a capability: grant an exact name (send.text), a family (kv.*) or \"*\""
-        ))
-    } else {
-        Err(format!(
-            "{grant:?} is a capability family, not a capability: grant \"{grant}.*\" for all of it, or name each ({})",
-            family.join(", ")
-        ))
-    }
-}
 
 /// The grants and backends behind `cap.call`.
 pub struct CapabilityService {
@@ -94,7 +53,7 @@ pub struct CapabilityService {
     sink: Arc<dyn MessageSink>,
     kv: KvStore,
     registry: OnceLock<Weak<ToolRegistry>>,
-    runtime: OnceLock<Weak<PluginRuntime>>,
+    runtime: OnceLock<Weak<dyn PluginControl>>,
     store: RwLock<Option<Store>>,
     bot: RwLock<BotConfig>,
     llm: RwLock<Option<LlmConfig>>,
@@ -131,8 +90,9 @@ impl CapabilityService {
     }
 
     /// Lets `component.*` see and switch the plugin runtime's components.
-    pub fn attach_runtime(&self, runtime: &Arc<PluginRuntime>) {
-        let _ = self.runtime.set(Arc::downgrade(runtime));
+    pub fn attach_runtime<R: PluginControl + 'static>(&self, runtime: &Arc<R>) {
+        let weak: Weak<R> = Arc::downgrade(runtime);
+        let _ = self.runtime.set(weak as Weak<dyn PluginControl>);
     }
 
     /// The chat world `message.*`, `person.*`, `emoji.*`, `chat.*` and `knowledge.search`

@@ -6,7 +6,10 @@ use std::path::{Path, PathBuf};
 use maitool_protocol::JsonObject;
 use serde::{Deserialize, Serialize};
 
-pub use super::maibot::MaibotLaunch;
+mod maibot;
+
+pub(crate) use maibot::DISABLED_REASON;
+pub use maibot::MaibotLaunch;
 
 /// Supervision limits shared by every runner (`[plugin_runtime]`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -358,7 +361,7 @@ impl RunnerConfig {
     pub fn resolve(&self, base: &Path, data_dir: &Path) -> Result<ResolvedRunner, String> {
         let key = format!("runners.{}", self.name);
         if self.kind == RunnerKind::Maibot {
-            return super::maibot::resolve(self, base, data_dir);
+            return maibot::resolve(self, base, data_dir);
         }
         let maibot_only = [
             ("python", self.python.is_some()),
@@ -400,7 +403,7 @@ impl RunnerConfig {
             super::data_dir::check_plugin_id(plugin_id)
                 .map_err(|problem| format!("{key}.plugins: {problem}"))?;
             for grant in &settings.capabilities {
-                super::capabilities::check_grant(grant).map_err(|problem| {
+                super::grant::check_grant(grant).map_err(|problem| {
                     format!("{key}.plugins.{plugin_id}.capabilities: {problem}")
                 })?;
             }

@@ -1,0 +1,32 @@
+//! What `component.*` asks of the plugin runtime. The runtime implements it, and the service
+//! holds it weakly, so the capabilities do not depend on the runtime that owns them.
+
+use std::sync::Arc;
+
+use futures::future::BoxFuture;
+
+use crate::plugin::{ComponentRegistry, RunnerStatus};
+
+/// The plugin runtime as `component.*` sees it.
+pub trait PluginControl: Send + Sync {
+    /// Every runner's status, its plugins included.
+    fn status(&self) -> Vec<RunnerStatus>;
+
+    /// The registered components.
+    fn components(&self) -> &ComponentRegistry;
+
+    /// Switches component `name` on or off, globally or for `session`; returns its full
+    /// name.
+    fn set_component_enabled(
+        &self,
+        name: &str,
+        enabled: bool,
+        session: Option<&str>,
+    ) -> Result<String, String>;
+
+    /// Reloads plugin `plugin_id`; returns what happened.
+    fn reload_plugin(
+        self: Arc<Self>,
+        plugin_id: String,
+    ) -> BoxFuture<'static, Result<String, String>>;
+}

@@ -1,0 +1,282 @@
+//! The launch of MaiBot's own Python runner as a runner kind (`kind = "maibot"`): finding the
+//! plugin folders it will load, the environment and working directory MaiBot's supervisor
+//! gives it, and each plugin's whole configuration document. What the host asks of a running
+//! MaiBot runner is `plugin/maibot.rs`.
+//!
+//! The runner is MaiBot's program, launched as `python -m src.plugin_runtime.runner.runner_main`
+//! from the `maibot` package (or a checkout); nothing of it lives in this crate.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use maitool_protocol::JsonObject;
+use maitool_protocol::launch::maibot as env;
+use serde_json::Value;
+
+use super::{PluginSettings, ResolvedRunner, RunnerConfig, resolve_program};
+
+/// Folder names MaiBot's loader never scans for plugins.
+const RESERVED_FOLDERS: &[&str] = &["data", "__pycache__"];
+
+/// Why the host tells the runner not to load a plugin the operator disabled.
+pub(crate) const DISABLED_REASON: &str = "disabled by the operator (enabled = false)";
+
+/// What a `kind = "maibot"` runner needs besides a maitool runner's launch.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MaibotLaunch {
+    /// The plugin roots, absolute, in the order given.
+    pub plugin_dirs: Vec<PathBuf>,
+    /// A MaiBot checkout to run from (working directory and `PYTHONPATH`), if any.
+    pub source: Option<PathBuf>,
+    /// The instance directory (the runner's logs and data).
+    pub instance_dir: PathBuf,
+    /// The MaiBot version manifests are checked against, if the operator set one.
+    pub host_version: Option<String>,
+    /// Every plugin found in `plugin_dirs`: id -> its folder.
+    pub folders: BTreeMap<String, PathBuf>,
+    /// Plugins whose configuration the operator set in `maitool.toml`: the runner reads
+    /// only the plugin's own `config.toml`, so these get their whole document through
+    /// `plugin.config_updated` once loaded.
+    pub overridden: BTreeSet<String>,
+}
+
+/// Resolves a `kind = "maibot"` runner: the interpreter, the plugin folders and, for each
+/// plugin, the operator's settings over the plugin's own `config.toml`.
+pub(crate) fn resolve(
+    config: &RunnerConfig,
+    base: &Path,
+    data_dir: &Path,
+) -> Result<ResolvedRunner, String> {
+    let key = format!("runners.{}", config.name);
+    let maitool_only = [
+        ("executable", config.executable.is_some()),
+        ("plugin_dir", config.plugin_dir.is_some()),
+        ("args", !config.args.is_empty()),
+    ];
+    if let Some((field, _)) = maitool_only.iter().find(|(_, set)| *set) {
+        return Err(format!(
+            "{key}.{field} does not apply to a MaiBot runner (kind = \"maibot\"): it runs \
+             `python -m {}`; set `python` and `plugin_dirs`",
+            env::RUNNER_MODULE
+        ));
+    }
+    if config.plugin_dirs.is_empty() {
+        return Err(format!(
+            "{key}.plugin_dirs: a MaiBot runner needs at least one folder of plugins"
+        ));
+    }
+    let python = resolve_program(
+        base,
+        config
+            .python
+            .as_deref()
+            .unwrap_or_else(|| Path::new("python3")),
+    );
+    let plugin_dirs: Vec<PathBuf> = config.plugin_dirs.iter().map(|d| base.join(d)).collect();
+    let mut folders = BTreeMap::new();
+    for dir in &plugin_dirs {
+        for (id, folder) in discover(dir).map_err(|err| format!("{key}.plugin_dirs: {err}"))? {
+            folders.entry(id).or_insert(folder);
+        }
+    }
+    let source = config.maibot_source.as_ref().map(|s| base.join(s));
+    if let Some(source) = &source
+        && !source.join("src").join("plugin_runtime").is_dir()
+    {
+        return Err(format!(
+            "{key}.maibot_source: {} is not a MaiBot checkout (no src/plugin_runtime)",
+            source.display()
+        ));
+    }
+    let mut plugins = BTreeMap::new();
+    let mut overridden = BTreeSet::new();
+    for (id, settings) in &config.plugins {
+        if !folders.contains_key(id) {
+            let known: Vec<&str> = folders.keys().map(String::as_str).collect();
+            return Err(format!(
+                "{key}.plugins.{id}: no plugin with this id in plugin_dirs (found: {})",
+                if known.is_empty() {
+                    "none".to_owned()
+                } else {
+                    known.join(", ")
+                }
+            ));
+        }
+        if settings.config_file.is_some() {
+            return Err(format!(
+                "{key}.plugins.{id}.config_file: a MaiBot plugin's configuration is the \
+                 config.toml in its folder; set overrides with `config`"
+            ));
+        }
+        for grant in &settings.capabilities {
+            crate::plugin::grant::check_grant(grant)
+                .map_err(|problem| format!("{key}.plugins.{id}.capabilities: {problem}"))?;
+        }
+        if !settings.config.is_empty() {
+            overridden.insert(id.clone());
+        }
+    }
+    for (id, folder) in &folders {
+        crate::plugin::data_dir::check_plugin_id(id)
+            .map_err(|problem| format!("{key}.plugin_dirs: {}: {problem}", folder.display()))?;
+        let mut settings = config.plugins.get(id).cloned().unwrap_or_default();
+        settings.config = config_document(folder, &settings.config)
+            .map_err(|err| format!("{key}.plugins.{id}: {err}"))?;
+        plugins.insert(id.clone(), settings);
+    }
+    let instance_dir = config
+        .instance_dir
+        .as_ref()
+        .map(|d| base.join(d))
+        .unwrap_or_else(|| data_dir.join("maibot").join(&config.name));
+    Ok(ResolvedRunner {
+        name: config.name.clone(),
+        executable: python,
+        args: vec!["-m".to_owned(), env::RUNNER_MODULE.to_owned()],
+        env: config.env.clone(),
+        plugins,
+        maibot: Some(MaibotLaunch {
+            plugin_dirs,
+            source,
+            instance_dir,
+            host_version: config.host_version.clone(),
+            folders,
+            overridden,
+        }),
+    })
+}
+
+/// The plugins under one plugin root: each subfolder holding a `_manifest.json` with an
+/// `id`, as MaiBot's loader scans it. A folder whose manifest cannot be read is left to the
+/// runner, which reports it as failed.
+fn discover(dir: &Path) -> Result<Vec<(String, PathBuf)>, String> {
+    let entries =
+        std::fs::read_dir(dir).map_err(|err| format!("cannot read {}: {err}", dir.display()))?;
+    let mut found = Vec::new();
+    for entry in entries.flatten() {
+        let folder = entry.path();
+        let name = entry.file_name().to_string_lossy().to_lowercase();
+        if !folder.is_dir() || name.starts_with('.') || RESERVED_FOLDERS.contains(&name.as_str()) {
+            continue;
+        }
+        let manifest = folder.join("_manifest.json");
+        let Ok(text) = std::fs::read_to_string(&manifest) else {
+            continue;
+        };
+        match serde_json::from_str::<Value>(&text) {
+            Ok(value) => {
+                if let Some(id) = value.get("id").and_then(Value::as_str) {
+                    found.push((id.trim().to_owned(), folder));
+                }
+            }
+            Err(err) => {
+                tracing::warn!(
+                    "{}: not valid JSON ({err}); MaiBot's runner will report it",
+                    manifest.display()
+                );
+            }
+        }
+    }
+    found.sort();
+    Ok(found)
+}
+
+/// A plugin's whole configuration: its folder's `config.toml` (as MaiBot's runner last
+/// wrote it back) with the operator's `overrides` merged in, table by table.
+pub(crate) fn config_document(folder: &Path, overrides: &JsonObject) -> Result<JsonObject, String> {
+    let path = folder.join("config.toml");
+    let mut document = match std::fs::read_to_string(&path) {
+        Ok(text) => {
+            let table: toml::Table =
+                toml::from_str(&text).map_err(|err| format!("{}: {err}", path.display()))?;
+            match serde_json::to_value(table) {
+                Ok(Value::Object(object)) => object,
+                _ => JsonObject::new(),
+            }
+        }
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => JsonObject::new(),
+        Err(err) => return Err(format!("cannot read {}: {err}", path.display())),
+    };
+    merge_tables(&mut document, overrides);
+    Ok(document)
+}
+
+/// Merges `overrides` into `target`: tables merge key by key, any other value replaces.
+fn merge_tables(target: &mut JsonObject, overrides: &JsonObject) {
+    for (key, value) in overrides {
+        match (target.get_mut(key), value) {
+            (Some(Value::Object(inner)), Value::Object(over)) => merge_tables(inner, over),
+            _ => {
+                target.insert(key.clone(), value.clone());
+            }
+        }
+    }
+}
+
+impl MaibotLaunch {
+    /// Whether a runner launched with `self` may keep running for `other`: the same plugin
+    /// folders and MaiBot installation (the operator's plugin settings are compared apart).
+    pub(crate) fn same_launch(&self, other: &MaibotLaunch) -> bool {
+        self.plugin_dirs == other.plugin_dirs
+            && self.source == other.source
+            && self.instance_dir == other.instance_dir
+            && self.host_version == other.host_version
+            && self.folders == other.folders
+    }
+
+    /// The environment MaiBot's supervisor gives its runner, for a launch presenting
+    /// `token` on `socket`; `plugins` are the operator's settings (disabled ones are blocked
+    /// through the runner's own mechanism).
+    pub(crate) fn environment(
+        &self,
+        runner: &str,
+        socket: &Path,
+        token: &str,
+        plugins: &BTreeMap<String, PluginSettings>,
+    ) -> Vec<(&'static str, String)> {
+        let join = |dirs: &[PathBuf]| {
+            dirs.iter()
+                .map(|d| d.display().to_string())
+                .collect::<Vec<_>>()
+                .join(":")
+        };
+        let blocked: serde_json::Map<String, Value> = plugins
+            .iter()
+            .filter(|(_, s)| !s.enabled)
+            .map(|(id, _)| (id.clone(), Value::from(DISABLED_REASON)))
+            .collect();
+        let mut vars = vec![
+            (env::IPC_ADDRESS, socket.display().to_string()),
+            (env::SESSION_TOKEN, token.to_owned()),
+            (env::PLUGIN_DIRS, join(&self.plugin_dirs)),
+            (env::RUNNER_GROUP, runner.to_owned()),
+            (env::PLUGIN_TYPE_FILTER, String::new()),
+            (env::TRUSTED_PLUGIN_DIRS, String::new()),
+            (
+                env::BLOCKED_PLUGIN_REASONS,
+                Value::Object(blocked).to_string(),
+            ),
+            (env::EXTERNAL_PLUGIN_IDS, "{}".to_owned()),
+            (env::INSTANCE_DIR, self.instance_dir.display().to_string()),
+        ];
+        if let Some(version) = &self.host_version {
+            vars.push((env::HOST_VERSION, version.clone()));
+        }
+        if let Some(source) = &self.source {
+            let mut path = source.display().to_string();
+            if let Some(existing) = std::env::var_os("PYTHONPATH").filter(|p| !p.is_empty()) {
+                path = format!("{path}:{}", existing.to_string_lossy());
+            }
+            vars.push(("PYTHONPATH", path));
+        }
+        vars
+    }
+
+    /// The runner's working directory: the checkout, else the instance directory.
+    pub(crate) fn working_dir(&self) -> &Path {
+        self.source.as_deref().unwrap_or(&self.instance_dir)
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,280 @@
+//! One runner's identity and live state: its launch, its plugins' settings and statuses, its
+//! connection and the state calls wait on while it restarts.
+
+use std::collections::BTreeMap;
+
+use maitool_protocol::rpc::RpcPeer;
+use maitool_protocol::wire::methods::{RegisterComponentsPayload, RunnerReadyPayload};
+use parking_lot::{Mutex, RwLock};
+use tokio::sync::{oneshot, watch};
+
+use super::components::ComponentRegistry;
+use super::config::{PluginSettings, ResolvedRunner};
+use super::executable::ExecutableId;
+use super::live_peer::LivePeer;
+use super::status::{PluginLoadState, PluginStatus, RunnerState, RunnerStatus};
+
+/// Mutable view of one runner.
+#[derive(Debug)]
+struct RunnerView {
+    state: RunnerState,
+    pid: Option<u32>,
+    restart_count: u32,
+    last_exit_reason: Option<String>,
+    plugins: BTreeMap<String, PluginStatus>,
+}
+
+/// One runner's identity and live state.
+pub(crate) struct RunnerShared {
+    pub name: String,
+    pub launch: ResolvedRunner,
+    settings: RwLock<BTreeMap<String, PluginSettings>>,
+    view: RwLock<RunnerView>,
+    peer: RwLock<Option<LivePeer>>,
+    ready: Mutex<Option<oneshot::Sender<RunnerReadyPayload>>>,
+    pub state_changes: watch::Sender<RunnerState>,
+    /// The executable file of the latest launch, for `apply` to see a rebuild.
+    executable: Mutex<Option<ExecutableId>>,
+}
+
+impl RunnerShared {
+    pub(super) fn new(launch: ResolvedRunner) -> Self {
+        let plugins = launch
+            .plugins
+            .keys()
+            .map(|id| (id.clone(), pending(id)))
+            .collect();
+        Self {
+            name: launch.name.clone(),
+            settings: RwLock::new(launch.plugins.clone()),
+            launch,
+            view: RwLock::new(RunnerView {
+                state: RunnerState::Starting,
+                pid: None,
+                restart_count: 0,
+                last_exit_reason: None,
+                plugins,
+            }),
+            peer: RwLock::new(None),
+            ready: Mutex::new(None),
+            state_changes: watch::Sender::new(RunnerState::Starting),
+            executable: Mutex::new(None),
+        }
+    }
+
+    /// Whether a launch of this runner has ended (it exited, or never connected).
+    pub(super) fn has_ended_a_launch(&self) -> bool {
+        self.view.read().last_exit_reason.is_some()
+    }
+
+    /// Records which file the executable is, right before a launch.
+    pub(crate) fn note_executable(&self) {
+        *self.executable.lock() = ExecutableId::of(&self.launch.executable);
+    }
+
+    /// Whether the executable is another file than at the latest launch (rebuilt or replaced
+    /// at the same path). False before any launch.
+    pub(super) fn executable_changed(&self) -> bool {
+        self.executable
+            .lock()
+            .is_some_and(|launched| ExecutableId::of(&self.launch.executable) != Some(launched))
+    }
+
+    /// The operator's current settings of this runner's plugins.
+    pub(crate) fn settings(&self) -> BTreeMap<String, PluginSettings> {
+        self.settings.read().clone()
+    }
+
+    pub(crate) fn set_settings(&self, settings: BTreeMap<String, PluginSettings>) {
+        *self.settings.write() = settings;
+    }
+
+    pub(crate) fn state(&self) -> RunnerState {
+        self.view.read().state
+    }
+
+    pub(crate) fn set_state(&self, state: RunnerState) {
+        self.view.write().state = state;
+        self.state_changes.send_replace(state);
+    }
+
+    pub(crate) fn peer(&self) -> Option<RpcPeer> {
+        self.peer.read().as_ref().map(|live| live.peer.clone())
+    }
+
+    pub(crate) fn live(&self) -> Option<LivePeer> {
+        self.peer.read().clone()
+    }
+
+    pub(crate) fn set_peer(&self, peer: Option<LivePeer>) {
+        *self.peer.write() = peer;
+    }
+
+    pub(crate) fn set_pid(&self, pid: Option<u32>) {
+        self.view.write().pid = pid;
+    }
+
+    /// Counts a start after the runner was marked failed (its cool-down ended).
+    pub(crate) fn count_restart(&self) {
+        self.view.write().restart_count += 1;
+    }
+
+    /// Keeps plugin states in line with a runner that is not running: its loaded plugins
+    /// become `state` (pending while it restarts, failed with it) with `reason`.
+    pub(crate) fn plugins_down(&self, state: PluginLoadState, reason: &str) {
+        let mut view = self.view.write();
+        for plugin in view.plugins.values_mut() {
+            if matches!(
+                plugin.state,
+                PluginLoadState::Loaded | PluginLoadState::Pending | PluginLoadState::Unloaded
+            ) {
+                plugin.state = state;
+                plugin.reason = Some(reason.to_owned());
+            }
+        }
+    }
+
+    pub(crate) fn record_exit(&self, reason: String, restarted: bool) {
+        let mut view = self.view.write();
+        view.last_exit_reason = Some(reason);
+        view.pid = None;
+        if restarted {
+            view.restart_count += 1;
+        }
+    }
+
+    /// Arms the `runner.ready` notification for the current launch.
+    pub(crate) fn expect_ready(&self) -> oneshot::Receiver<RunnerReadyPayload> {
+        let (sender, receiver) = oneshot::channel();
+        *self.ready.lock() = Some(sender);
+        receiver
+    }
+
+    pub(crate) fn report_ready(&self, ready: RunnerReadyPayload) {
+        {
+            let mut view = self.view.write();
+            for id in &ready.loaded_plugins {
+                let status = view
+                    .plugins
+                    .entry(id.clone())
+                    .or_insert_with(|| pending(id));
+                status.state = PluginLoadState::Loaded;
+                status.reason = None;
+            }
+            for id in &ready.inactive_plugins {
+                let status = view
+                    .plugins
+                    .entry(id.clone())
+                    .or_insert_with(|| pending(id));
+                status.state = PluginLoadState::Inactive;
+                status.reason = Some("disabled by configuration".into());
+            }
+            let settings = self.settings.read();
+            for id in &ready.failed_plugins {
+                let status = view
+                    .plugins
+                    .entry(id.clone())
+                    .or_insert_with(|| pending(id));
+                // A MaiBot runner reports a plugin the operator blocked as failed.
+                if settings.get(id).is_some_and(|s| !s.enabled) {
+                    status.state = PluginLoadState::Inactive;
+                    status.reason = Some(super::config::DISABLED_REASON.into());
+                } else {
+                    status.state = PluginLoadState::Failed;
+                    status.reason = ready.failed_plugin_reasons.get(id).cloned();
+                }
+                status.components.clear();
+            }
+        }
+        if let Some(sender) = self.ready.lock().take() {
+            let _ = sender.send(ready);
+        }
+    }
+
+    /// Records what a plugin declares it needs (`plugin.bootstrap`); empty withdraws it.
+    pub(crate) fn plugin_declared(&self, plugin_id: &str, version: &str, capabilities: &[String]) {
+        let mut view = self.view.write();
+        let status = view
+            .plugins
+            .entry(plugin_id.to_owned())
+            .or_insert_with(|| pending(plugin_id));
+        if !version.is_empty() {
+            status.version = version.to_owned();
+        }
+        status.declared_capabilities = capabilities.to_vec();
+    }
+
+    /// Marks a plugin its runner unloaded while it kept running.
+    pub(crate) fn plugin_unloaded(&self, plugin_id: &str, reason: &str) {
+        let mut view = self.view.write();
+        let status = view
+            .plugins
+            .entry(plugin_id.to_owned())
+            .or_insert_with(|| pending(plugin_id));
+        status.state = PluginLoadState::Unloaded;
+        status.reason = Some(format!("unloaded by its runner ({reason})"));
+        status.components.clear();
+    }
+
+    pub(super) fn plugin_registered(
+        &self,
+        payload: &RegisterComponentsPayload,
+        components: &ComponentRegistry,
+    ) {
+        let plugin_id = payload.plugin_id.as_str();
+        let mut view = self.view.write();
+        let status = view
+            .plugins
+            .entry(plugin_id.to_owned())
+            .or_insert_with(|| pending(plugin_id));
+        status.version = payload.plugin_version.clone();
+        if !payload.capabilities_required.is_empty() {
+            status.declared_capabilities = payload.capabilities_required.clone();
+        }
+        if status.state == PluginLoadState::Unloaded {
+            status.state = PluginLoadState::Loaded;
+            status.reason = None;
+        }
+        status.components = components
+            .plugin_components(plugin_id)
+            .iter()
+            .map(|e| e.full_name.clone())
+            .collect();
+    }
+
+    pub(crate) fn status(&self) -> RunnerStatus {
+        let settings = self.settings.read();
+        let view = self.view.read();
+        RunnerStatus {
+            name: self.name.clone(),
+            executable: self.launch.executable.display().to_string(),
+            pid: view.pid,
+            state: view.state,
+            restart_count: view.restart_count,
+            last_exit_reason: view.last_exit_reason.clone(),
+            plugins: view
+                .plugins
+                .values()
+                .map(|plugin| PluginStatus {
+                    granted_capabilities: settings
+                        .get(&plugin.id)
+                        .map(|s| s.capabilities.clone())
+                        .unwrap_or_default(),
+                    ..plugin.clone()
+                })
+                .collect(),
+        }
+    }
+}
+
+fn pending(id: &str) -> PluginStatus {
+    PluginStatus {
+        id: id.to_owned(),
+        version: String::new(),
+        state: PluginLoadState::Pending,
+        reason: None,
+        components: Vec::new(),
+        declared_capabilities: Vec::new(),
+        granted_capabilities: Vec::new(),
+    }
+}
