@@ -1,10 +1,13 @@
 //! The built-in catalog (MaiBot's `BUILTIN_TOOL_ENTRIES`): every tool with its stage,
-//! visibility, chat scope and config gate.
+//! visibility, chat scope and config gate, and [`BuiltinConfig::validate`], which checks the
+//! configuration against it.
 
 use maitool_protocol::{ChatScope, Visibility};
 
-use super::entry::{BuiltinEntry, ConfigGate, Stage};
+use super::config::{BuiltinConfig, ConfigError};
+use super::entry::{BuiltinEntry, ConfigGate};
 use super::handlers;
+use super::stage::Stage;
 
 /// The built-in tools, in listing order.
 pub static BUILTIN_TOOL_ENTRIES: [BuiltinEntry; 11] = [
@@ -112,4 +115,35 @@ pub static BUILTIN_TOOL_ENTRIES: [BuiltinEntry; 11] = [
 /// The catalog.
 pub fn entries() -> &'static [BuiltinEntry] {
     &BUILTIN_TOOL_ENTRIES
+}
+
+impl BuiltinConfig {
+    /// Checks what serde cannot: limits in range, and description overrides naming real tools
+    /// with non-empty text.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        self.check_limits()?;
+        let error = |field: &str, reason: String| ConfigError {
+            field: field.to_owned(),
+            reason,
+        };
+        let names: Vec<&str> = entries().iter().map(|e| e.name).collect();
+        for (name, text) in &self.descriptions {
+            if !names.contains(&name.as_str()) {
+                return Err(error(
+                    &format!("descriptions.{name}"),
+                    format!(
+                        "no built-in tool is called {name}; known: {}",
+                        names.join(", ")
+                    ),
+                ));
+            }
+            if text.trim().is_empty() {
+                return Err(error(
+                    &format!("descriptions.{name}"),
+                    "the description must not be empty".into(),
+                ));
+            }
+        }
+        Ok(())
+    }
 }

@@ -16,8 +16,8 @@ use serde_json::Value;
 
 use crate::registry::ToolRegistry;
 
-use super::entry::Stage;
-use super::exposure::classify;
+use super::classify::classify;
+use super::stage::Stage;
 
 /// The default number of `tool_search` hits.
 pub const DEFAULT_SEARCH_LIMIT: usize = 5;

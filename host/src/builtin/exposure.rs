@@ -13,13 +13,13 @@ use std::sync::Arc;
 
 use crate::llm::{ModelApi, render_tools};
 use maitool_protocol::ToolDefinition;
-use maitool_protocol::{ToolAvailabilityContext, ToolSpec, Visibility};
+use maitool_protocol::{ToolAvailabilityContext, ToolSpec};
 
 use crate::registry::ToolRegistry;
 
+use super::classify::{Classified, classify};
 use super::discovery::{DeferredTool, Discovery};
-use super::entry::Stage;
-use super::provider::PROVIDER_NAME;
+use super::stage::Stage;
 
 /// Longest description shown per tool in the reminder.
 const REMINDER_DESCRIPTION_CHARS: usize = 200;
@@ -36,42 +36,6 @@ const SEARCHABLE_HEADER: &str = "<system-reminder>\nThe following tools are not 
 /// conversation, so the reminder only says they exist.
 const UNSEARCHABLE_HEADER: &str = "<system-reminder>\nThe following tools exist but are not \
      exposed to you in this conversation:\n";
-
-/// Tools split by how they reach the model.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Classified {
-    /// Shown directly.
-    pub visible: Vec<Arc<ToolSpec>>,
-    /// Shown after discovery.
-    pub deferred: Vec<Arc<ToolSpec>>,
-}
-
-/// Splits a registry listing for a stage; see the [module documentation](self).
-pub fn classify(specs: Vec<Arc<ToolSpec>>, stage: Stage) -> Classified {
-    let mut classified = Classified::default();
-    for spec in specs {
-        let (tool_stage, visibility) = if spec.provider_name == PROVIDER_NAME {
-            let tool_stage = spec
-                .metadata
-                .get("builtin_stage")
-                .and_then(|value| value.as_str())
-                .and_then(|value| value.parse::<Stage>().ok())
-                .unwrap_or(Stage::Action);
-            (tool_stage, Visibility::of_spec(&spec))
-        } else {
-            (Stage::Action, Visibility::of_spec(&spec))
-        };
-        if !tool_stage.offered_in(stage) {
-            continue;
-        }
-        match visibility {
-            Visibility::Visible => classified.visible.push(spec),
-            Visibility::Deferred => classified.deferred.push(spec),
-            Visibility::Hidden => {}
-        }
-    }
-    classified
-}
 
 /// The tool set of one model request.
 #[derive(Debug, Clone, Default, PartialEq)]

@@ -14,40 +14,50 @@
 //! The operator's guide is `docs/BUILTIN.md`.
 
 pub mod catalog;
+mod classify;
 mod config;
 mod discovery;
 pub mod engine;
 mod entry;
 mod executor;
 mod exposure;
+mod handler;
 mod handlers;
 mod history;
 mod media;
 mod provider;
 mod seed;
+mod stage;
 pub mod store;
+mod store_engine;
 
 #[cfg(test)]
 mod tests;
 
 use std::sync::Arc;
 
+pub use classify::{Classified, classify};
 pub use config::{BuiltinConfig, ConfigError, ExpressionSelectionMode};
 pub use discovery::{
     ContextSearchResult, DEFAULT_SEARCH_LIMIT, DeferredTool, Discovery, ScoredTool, score, search,
 };
-pub use engine::{EngineBridge, EngineCapabilities, EngineError, StoreEngine};
-pub use entry::{BuiltinEntry, ConfigGate, SpecBuilder, SpecContext, Stage};
+pub use engine::{EngineBridge, EngineCapabilities, EngineError};
+pub use entry::{BuiltinEntry, ConfigGate, SpecBuilder, SpecContext};
 pub use executor::{
     CallStatus, ExecutorError, NOT_EXPOSED_HINT, ToolCallExecutor, ToolResultMessage, TurnOutcome,
 };
-pub use exposure::{Classified, ToolExposure, build_exposure, classify};
+pub use exposure::{ToolExposure, build_exposure};
+pub use handler::{Handler, HandlerContext, HandlerResult, OwnSpecs, ToolFailure};
 pub(crate) use handlers::datetime;
-pub use handlers::{Handler, HandlerContext, HandlerResult, ToolFailure};
 pub use media::{media_id, media_list_block, split_media};
-pub use provider::{BuiltinToolProvider, PROVIDER_NAME};
+pub use provider::BuiltinToolProvider;
 pub use seed::{SeedConfig, SeedError, SeedReport, seed_store};
+pub use stage::Stage;
 pub use store::{Store, StoreError};
+pub use store_engine::{SessionState, StoreEngine, WaitState};
+
+/// The provider name of the built-ins, as in MaiBot.
+pub const PROVIDER_NAME: &str = "maisaka_builtin";
 
 /// The metadata key of a [`ToolExecutionContext`](maitool_protocol::ToolExecutionContext)
 /// listing the msg_ids already in the model's context (read by `fetch_history`).

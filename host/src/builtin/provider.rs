@@ -11,15 +11,14 @@ use maitool_protocol::{
 
 use crate::provider::{ProviderError, ToolProvider};
 
+use super::PROVIDER_NAME;
 use super::catalog::entries;
 use super::config::BuiltinConfig;
 use super::discovery::Discovery;
 use super::engine::{EngineBridge, EngineCapabilities};
-use super::entry::{BuiltinEntry, ConfigGate, SpecContext, Stage};
+use super::entry::{BuiltinEntry, ConfigGate, SpecContext};
 use super::handlers::HandlerContext;
-
-/// The provider name of the built-ins, as in MaiBot.
-pub const PROVIDER_NAME: &str = "maisaka_builtin";
+use super::stage::Stage;
 
 /// The full spec of an entry: its builder's spec with the configured description, the
 /// provider, and `builtin_stage` and `visibility` metadata.
@@ -99,6 +98,7 @@ impl BuiltinToolProvider {
                 config: Arc::new(config),
                 engine,
                 discovery,
+                own_specs: builtin_specs,
             },
             entries,
             index,

@@ -2,14 +2,12 @@
 //!
 //! The handlers never touch chat platforms, databases or model calls themselves: they ask the
 //! engine through [`EngineBridge`]. An embedding engine implements the trait over its own chat
-//! runtime; [`StoreEngine`] is the default implementation over the embedded SQLite [`Store`],
-//! which makes every built-in usable from the `maitool` binary with nothing else running.
-//!
-//! [`Store`]: super::store::Store
+//! runtime. This module is that contract alone, with no storage behind it; the default
+//! implementation over the embedded SQLite store is
+//! [`StoreEngine`](crate::builtin::StoreEngine), which makes every built-in usable from the
+//! `maitool` binary with nothing else running.
 
 mod records;
-mod sessions;
-mod store_engine;
 mod types;
 
 use async_trait::async_trait;
@@ -19,14 +17,10 @@ pub use records::{
     MemoryQuery, NewMemory, PersonLookup, PersonProfile, SwitchChatRequest, SwitchedChat,
     TimeBound, ToolMedia, ToolResultRecord, WaitOutcome,
 };
-pub use sessions::SessionState;
-pub use store_engine::StoreEngine;
 pub use types::{
     ChatType, ExpressionIntent, HistoryMessage, HistoryQuery, ImageData, ImageRef, NewMessage,
     ReplyRequest, ReplyStyle, SentMessage, StreamInfo,
 };
-
-use super::store::StoreError;
 
 /// Why the engine could not do what a tool asked. The handler turns it into a failed result
 /// whose error message is this error's text, so the text is written for the model.
@@ -41,19 +35,13 @@ pub enum EngineError {
     /// The engine does not support this request.
     #[error("{0}")]
     Unsupported(String),
-    /// The engine's backend failed.
+    /// The engine's backend failed, as this text says.
     #[error("{0}")]
     Failed(String),
-}
-
-impl From<StoreError> for EngineError {
-    fn from(error: StoreError) -> Self {
-        match error {
-            StoreError::Invalid(message) => EngineError::Invalid(message),
-            exists @ StoreError::MessageExists(_) => EngineError::Invalid(exists.to_string()),
-            other => EngineError::Failed(other.to_string()),
-        }
-    }
+    /// The engine's backend failed with this error (its text is the message, and it stays the
+    /// source for whoever walks the chain).
+    #[error(transparent)]
+    Backend(Box<dyn std::error::Error + Send + Sync>),
 }
 
 /// What an engine can do beyond the required methods; it shapes the tool specs.

@@ -5,6 +5,7 @@
 use maitool_protocol::JsonObject;
 use serde_json::Value;
 
+use super::ToolFailure;
 use crate::json_kind::json_kind as kind;
 
 /// A malformed argument.
@@ -161,5 +162,12 @@ pub(crate) fn object<'a>(
             name,
             format!("must be an object, found {}", kind(other)),
         )),
+    }
+}
+
+/// A bad argument fails the call with the argument's problem as the model's message.
+impl From<ArgError> for ToolFailure {
+    fn from(error: ArgError) -> Self {
+        ToolFailure::new(error.to_string())
     }
 }

@@ -7,8 +7,8 @@ use serde_json::json;
 use super::format::object_schema;
 use super::{HandlerContext, HandlerResult, ToolFailure, args, session_of};
 use crate::builtin::discovery::{DEFAULT_SEARCH_LIMIT, DeferredTool, search};
-use crate::builtin::entry::{SpecContext, Stage};
-use crate::builtin::provider::builtin_specs;
+use crate::builtin::entry::SpecContext;
+use crate::builtin::stage::Stage;
 use maitool_protocol::Visibility;
 
 pub(crate) fn spec(_: SpecContext<'_>) -> ToolSpec {
@@ -51,7 +51,7 @@ pub(super) async fn run(
         Some(pool) => pool,
         // No registry attached and no tool set built yet: the built-ins' own deferred tools are
         // all that is known.
-        None => builtin_specs(
+        None => (ctx.own_specs)(
             &ctx.config,
             ctx.engine.capabilities(),
             &availability,

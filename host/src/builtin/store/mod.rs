@@ -1,4 +1,4 @@
-//! The embedded store behind [`StoreEngine`](super::engine::StoreEngine): chat history,
+//! The embedded store behind [`StoreEngine`](super::StoreEngine): chat history,
 //! long-term memories with full-text search, person profiles, the emoji library, forwarded
 //! messages and tool-result media, in one SQLite database.
 //!
@@ -27,6 +27,8 @@ use std::sync::Arc;
 
 use parking_lot::Mutex;
 use rusqlite::Connection;
+
+use crate::builtin::engine::EngineError;
 
 pub use browse::MessageWindow;
 pub use emojis::NewEmoji;
@@ -72,6 +74,18 @@ pub enum StoreError {
     /// The blocking task running the statement panicked or was cancelled.
     #[error("store task failed: {0}")]
     Task(String),
+}
+
+/// What a tool reads when the store refuses or fails: a refusal is the request's fault
+/// ([`EngineError::Invalid`]); anything else is the backend's, kept as the source.
+impl From<StoreError> for EngineError {
+    fn from(error: StoreError) -> Self {
+        match error {
+            StoreError::Invalid(message) => EngineError::Invalid(message),
+            exists @ StoreError::MessageExists(_) => EngineError::Invalid(exists.to_string()),
+            other => EngineError::Backend(Box::new(other)),
+        }
+    }
 }
 
 /// A handle to the store; cheap to clone, every clone uses the same connection.

@@ -1,19 +1,25 @@
 //! [`StoreEngine`]: the default [`EngineBridge`] over the embedded [`Store`].
 //!
+//! It depends on the engine contract (`engine/`) and the store (`store/`); neither depends on
+//! it.
+//!
 //! It stands in for a chat runtime: "sending" a reply, image or emoji appends a bot message to
 //! the stream's history in the store, which `fetch_history` then returns; loop state (waits,
 //! rests, finished rounds, focus) is kept per session in memory. It writes no text itself, so
 //! `reply` requires a `text` argument with this engine.
 
+mod sessions;
+
 use async_trait::async_trait;
 use maitool_protocol::ContentType;
 
-use super::sessions::Sessions;
-use super::{
+use self::sessions::Sessions;
+pub use self::sessions::{SessionState, WaitState};
+use crate::builtin::engine::{
     ChatTarget, Emoji, EmojiQuery, EngineBridge, EngineCapabilities, EngineError, ForwardView,
     HistoryMessage, HistoryQuery, ImageData, ImageRef, MemoryHit, MemoryQuery, NewMessage,
-    PersonLookup, PersonProfile, ReplyRequest, SentMessage, SessionState, SwitchChatRequest,
-    SwitchedChat, ToolMedia, ToolResultRecord, WaitOutcome,
+    PersonLookup, PersonProfile, ReplyRequest, SentMessage, SwitchChatRequest, SwitchedChat,
+    ToolMedia, ToolResultRecord, WaitOutcome,
 };
 use crate::builtin::store::Store;
 

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use parking_lot::Mutex;
 use serde::Serialize;
 
-use super::WaitOutcome;
+use crate::builtin::engine::WaitOutcome;
 use crate::builtin::store::now;
 
 /// A pending wait.
