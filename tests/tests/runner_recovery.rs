@@ -345,3 +345,42 @@ async fn a_call_waits_no_longer_than_restart_wait_ms() {
     );
     harness.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_waiting_for_a_restart_times_out_at_its_own_deadline() {
+    let config = RuntimeConfig {
+        restart_backoff_initial_ms: 20_000,
+        restart_backoff_max_ms: 20_000,
+        // The call's own limit comes first.
+        restart_wait_ms: 60_000,
+        default_tool_timeout_ms: 400,
+        ..fast_config()
+    };
+    let harness = Harness::start(
+        config,
+        vec![RunnerSpec::new("victim", "maitool-example-misbehaving")],
+    )
+    .await;
+    sigkill(&harness, "victim");
+    harness
+        .wait_state("victim", RunnerState::Restarting, Duration::from_secs(5))
+        .await;
+    let started = Instant::now();
+    let result = harness.call("echo", json!({"text": "x"}), &ctx()).await;
+    let waited = started.elapsed();
+    assert!(!result.success);
+    let message = &result.error_message;
+    assert!(
+        message.starts_with("tool echo timed out after ")
+            && message.ends_with(
+                "waiting for the runner of plugin examples.misbehaving to come back from its restart"
+            ),
+        "{result:?}"
+    );
+    assert_eq!(result.metadata["error_code"], "E_TIMEOUT");
+    assert!(
+        waited >= Duration::from_millis(400) && waited < Duration::from_secs(3),
+        "{waited:?}"
+    );
+    harness.stop().await;
+}
