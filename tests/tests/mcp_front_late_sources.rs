@@ -11,9 +11,18 @@ use maitool_e2e::workspace_bin;
 use mcp_front_support::*;
 use serde_json::{Value, json};
 
-/// The fixture plus a hung MCP server (`sleep`, never answers) and one that starts 8 s late (after the client connected).
+/// The file whose creation lets the late server start: the test creates it once its client
+/// is connected, so the server is late by construction rather than by a delay that a loaded
+/// machine could outrun.
+fn go_marker(fixture: &Fixture) -> std::path::PathBuf {
+    fixture.dir.path().join("late-may-start")
+}
+
+/// The fixture plus a hung MCP server (`sleep`, never answers) and one that starts only after
+/// the client connected (`go_marker`).
 fn fixture() -> Fixture {
     let fixture = Fixture::new();
+    let marker = go_marker(&fixture);
     let extra = format!(
         r#"
 [[mcp.servers]]
@@ -26,9 +35,10 @@ args = ["600"]
 name = "late"
 transport = "stdio"
 command = "sh"
-args = ["-c", "sleep 8; exec '{example}'"]
+args = ["-c", "while [ ! -e '{marker}' ]; do sleep 0.05; done; exec '{example}'"]
 tool_prefix = "late_"
 "#,
+        marker = marker.display(),
         example = workspace_bin("maitool-example-mcp-server").display()
     );
     let mut config = std::fs::read_to_string(&fixture.config).unwrap();
@@ -61,12 +71,17 @@ fn check(fixture: &Fixture, transport: Transport, url: Option<&str>, started: In
     let results = run_plan(&python, fixture, transport, url, MODE, plan, |_| {
         connected_after = Some(started.elapsed());
         hung_state = state(fixture, "hung");
+        std::fs::write(go_marker(fixture), b"").unwrap();
     });
     let connected_after = connected_after.unwrap();
+    // Waiting for the hung server would take its whole connect timeout (30 s), and waiting for
+    // the late one would never end, since it starts only once the client is connected; the client's own start (a Python interpreter and the MCP SDK) is most
+    // of this figure.
     assert!(
-        connected_after < Duration::from_secs(10),
+        connected_after < Duration::from_secs(25),
         "the client waited {connected_after:?} for its handshake"
     );
+
     assert_ne!(hung_state, "connected", "the hung server never answers");
     assert_eq!(
         results["changed"]["received"], true,
