@@ -1,6 +1,6 @@
 use std::path::Path;
 
-use super::{ConfigError, HostConfig, expand_env};
+use super::{ConfigError, EnvError, HostConfig, expand_env};
 
 fn parse(text: &str) -> Result<HostConfig, ConfigError> {
     HostConfig::from_toml(text, Path::new("maitool.toml"))
@@ -156,8 +156,22 @@ fn environment_references_expand_with_defaults() {
     let home = std::env::var("HOME").unwrap();
     assert_eq!(expand_env("${HOME}/x").unwrap(), format!("{home}/x"));
     let err = expand_env("${MAITOOL_SURELY_UNSET}").unwrap_err();
-    assert!(err.contains("MAITOOL_SURELY_UNSET is not set"), "{err}");
-    assert!(expand_env("${OPEN").unwrap_err().contains("unterminated"));
+    assert_eq!(
+        err,
+        EnvError::Unset {
+            name: "MAITOOL_SURELY_UNSET".to_owned()
+        }
+    );
+    assert!(
+        err.to_string().contains("MAITOOL_SURELY_UNSET is not set"),
+        "{err}"
+    );
+    assert!(
+        expand_env("${OPEN")
+            .unwrap_err()
+            .to_string()
+            .contains("unterminated")
+    );
 }
 
 /// Found while writing the `config` fuzz target (its seed `unterminated_reference_multibyte`
@@ -166,7 +180,7 @@ fn environment_references_expand_with_defaults() {
 #[test]
 fn unterminated_reference_before_multibyte_text_is_an_error() {
     let text = format!("${{{}é and more", "a".repeat(37));
-    let err = expand_env(&text).unwrap_err();
+    let err = expand_env(&text).unwrap_err().to_string();
     assert!(err.contains("unterminated ${"), "{err}");
     assert!(err.contains(&"a".repeat(37)), "{err}");
     let file = format!("[host]\ndata_dir = \"{text}\"\n");

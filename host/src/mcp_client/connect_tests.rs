@@ -26,6 +26,7 @@ async fn refusal(transport: McpTransport, url: String) -> String {
     connect(&server, handler)
         .await
         .expect_err("a URL server cannot connect without the http feature")
+        .to_string()
 }
 
 #[tokio::test]

@@ -34,6 +34,7 @@ mod raw_result;
 mod redact;
 pub mod result;
 pub mod server_config;
+mod shared;
 mod slot;
 pub mod spec;
 #[cfg(feature = "http")]
@@ -44,7 +45,7 @@ pub mod status;
 mod stdout_guard;
 mod supervisor;
 
-pub use claude_desktop::load_claude_desktop_config;
+pub use claude_desktop::{ClaudeDesktopError, load_claude_desktop_config};
 pub use config::{
     McpAuthorization, McpAuthorizationMode, McpClientConfig, McpConfig, McpConfigError,
     McpElicitationConfig, McpProtocol, McpReconnectConfig, McpRootItem, McpRootsConfig,

@@ -133,7 +133,9 @@ pub(super) async fn serve(cli: &Cli, args: &ServeArgs, config: LoadedConfig) -> 
             _ = hangup.recv() => match host.reload().await {
                 // Reload outcomes are logged by `Host::reload`.
                 Ok(_) => {}
-                Err(err) => tracing::error!("SIGHUP reload failed: {err}"),
+                Err(err) => {
+                    tracing::error!("SIGHUP reload failed: {}", crate::error_text::chain(&err));
+                }
             },
             outcome = &mut front => {
                 front_done = true;
