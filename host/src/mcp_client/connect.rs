@@ -231,6 +231,6 @@ fn lifecycle(protocol: McpProtocol) -> ClientLifecycleMode {
     }
 }
 
-#[cfg(all(test, not(feature = "http")))]
+#[cfg(test)]
 #[path = "connect_tests.rs"]
 mod tests;

@@ -127,3 +127,6 @@ fn same_origin_redirects() -> reqwest::redirect::Policy {
         }
     })
 }
+
+#[cfg(test)]
+mod tests;

@@ -297,3 +297,6 @@ async fn forward_messages(mut events: EventStream, sender: mpsc::Sender<ServerJs
         }
     }
 }
+
+#[cfg(test)]
+mod tests;
