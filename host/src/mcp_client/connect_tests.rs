@@ -29,10 +29,14 @@ async fn a_command_that_does_not_start_keeps_the_os_error_as_its_source() {
         command: "/nonexistent/mcp-server".to_owned(),
         ..McpServerConfig::default()
     };
-    let err = connect(&server, handler()).await.expect_err("no such command");
+    let err = connect(&server, handler())
+        .await
+        .expect_err("no such command");
     assert!(matches!(err, ConnectError::Spawn { .. }), "{err:?}");
     let source = std::error::Error::source(&err).expect("the spawn error is the source");
-    let io = source.downcast_ref::<std::io::Error>().expect("an io::Error");
+    let io = source
+        .downcast_ref::<std::io::Error>()
+        .expect("an io::Error");
     assert_eq!(io.kind(), std::io::ErrorKind::NotFound);
     assert_eq!(
         crate::error_text::chain(&err),

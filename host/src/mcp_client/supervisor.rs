@@ -453,3 +453,6 @@ impl Drop for Session {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -48,7 +48,9 @@ async fn an_endpoint_on_another_origin_is_refused() {
     );
     assert_eq!(
         err.to_string(),
-        format!("the server's endpoint http://other.example/messages is not on the origin of {url}")
+        format!(
+            "the server's endpoint http://other.example/messages is not on the origin of {url}"
+        )
     );
     server.await.unwrap();
 }
