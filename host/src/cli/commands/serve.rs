@@ -143,7 +143,7 @@ pub(super) async fn serve(cli: &Cli, args: &ServeArgs, config: LoadedConfig) -> 
                     // A stdio server lives as long as its client, like any MCP server.
                     Ok(()) => tracing::info!("MCP front finished: shutting down"),
                     Err(err) => {
-                        tracing::error!("{err}");
+                        tracing::error!("{}", crate::error_text::chain(&err));
                         code = ExitCode::from(EXIT_FAILED);
                     }
                 }
