@@ -4,7 +4,7 @@
 //!   [`claude_desktop`]: import of `{"mcpServers": {...}}` JSON files.
 //! * [`provider`]: [`McpToolProvider`], the `ToolProvider` over every server; each server
 //!   has a supervisor ([`supervisor`]) that connects, refreshes, health-checks and
-//!   reconnects it.
+//!   reconnects it, publishing into the state both share ([`shared`]).
 //! * [`connect`], [`process`], [`handler`]: one connection (stdio child in its own process
 //!   group with stderr in the log, or Streamable HTTP and legacy SSE with the `http`
 //!   feature), and its client callbacks.
