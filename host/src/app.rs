@@ -10,8 +10,8 @@ use serde::Serialize;
 use crate::builtin::{
     BuiltinToolProvider, Discovery, EngineBridge, Store, StoreEngine, seed_store,
 };
-use crate::config::{HostConfig, LoadedConfig};
-use crate::mcp_client::{McpServerStatus, McpToolProvider};
+use crate::config::{ConfigError, HostConfig, LoadedConfig};
+use crate::mcp_client::{McpConfigError, McpServerStatus, McpToolProvider};
 use crate::metrics::progress::{self, StartObserver, StartProgress};
 use crate::metrics::{CallTotals, ToolCallStats};
 use crate::plugin::{
@@ -30,12 +30,26 @@ pub enum HostError {
     /// The plugin runtime could not start.
     #[error(transparent)]
     Runtime(#[from] crate::plugin::RuntimeError),
-    /// The built-in tools could not start.
-    #[error("built-in tools: {0}")]
-    Builtin(String),
+    /// The built-in tools could not start: their store did not open, or its seeding failed.
+    #[error("built-in tools")]
+    Builtin(#[source] Box<dyn std::error::Error + Send + Sync>),
     /// The MCP configuration is invalid.
-    #[error("mcp: {0}")]
-    Mcp(String),
+    #[error("mcp")]
+    Mcp(#[source] McpConfigError),
+}
+
+/// Why [`Host::reload`] changed nothing.
+#[derive(Debug, thiserror::Error)]
+pub enum ReloadError {
+    /// The host was started without a file.
+    #[error("the host runs on built-in defaults: there is no configuration file to reload")]
+    NoFile,
+    /// The file did not load or validate.
+    #[error("configuration rejected, nothing changed")]
+    Config(#[source] ConfigError),
+    /// The new `[mcp]` section could not start its provider.
+    #[error("mcp configuration rejected, nothing changed")]
+    Mcp(#[source] McpConfigError),
 }
 
 /// Everything `maitool status` reports.
@@ -144,11 +158,11 @@ impl Host {
         let (store, sink): (Option<Store>, Arc<dyn MessageSink>) = if settings.host.enable_builtin {
             let store = Store::open(&settings.builtin.database)
                 .await
-                .map_err(|err| HostError::Builtin(err.to_string()))?;
+                .map_err(|err| HostError::Builtin(Box::new(err)))?;
             if !settings.builtin.seed.is_empty() {
                 let report = seed_store(&store, &settings.builtin.seed)
                     .await
-                    .map_err(|err| HostError::Builtin(err.to_string()))?;
+                    .map_err(|err| HostError::Builtin(Box::new(err)))?;
                 tracing::info!("seeded the built-in store: {report:?}");
             }
             (Some(store.clone()), Arc::new(StoreSink::new(store)))
@@ -185,7 +199,7 @@ impl Host {
             Some(
                 McpToolProvider::start_in_background(settings.mcp.clone())
                     .await
-                    .map_err(|err| HostError::Mcp(err.to_string()))?,
+                    .map_err(HostError::Mcp)?,
             )
         } else if settings.mcp.enable {
             let connecting = McpToolProvider::start(settings.mcp.clone());
@@ -193,7 +207,7 @@ impl Host {
             Some(
                 progress::observe(connecting, observer, sample)
                     .await
-                    .map_err(|err| HostError::Mcp(err.to_string()))?,
+                    .map_err(HostError::Mcp)?,
             )
         } else {
             None
@@ -253,26 +267,22 @@ impl Host {
     /// restarted or reconfigured (see [`PluginRuntime::apply`]); changed `[builtin]` and
     /// `[mcp]` sections rebuild those providers. A file that fails to load or validate is
     /// rejected as a whole and nothing changes.
-    pub async fn reload(&self) -> Result<ReloadReport, String> {
+    pub async fn reload(&self) -> Result<ReloadReport, ReloadError> {
         self.reload_erased().await
     }
 
     /// Boxed in this crate, as [`start_erased`](Self::start_erased) is.
-    fn reload_erased(&self) -> BoxFuture<'_, Result<ReloadReport, String>> {
+    fn reload_erased(&self) -> BoxFuture<'_, Result<ReloadReport, ReloadError>> {
         Box::pin(self.reload_inner())
     }
 
-    async fn reload_inner(&self) -> Result<ReloadReport, String> {
+    async fn reload_inner(&self) -> Result<ReloadReport, ReloadError> {
         let _guard = self.reloading.lock().await;
         let current = self.config();
         let Some(path) = current.path.clone() else {
-            return Err(
-                "the host runs on built-in defaults: there is no configuration file to reload"
-                    .into(),
-            );
+            return Err(ReloadError::NoFile);
         };
-        let next = HostConfig::load(&path)
-            .map_err(|err| format!("configuration rejected, nothing changed: {err}"))?;
+        let next = HostConfig::load(&path).map_err(ReloadError::Config)?;
         let mut report = ReloadReport::default();
         let (old, new) = (&current.config, &next.config);
         if old.host != new.host {
@@ -289,7 +299,7 @@ impl Host {
             Some(
                 McpToolProvider::start(new.mcp.clone())
                     .await
-                    .map_err(|err| format!("mcp: {err}; nothing changed"))?,
+                    .map_err(ReloadError::Mcp)?,
             )
         } else {
             None

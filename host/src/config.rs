@@ -60,8 +60,8 @@ pub struct HostConfig {
 /// Why a configuration was rejected.
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
-    /// The file could not be read.
-    #[error("cannot read {path}: {source}")]
+    /// The file could not be read (the OS's reason is the source).
+    #[error("cannot read {path}")]
     Read {
         /// The file.
         path: PathBuf,
@@ -75,6 +75,15 @@ pub enum ConfigError {
         path: PathBuf,
         /// The parser's message, with the key and location.
         message: String,
+    },
+    /// A `${...}` reference cannot be expanded. Its line is part of this one, as the
+    /// parser's is in [`ConfigError::Parse`]: both say what is wrong with the file.
+    #[error("{path}: {error}")]
+    Env {
+        /// The file.
+        path: PathBuf,
+        /// The reference at fault.
+        error: EnvError,
     },
     /// A value is invalid.
     #[error("{path}: {message}")]
@@ -110,9 +119,9 @@ impl HostConfig {
     /// references expanded ([`expand_env`]), then TOML. `path` only names the file in errors;
     /// nothing is read and nothing is validated yet (see [`HostConfig::resolve`]).
     pub fn parse(text: &str, path: &Path) -> Result<HostConfig, ConfigError> {
-        let text = expand_env(text).map_err(|message| ConfigError::Parse {
+        let text = expand_env(text).map_err(|error| ConfigError::Env {
             path: path.to_path_buf(),
-            message,
+            error,
         })?;
         HostConfig::from_toml(&text, path)
     }
@@ -256,9 +265,11 @@ impl HostConfig {
             llm.validate().map_err(&invalid)?;
         }
         if self.mcp.enable {
+            // One line for the operator: a Claude Desktop file's read error has the OS's
+            // reason as its source.
             self.mcp
                 .validate()
-                .map_err(|err| invalid(err.to_string()))?;
+                .map_err(|err| invalid(crate::error_text::chain(&err)))?;
         }
         Ok(LoadedConfig {
             path,
@@ -282,9 +293,26 @@ fn runnable_problem(path: &Path) -> Option<&'static str> {
     }
 }
 
+/// A `${...}` reference in a configuration file that cannot be expanded.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum EnvError {
+    /// A `${` without its `}`.
+    #[error("unterminated ${{ in {excerpt:?}")]
+    Unterminated {
+        /// The text from the `$`, cut at 40 characters.
+        excerpt: String,
+    },
+    /// An unset (or empty) variable without a default.
+    #[error("environment variable {name} is not set (use ${{{name}:-default}})")]
+    Unset {
+        /// The variable.
+        name: String,
+    },
+}
+
 /// Expands `${NAME}` and `${NAME:-default}` from the environment; `$$` is a literal `$`.
 /// An unset variable without a default is an error naming it.
-pub fn expand_env(text: &str) -> Result<String, String> {
+pub fn expand_env(text: &str) -> Result<String, EnvError> {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(at) = rest.find('$') {
@@ -295,9 +323,8 @@ pub fn expand_env(text: &str) -> Result<String, String> {
             rest = tail;
         } else if let Some(body) = after.strip_prefix('{') {
             // The excerpt is cut by characters: a byte cut could split one and panic.
-            let end = body.find('}').ok_or_else(|| {
-                let excerpt: String = rest.chars().take(40).collect();
-                format!("unterminated ${{ in {excerpt:?}")
+            let end = body.find('}').ok_or_else(|| EnvError::Unterminated {
+                excerpt: rest.chars().take(40).collect(),
             })?;
             let expression = &body[..end];
             let (name, default) = match expression.split_once(":-") {
@@ -308,9 +335,9 @@ pub fn expand_env(text: &str) -> Result<String, String> {
                 (Some(value), _) => out.push_str(&value),
                 (None, Some(default)) => out.push_str(default),
                 (None, None) => {
-                    return Err(format!(
-                        "environment variable {name} is not set (use ${{{name}:-default}})"
-                    ));
+                    return Err(EnvError::Unset {
+                        name: name.to_owned(),
+                    });
                 }
             }
             rest = &body[end + 1..];

@@ -1,6 +1,6 @@
 use std::path::Path;
 
-use super::{ConfigError, HostConfig, expand_env};
+use super::{ConfigError, EnvError, HostConfig, expand_env};
 
 fn parse(text: &str) -> Result<HostConfig, ConfigError> {
     HostConfig::from_toml(text, Path::new("maitool.toml"))
@@ -156,8 +156,22 @@ fn environment_references_expand_with_defaults() {
     let home = std::env::var("HOME").unwrap();
     assert_eq!(expand_env("${HOME}/x").unwrap(), format!("{home}/x"));
     let err = expand_env("${MAITOOL_SURELY_UNSET}").unwrap_err();
-    assert!(err.contains("MAITOOL_SURELY_UNSET is not set"), "{err}");
-    assert!(expand_env("${OPEN").unwrap_err().contains("unterminated"));
+    assert_eq!(
+        err,
+        EnvError::Unset {
+            name: "MAITOOL_SURELY_UNSET".to_owned()
+        }
+    );
+    assert!(
+        err.to_string().contains("MAITOOL_SURELY_UNSET is not set"),
+        "{err}"
+    );
+    assert!(
+        expand_env("${OPEN")
+            .unwrap_err()
+            .to_string()
+            .contains("unterminated")
+    );
 }
 
 /// Found while writing the `config` fuzz target (its seed `unterminated_reference_multibyte`
@@ -166,7 +180,7 @@ fn environment_references_expand_with_defaults() {
 #[test]
 fn unterminated_reference_before_multibyte_text_is_an_error() {
     let text = format!("${{{}é and more", "a".repeat(37));
-    let err = expand_env(&text).unwrap_err();
+    let err = expand_env(&text).unwrap_err().to_string();
     assert!(err.contains("unterminated ${"), "{err}");
     assert!(err.contains(&"a".repeat(37)), "{err}");
     let file = format!("[host]\ndata_dir = \"{text}\"\n");
@@ -209,4 +223,45 @@ fn bot_and_llm_sections_are_read_and_checked() {
         .unwrap_err()
         .to_string();
     assert!(err.contains("llm.base_url"), "{err}");
+}
+
+/// The OS's reason is the source, not also in the message, so that anyhow's `{:#}` (the CLI)
+/// shows it once.
+#[test]
+fn an_unreadable_file_names_it_and_keeps_the_os_error_as_source() {
+    let err = HostConfig::load(Path::new("/nonexistent/maitool.toml")).unwrap_err();
+    assert_eq!(err.to_string(), "cannot read /nonexistent/maitool.toml");
+    let source = std::error::Error::source(&err).expect("the I/O error is the source");
+    let io = source
+        .downcast_ref::<std::io::Error>()
+        .expect("an io::Error");
+    assert_eq!(io.kind(), std::io::ErrorKind::NotFound);
+    assert_eq!(
+        crate::error_text::chain(&err),
+        format!("cannot read /nonexistent/maitool.toml: {io}")
+    );
+}
+
+/// An unexpandable reference is part of the file's line, typed, and not repeated as a source.
+#[test]
+fn an_unset_variable_is_a_typed_env_error_naming_the_file() {
+    let err = HostConfig::parse(
+        "[host]\ndata_dir = \"${MAITOOL_SURELY_UNSET}\"\n",
+        Path::new("m.toml"),
+    )
+    .unwrap_err();
+    match &err {
+        ConfigError::Env { error, .. } => assert_eq!(
+            *error,
+            EnvError::Unset {
+                name: "MAITOOL_SURELY_UNSET".to_owned()
+            }
+        ),
+        other => panic!("{other:?}"),
+    }
+    assert!(std::error::Error::source(&err).is_none());
+    assert_eq!(
+        err.to_string(),
+        "m.toml: environment variable MAITOOL_SURELY_UNSET is not set (use ${MAITOOL_SURELY_UNSET:-default})"
+    );
 }

@@ -22,6 +22,7 @@ pub mod builtin;
 pub mod cli;
 pub mod config;
 pub mod control;
+mod error_text;
 mod features;
 mod json_kind;
 pub mod llm;
@@ -34,7 +35,7 @@ pub mod provider;
 pub mod registry;
 mod sqlite;
 
-pub use app::{Host, HostError, HostStatus};
+pub use app::{Host, HostError, HostStatus, ReloadError};
 
 pub use config::{ConfigError, HostConfig, LoadedConfig};
 pub use features::FEATURES;

@@ -218,10 +218,9 @@ impl RequestHandler for ControlHandler {
                     Payload::encode(&ToggleResponse { full_name })
                 }
                 methods::RELOAD => {
-                    let report = host
-                        .reload()
-                        .await
-                        .map_err(|err| RpcError::new(ErrorCode::BadPayload, err))?;
+                    let report = host.reload().await.map_err(|err| {
+                        RpcError::new(ErrorCode::BadPayload, crate::error_text::chain(&err))
+                    })?;
                     let report = serde_json::to_value(report)
                         .map_err(|err| RpcError::new(ErrorCode::Unknown, err.to_string()))?;
                     Payload::encode(&report)

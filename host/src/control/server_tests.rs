@@ -155,3 +155,21 @@ async fn only_a_stale_socket_is_replaced_and_only_our_own_is_removed() {
     drop(server);
     assert_eq!(std::fs::read_to_string(&path).unwrap(), "someone else's");
 }
+
+/// The OS's reason is the source, not also in the message, so that the CLI's error chain
+/// (anyhow's `{:#}`) shows it once.
+#[tokio::test]
+async fn a_socket_that_cannot_be_created_keeps_the_os_error_as_its_source() {
+    let path = Path::new("/proc/maitool-no-such-dir/control.sock");
+    let err = ControlServer::bind(path).await.unwrap_err();
+    assert!(
+        matches!(err, super::ControlSocketError::Io { .. }),
+        "{err:?}"
+    );
+    assert_eq!(
+        err.to_string(),
+        "cannot open the control socket /proc/maitool-no-such-dir/control.sock"
+    );
+    let source = std::error::Error::source(&err).expect("the I/O error is the source");
+    assert!(source.downcast_ref::<std::io::Error>().is_some());
+}

@@ -24,8 +24,9 @@ pub enum ControlSocketError {
         /// What is there: "a regular file", "a directory", ...
         kind: &'static str,
     },
-    /// The path or its directory could not be prepared, or the socket not bound.
-    #[error("cannot open the control socket {path}: {source}")]
+    /// The path or its directory could not be prepared, or the socket not bound (the OS's
+    /// reason is the source).
+    #[error("cannot open the control socket {path}")]
     Io {
         /// The path.
         path: PathBuf,

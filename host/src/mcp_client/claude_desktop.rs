@@ -9,19 +9,97 @@ use serde::Deserialize;
 use serde::de::{MapAccess, Visitor};
 use serde_json::Value;
 
-use super::config::{McpConfigError, McpServerConfig, McpTransport};
+use super::server_config::{McpServerConfig, McpTransport};
+
+/// A Claude Desktop file that cannot be used. Every message names the file; a problem in an
+/// entry also names the entry and the key.
+#[derive(Debug, thiserror::Error)]
+pub enum ClaudeDesktopError {
+    /// The file could not be read.
+    #[error("cannot read Claude Desktop config {}", path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The file is not JSON. The parser's message, with its line and column, is part of this
+    /// line: it says what is wrong with the file rather than why reading it failed.
+    #[error("invalid Claude Desktop config {}: {error}", path.display())]
+    Json {
+        /// The file.
+        path: PathBuf,
+        /// The parser's error.
+        error: serde_json::Error,
+    },
+    /// The file has no `mcpServers` object.
+    #[error("invalid Claude Desktop config {}: no top-level `mcpServers` object", path.display())]
+    NoServers {
+        /// The file.
+        path: PathBuf,
+    },
+    /// One server entry is invalid.
+    #[error("invalid Claude Desktop config {}: mcpServers.{name:?}: {problem}", path.display())]
+    Entry {
+        /// The file.
+        path: PathBuf,
+        /// The entry's name.
+        name: String,
+        /// What is wrong with it.
+        problem: EntryError,
+    },
+}
+
+/// What is wrong with one server entry of a Claude Desktop file.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum EntryError {
+    /// The entry is not a JSON object.
+    #[error("must be an object")]
+    NotAnObject,
+    /// A key that takes a string has another value.
+    #[error("`{key}` must be a string, got {got}")]
+    NotAString {
+        /// The key (`args[1]` for a list item).
+        key: String,
+        /// The value, as JSON.
+        got: String,
+    },
+    /// A key that takes a list of strings has another value.
+    #[error("`{key}` must be an array of strings")]
+    NotAList {
+        /// The key.
+        key: String,
+    },
+    /// A key that takes an object of strings has another value.
+    #[error("`{key}` must be an object of strings")]
+    NotAMap {
+        /// The key.
+        key: String,
+    },
+    /// The transport is not one maitool speaks.
+    #[error("`{key}` must be \"stdio\", \"http\", \"streamable-http\" or \"sse\", got {value:?}")]
+    Transport {
+        /// The key (`type`, `transport` or `transportType`).
+        key: String,
+        /// The value.
+        value: String,
+    },
+    /// `disabled` is not a boolean.
+    #[error("`disabled` must be true or false")]
+    Disabled,
+}
 
 /// Reads a Claude Desktop file into server configs, in file order (order decides tool-name
 /// collisions). An entry is a stdio server (`command`, `args`, `env`, `cwd`) or a remote one
 /// (`url`, `headers`); `type` (`stdio`, `http`, `streamable-http`, `sse`) makes it explicit,
 /// and `"disabled": true` disables it. Keys other clients add (`autoApprove`, `timeout`,
 /// ...) are ignored.
-pub fn load_claude_desktop_config(path: &Path) -> Result<Vec<McpServerConfig>, McpConfigError> {
-    let text =
-        std::fs::read_to_string(path).map_err(|source| McpConfigError::ClaudeDesktopRead {
-            path: path.to_owned(),
-            source,
-        })?;
+pub fn load_claude_desktop_config(path: &Path) -> Result<Vec<McpServerConfig>, ClaudeDesktopError> {
+    let text = std::fs::read_to_string(path).map_err(|source| ClaudeDesktopError::Read {
+        path: path.to_owned(),
+        source,
+    })?;
     parse_claude_desktop_config(&text, path)
 }
 
@@ -29,21 +107,25 @@ pub fn load_claude_desktop_config(path: &Path) -> Result<Vec<McpServerConfig>, M
 pub fn parse_claude_desktop_config(
     text: &str,
     path: &Path,
-) -> Result<Vec<McpServerConfig>, McpConfigError> {
-    let parse_error = |message: String| McpConfigError::ClaudeDesktopParse {
-        path: path.to_owned(),
-        message,
-    };
+) -> Result<Vec<McpServerConfig>, ClaudeDesktopError> {
     let file: ClaudeDesktopFile =
-        serde_json::from_str(text).map_err(|err| parse_error(err.to_string()))?;
+        serde_json::from_str(text).map_err(|error| ClaudeDesktopError::Json {
+            path: path.to_owned(),
+            error,
+        })?;
     let Some(OrderedMap(entries)) = file.mcp_servers else {
-        return Err(parse_error("no top-level `mcpServers` object".to_owned()));
+        return Err(ClaudeDesktopError::NoServers {
+            path: path.to_owned(),
+        });
     };
     entries
         .into_iter()
         .map(|(name, value)| {
-            server_from_entry(&name, value)
-                .map_err(|message| parse_error(format!("mcpServers.{name:?}: {message}")))
+            server_from_entry(&name, value).map_err(|problem| ClaudeDesktopError::Entry {
+                path: path.to_owned(),
+                name,
+                problem,
+            })
         })
         .collect()
 }
@@ -78,9 +160,9 @@ impl<'de> Deserialize<'de> for OrderedMap {
     }
 }
 
-fn server_from_entry(name: &str, value: Value) -> Result<McpServerConfig, String> {
+fn server_from_entry(name: &str, value: Value) -> Result<McpServerConfig, EntryError> {
     let Value::Object(entry) = value else {
-        return Err("must be an object".to_owned());
+        return Err(EntryError::NotAnObject);
     };
     let mut server = McpServerConfig {
         name: name.to_owned(),
@@ -99,9 +181,7 @@ fn server_from_entry(name: &str, value: Value) -> Result<McpServerConfig, String
                 explicit_transport = Some(transport(&key, &string(&key, value)?)?);
             }
             "disabled" => {
-                server.enabled = !value
-                    .as_bool()
-                    .ok_or_else(|| "`disabled` must be true or false".to_owned())?;
+                server.enabled = !value.as_bool().ok_or(EntryError::Disabled)?;
             }
             other => tracing::debug!(server = name, key = other, "ignoring Claude Desktop key"),
         }
@@ -114,27 +194,33 @@ fn server_from_entry(name: &str, value: Value) -> Result<McpServerConfig, String
     Ok(server)
 }
 
-fn transport(key: &str, value: &str) -> Result<McpTransport, String> {
+fn transport(key: &str, value: &str) -> Result<McpTransport, EntryError> {
     match value.to_ascii_lowercase().replace(['-', '_'], "").as_str() {
         "stdio" => Ok(McpTransport::Stdio),
         "http" | "streamablehttp" => Ok(McpTransport::StreamableHttp),
         "sse" => Ok(McpTransport::Sse),
-        _ => Err(format!(
-            "`{key}` must be \"stdio\", \"http\", \"streamable-http\" or \"sse\", got {value:?}"
-        )),
+        _ => Err(EntryError::Transport {
+            key: key.to_owned(),
+            value: value.to_owned(),
+        }),
     }
 }
 
-fn string(key: &str, value: Value) -> Result<String, String> {
+fn string(key: &str, value: Value) -> Result<String, EntryError> {
     match value {
         Value::String(text) => Ok(text),
-        other => Err(format!("`{key}` must be a string, got {other}")),
+        other => Err(EntryError::NotAString {
+            key: key.to_owned(),
+            got: other.to_string(),
+        }),
     }
 }
 
-fn string_list(key: &str, value: Value) -> Result<Vec<String>, String> {
+fn string_list(key: &str, value: Value) -> Result<Vec<String>, EntryError> {
     let Value::Array(items) = value else {
-        return Err(format!("`{key}` must be an array of strings"));
+        return Err(EntryError::NotAList {
+            key: key.to_owned(),
+        });
     };
     items
         .into_iter()
@@ -143,9 +229,11 @@ fn string_list(key: &str, value: Value) -> Result<Vec<String>, String> {
         .collect()
 }
 
-fn string_map(key: &str, value: Value) -> Result<BTreeMap<String, String>, String> {
+fn string_map(key: &str, value: Value) -> Result<BTreeMap<String, String>, EntryError> {
     let Value::Object(map) = value else {
-        return Err(format!("`{key}` must be an object of strings"));
+        return Err(EntryError::NotAMap {
+            key: key.to_owned(),
+        });
     };
     map.into_iter()
         .map(|(name, item)| {
@@ -154,7 +242,12 @@ fn string_map(key: &str, value: Value) -> Result<BTreeMap<String, String>, Strin
                 Value::String(text) => text,
                 Value::Number(number) => number.to_string(),
                 Value::Bool(flag) => flag.to_string(),
-                other => return Err(format!("`{key}.{name}` must be a string, got {other}")),
+                other => {
+                    return Err(EntryError::NotAString {
+                        key: format!("{key}.{name}"),
+                        got: other.to_string(),
+                    });
+                }
             };
             Ok((name, text))
         })

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use super::claude_desktop::load_claude_desktop_config;
+use super::claude_desktop::{ClaudeDesktopError, load_claude_desktop_config};
 pub use super::client_config::{
     McpClientConfig, McpElicitationConfig, McpRootItem, McpRootsConfig, McpSamplingConfig,
 };
@@ -23,22 +23,9 @@ pub enum McpConfigError {
     /// One or more keys are invalid; every message names the server and the key.
     #[error("invalid MCP configuration: {}", .0.join("; "))]
     Invalid(Vec<String>),
-    /// The Claude Desktop file could not be read.
-    #[error("cannot read Claude Desktop config {}: {source}", path.display())]
-    ClaudeDesktopRead {
-        /// The file.
-        path: PathBuf,
-        /// Why.
-        source: std::io::Error,
-    },
-    /// The Claude Desktop file is not valid.
-    #[error("invalid Claude Desktop config {}: {message}", path.display())]
-    ClaudeDesktopParse {
-        /// The file.
-        path: PathBuf,
-        /// What is wrong, with the JSON location.
-        message: String,
-    },
+    /// The Claude Desktop file could not be read or is not valid.
+    #[error(transparent)]
+    ClaudeDesktop(#[from] ClaudeDesktopError),
 }
 
 /// The `[mcp]` table.

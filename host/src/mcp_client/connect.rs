@@ -10,14 +10,15 @@ use rmcp::transport::DynamicTransportError;
 #[cfg(feature = "http")]
 use rmcp::transport::streamable_http_client::StreamableHttpError;
 
-use super::config::{McpProtocol, McpServerConfig, McpTransport};
 use super::handler::McpClientHandler;
 #[cfg(feature = "http")]
-use super::http_client::{header_map, http_client, streamable_http_transport};
+use super::http_client::{HttpSetupError, header_map, http_client, streamable_http_transport};
 use super::process::StdioProcess;
+use super::server_config::{McpProtocol, McpServerConfig, McpTransport};
 #[cfg(feature = "http")]
-use super::sse::SseTransport;
+use super::sse::{SseConnectError, SseTransport};
 use super::stdout_guard;
+use crate::error_text::chain;
 
 /// A live, initialised connection.
 #[derive(Debug)]
@@ -43,20 +44,18 @@ pub struct Established {
 pub async fn connect(
     server: &McpServerConfig,
     handler: McpClientHandler,
-) -> Result<Established, String> {
+) -> Result<Established, ConnectError> {
     let first = connect_with(server, handler.clone(), lifecycle(server.protocol)).await;
     let retry_legacy = server.protocol == McpProtocol::Auto
-        && matches!(&first, Err(Failure::Handshake(err)) if offers_only_handshake_versions(err));
+        && matches!(&first, Err(ConnectError::Handshake(err)) if offers_only_handshake_versions(err));
     if !retry_legacy {
-        return first.map_err(|failure| failure.to_string());
+        return first;
     }
     tracing::debug!(
         server = %server.name,
         "server/discover offered no 2026-07-28; reconnecting with initialize"
     );
-    connect_with(server, handler, ClientLifecycleMode::Initialize)
-        .await
-        .map_err(|failure| failure.to_string())
+    connect_with(server, handler, ClientLifecycleMode::Initialize).await
 }
 
 fn offers_only_handshake_versions(err: &ClientInitializeError) -> bool {
@@ -67,45 +66,55 @@ fn offers_only_handshake_versions(err: &ClientInitializeError) -> bool {
     )
 }
 
-enum Failure {
+/// Why a connection attempt failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ConnectError {
+    /// The stdio server's command could not be started.
+    #[error("cannot start command {command:?}")]
+    Spawn {
+        /// The command as configured.
+        command: String,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The lifecycle handshake failed. The line is built here, causes included, rather than
+    /// left to the source chain: rmcp keeps the useful part of a transport error (a refused
+    /// connection, an HTTP status) out of its chain (see [`describe_transport_error`]).
+    #[error("MCP handshake failed: {}", describe_handshake(.0))]
     Handshake(Box<ClientInitializeError>),
-    Other(String),
+    /// A remote server's HTTP client or headers could not be set up.
+    #[cfg(feature = "http")]
+    #[error(transparent)]
+    Http(#[from] HttpSetupError),
+    /// A legacy SSE session could not be opened.
+    #[cfg(feature = "http")]
+    #[error(transparent)]
+    Sse(#[from] SseConnectError),
+    /// A remote transport in a build without one.
+    #[cfg(not(feature = "http"))]
+    #[error(
+        "the {transport} transport needs a maitool built with the `http` feature; this one speaks MCP over stdio only"
+    )]
+    NoHttp {
+        /// The configured transport.
+        transport: &'static str,
+    },
+    /// The service started without a handshake result.
+    #[error("the server completed no handshake")]
+    NoHandshake,
 }
 
-impl std::fmt::Display for Failure {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Failure::Handshake(err) => match &**err {
-                ClientInitializeError::LegacyFallbackFailed { discover, fallback } => write!(
-                    f,
-                    "MCP handshake failed: server/discover: {discover}; initialize: {fallback}"
-                ),
-                ClientInitializeError::TransportError { error, context } => write!(
-                    f,
-                    "MCP handshake failed: {} (when {context})",
-                    describe_transport_error(error)
-                ),
-                other => write!(f, "MCP handshake failed: {}", with_sources(other)),
-            },
-            Failure::Other(message) => f.write_str(message),
+fn describe_handshake(err: &ClientInitializeError) -> String {
+    match err {
+        ClientInitializeError::LegacyFallbackFailed { discover, fallback } => {
+            format!("server/discover: {discover}; initialize: {fallback}")
         }
-    }
-}
-
-/// The error and its chain of causes: transport errors hide the useful part (refused
-/// connection, TLS failure, HTTP status) in their sources.
-pub fn with_sources(err: &dyn std::error::Error) -> String {
-    let mut text = err.to_string();
-    let mut source = err.source();
-    while let Some(cause) = source {
-        let cause_text = cause.to_string();
-        if !text.contains(&cause_text) {
-            text.push_str(": ");
-            text.push_str(&cause_text);
+        ClientInitializeError::TransportError { error, context } => {
+            format!("{} (when {context})", describe_transport_error(error))
         }
-        source = cause.source();
+        other => chain(other),
     }
-    text
 }
 
 /// A transport error with its root cause. rmcp wraps the HTTP client's error without
@@ -117,21 +126,23 @@ pub fn describe_transport_error(error: &DynamicTransportError) -> String {
         .error
         .downcast_ref::<StreamableHttpError<reqwest::Error>>()
     {
-        return with_sources(inner);
+        return chain(inner);
     }
-    with_sources(error.error.as_ref())
+    chain(error.error.as_ref())
 }
 
 async fn connect_with(
     server: &McpServerConfig,
     handler: McpClientHandler,
     lifecycle: ClientLifecycleMode,
-) -> Result<Established, Failure> {
+) -> Result<Established, ConnectError> {
     let (running, process) = match server.transport {
         McpTransport::Stdio => {
-            let (mut process, pipes) = StdioProcess::spawn(server).map_err(|err| {
-                Failure::Other(format!("cannot start command {:?}: {err}", server.command))
-            })?;
+            let (mut process, pipes) =
+                StdioProcess::spawn(server).map_err(|source| ConnectError::Spawn {
+                    command: server.command.clone(),
+                    source,
+                })?;
             match handler
                 .serve_with_lifecycle(
                     // An oversized response fails its call at once (see `stdout_guard`).
@@ -146,33 +157,30 @@ async fn connect_with(
                 Ok(running) => (running, Some(process)),
                 Err(err) => {
                     process.shutdown().await;
-                    return Err(Failure::Handshake(Box::new(err)));
+                    return Err(ConnectError::Handshake(Box::new(err)));
                 }
             }
         }
         #[cfg(not(feature = "http"))]
         McpTransport::StreamableHttp | McpTransport::Sse => {
-            return Err(Failure::Other(format!(
-                "the {} transport needs a maitool built with the `http` feature; this one speaks MCP over stdio only",
-                server.transport.as_str()
-            )));
+            return Err(ConnectError::NoHttp {
+                transport: server.transport.as_str(),
+            });
         }
         #[cfg(feature = "http")]
         McpTransport::StreamableHttp => {
-            let transport = streamable_http_transport(server).map_err(Failure::Other)?;
+            let transport = streamable_http_transport(server)?;
             let running = handler
                 .serve_with_lifecycle(transport, lifecycle)
                 .await
-                .map_err(|err| Failure::Handshake(Box::new(err)))?;
+                .map_err(|err| ConnectError::Handshake(Box::new(err)))?;
             (running, None)
         }
         #[cfg(feature = "http")]
         McpTransport::Sse => {
-            let client = http_client(server).map_err(Failure::Other)?;
-            let headers = header_map(server, true).map_err(Failure::Other)?;
-            let transport = SseTransport::connect(client, server.url.trim(), headers)
-                .await
-                .map_err(Failure::Other)?;
+            let client = http_client(server)?;
+            let headers = header_map(server, true)?;
+            let transport = SseTransport::connect(client, server.url.trim(), headers).await?;
             // The SSE transport predates 2026-07-28: no such server has server/discover.
             let lifecycle = match server.protocol {
                 McpProtocol::Modern => lifecycle,
@@ -181,7 +189,7 @@ async fn connect_with(
             let running = handler
                 .serve_with_lifecycle(transport, lifecycle)
                 .await
-                .map_err(|err| Failure::Handshake(Box::new(err)))?;
+                .map_err(|err| ConnectError::Handshake(Box::new(err)))?;
             (running, None)
         }
     };
@@ -195,7 +203,7 @@ async fn connect_with(
     let info = running
         .peer()
         .peer_info()
-        .ok_or_else(|| Failure::Other("the server completed no handshake".to_owned()))?;
+        .ok_or(ConnectError::NoHandshake)?;
     Ok(Established {
         protocol_version: info.protocol_version.clone(),
         server_info: info.server_info.clone(),
@@ -223,6 +231,6 @@ fn lifecycle(protocol: McpProtocol) -> ClientLifecycleMode {
     }
 }
 
-#[cfg(all(test, not(feature = "http")))]
+#[cfg(test)]
 #[path = "connect_tests.rs"]
 mod tests;

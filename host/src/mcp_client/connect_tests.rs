@@ -1,16 +1,50 @@
-//! A build without the `http` feature: a server reached by URL fails to connect, with the
-//! reason, and nothing is attempted on the network. (With the feature, the workspace tests
-//! connect to real servers over both transports.)
+//! Failed connections: the error says why, with its cause kept. Without the `http` feature, a
+//! server reached by URL fails to connect, with the reason, and nothing is attempted on the
+//! network. (With the feature, the workspace tests connect to real servers over both
+//! transports.)
 
 use std::sync::Arc;
 
+#[cfg(not(feature = "http"))]
 use tokio::net::TcpListener;
 use tokio::sync::Notify;
 
-use super::connect;
+use super::{ConnectError, connect};
 use crate::mcp_client::handler::McpClientHandler;
 use crate::mcp_client::{McpClientConfig, McpServerConfig, McpTransport};
 
+fn handler() -> McpClientHandler {
+    McpClientHandler::new(
+        Arc::from("remote"),
+        Arc::new(McpClientConfig::default()),
+        Arc::new(Notify::new()),
+    )
+}
+
+#[tokio::test]
+async fn a_command_that_does_not_start_keeps_the_os_error_as_its_source() {
+    let server = McpServerConfig {
+        name: "missing".to_owned(),
+        transport: McpTransport::Stdio,
+        command: "/nonexistent/mcp-server".to_owned(),
+        ..McpServerConfig::default()
+    };
+    let err = connect(&server, handler())
+        .await
+        .expect_err("no such command");
+    assert!(matches!(err, ConnectError::Spawn { .. }), "{err:?}");
+    let source = std::error::Error::source(&err).expect("the spawn error is the source");
+    let io = source
+        .downcast_ref::<std::io::Error>()
+        .expect("an io::Error");
+    assert_eq!(io.kind(), std::io::ErrorKind::NotFound);
+    assert_eq!(
+        crate::error_text::chain(&err),
+        format!("cannot start command \"/nonexistent/mcp-server\": {io}")
+    );
+}
+
+#[cfg(not(feature = "http"))]
 async fn refusal(transport: McpTransport, url: String) -> String {
     let server = McpServerConfig {
         name: "remote".to_owned(),
@@ -18,16 +52,13 @@ async fn refusal(transport: McpTransport, url: String) -> String {
         url,
         ..McpServerConfig::default()
     };
-    let handler = McpClientHandler::new(
-        Arc::from("remote"),
-        Arc::new(McpClientConfig::default()),
-        Arc::new(Notify::new()),
-    );
-    connect(&server, handler)
+    connect(&server, handler())
         .await
         .expect_err("a URL server cannot connect without the http feature")
+        .to_string()
 }
 
+#[cfg(not(feature = "http"))]
 #[tokio::test]
 async fn a_url_server_is_refused_with_the_missing_feature_named_and_no_connection_made() {
     // A listener that would see any attempt: it must see none.

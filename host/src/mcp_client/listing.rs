@@ -24,7 +24,7 @@ const MAX_PAGES: usize = 10_000;
 #[derive(Debug, thiserror::Error)]
 pub enum ListError {
     /// The request failed (transport, JSON-RPC error, timeout).
-    #[error("{0}")]
+    #[error(transparent)]
     Service(#[from] rmcp::ServiceError),
     /// The server answered with something that is not a tool list.
     #[error("the server answered tools/list with {0}")]

@@ -4,7 +4,7 @@
 //!   [`claude_desktop`]: import of `{"mcpServers": {...}}` JSON files.
 //! * [`provider`]: [`McpToolProvider`], the `ToolProvider` over every server; each server
 //!   has a supervisor ([`supervisor`]) that connects, refreshes, health-checks and
-//!   reconnects it.
+//!   reconnects it, publishing into the state both share ([`shared`]).
 //! * [`connect`], [`process`], [`handler`]: one connection (stdio child in its own process
 //!   group with stderr in the log, or Streamable HTTP and legacy SSE with the `http`
 //!   feature), and its client callbacks.
@@ -34,6 +34,7 @@ mod raw_result;
 mod redact;
 pub mod result;
 pub mod server_config;
+mod shared;
 mod slot;
 pub mod spec;
 #[cfg(feature = "http")]
@@ -44,7 +45,7 @@ pub mod status;
 mod stdout_guard;
 mod supervisor;
 
-pub use claude_desktop::load_claude_desktop_config;
+pub use claude_desktop::{ClaudeDesktopError, load_claude_desktop_config};
 pub use config::{
     McpAuthorization, McpAuthorizationMode, McpClientConfig, McpConfig, McpConfigError,
     McpElicitationConfig, McpProtocol, McpReconnectConfig, McpRootItem, McpRootsConfig,

@@ -8,63 +8,19 @@ use maitool_protocol::{
     JsonObject, ProviderType, ToolAvailabilityContext, ToolExecutionContext, ToolExecutionResult,
     ToolInvocation, ToolSpec,
 };
-use parking_lot::{Mutex, RwLock};
+use parking_lot::Mutex;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
-use tokio_util::sync::CancellationToken;
 
 use super::call::call_tool;
-use super::catalog::{Catalog, ServerTools};
-use super::config::{McpClientConfig, McpConfig, McpConfigError};
+use super::config::{McpConfig, McpConfigError};
 use super::result::CallOrigin;
+use super::shared::Shared;
 use super::slot::ServerSlot;
 use super::spec::PROVIDER_NAME;
 use super::status::McpServerStatus;
 use super::supervisor::supervise;
 use crate::provider::{ProviderError, ToolProvider, ToolSetVersion};
-
-/// State shared by the provider and the server supervisors.
-#[derive(Debug)]
-pub struct Shared {
-    /// The configuration the provider started with.
-    pub config: McpConfig,
-    /// The client options, shared with every connection's handler.
-    pub client: Arc<McpClientConfig>,
-    /// One slot per effective server, in config order.
-    pub slots: Vec<Arc<ServerSlot>>,
-    /// Fired by `close`.
-    pub shutdown: CancellationToken,
-    catalog: RwLock<Arc<Catalog>>,
-    version: ToolSetVersion,
-}
-
-impl Shared {
-    /// Rebuilds the exposed tool set from every slot and bumps the tool-set version when it
-    /// changed. Built under the write lock so concurrent publishers cannot reorder.
-    pub fn publish(&self) {
-        let mut current = self.catalog.write();
-        let tools: Vec<_> = self.slots.iter().map(|slot| slot.tools()).collect();
-        let servers: Vec<ServerTools<'_>> = self
-            .slots
-            .iter()
-            .zip(&tools)
-            .map(|(slot, tools)| ServerTools {
-                server_name: &slot.config.name,
-                tool_prefix: &slot.config.tool_prefix,
-                tools,
-            })
-            .collect();
-        let catalog = Catalog::build(&servers);
-        if **current != catalog {
-            *current = Arc::new(catalog);
-            self.version.bump();
-        }
-    }
-
-    fn catalog(&self) -> Arc<Catalog> {
-        self.catalog.read().clone()
-    }
-}
 
 /// The tools of external MCP servers (`provider_name` `mcp`, type `mcp`).
 ///
@@ -123,14 +79,7 @@ impl McpToolProvider {
                 Arc::new(ServerSlot::new(index, server, active))
             })
             .collect();
-        let shared = Arc::new(Shared {
-            client: Arc::new(config.client.clone()),
-            config,
-            slots,
-            shutdown: CancellationToken::new(),
-            catalog: RwLock::new(Arc::new(Catalog::default())),
-            version: ToolSetVersion::new(),
-        });
+        let shared = Arc::new(Shared::new(config, slots));
 
         let mut tasks = Vec::new();
         let mut first_attempts = Vec::new();
@@ -302,6 +251,6 @@ impl ToolProvider for McpToolProvider {
     }
 
     fn tool_set_version(&self) -> Option<ToolSetVersion> {
-        Some(self.shared.version.clone())
+        Some(self.shared.version().clone())
     }
 }

@@ -13,22 +13,90 @@ use rmcp::transport::Transport;
 use tokio::sync::{Mutex, mpsc};
 use tokio::task::JoinHandle;
 
-use super::connect::with_sources;
-use super::sse_events::{SseEvent, SseParser};
+use super::sse_events::{EventTooLarge, SseEvent, SseParser};
 
 /// How many server messages may wait for the service loop.
 const INCOMING_CAPACITY: usize = 64;
+
+/// url's parse error, named through reqwest's re-export of `Url` (url is no direct dependency).
+type UrlParseError = <Url as std::str::FromStr>::Err;
+
+/// Why an SSE session could not be opened.
+#[derive(Debug, thiserror::Error)]
+pub enum SseConnectError {
+    /// The configured URL does not parse.
+    #[error("invalid url {url:?}")]
+    Url {
+        /// The URL as configured.
+        url: String,
+        /// Why.
+        #[source]
+        source: UrlParseError,
+    },
+    /// The `GET` of the event stream could not be sent.
+    #[error("GET {url}")]
+    Request {
+        /// The stream's URL.
+        url: Url,
+        /// Why (a refused connection, a TLS failure, ...).
+        #[source]
+        source: reqwest::Error,
+    },
+    /// The server refused the `GET`.
+    #[error("GET {url} answered HTTP {status}")]
+    Status {
+        /// The stream's URL.
+        url: Url,
+        /// The status code.
+        status: u16,
+    },
+    /// The stream failed before its `endpoint` event.
+    #[error(transparent)]
+    Stream(#[from] SseStreamError),
+    /// The stream ended before its `endpoint` event.
+    #[error("the event stream ended before the endpoint event")]
+    NoEndpoint,
+    /// The `endpoint` event does not hold a URL.
+    #[error("invalid endpoint {endpoint:?} from the server")]
+    Endpoint {
+        /// The event's data.
+        endpoint: String,
+        /// Why.
+        #[source]
+        source: UrlParseError,
+    },
+    /// The endpoint is on another origin, which would receive the configured headers.
+    #[error("the server's endpoint {endpoint} is not on the origin of {url}")]
+    CrossOrigin {
+        /// The endpoint.
+        endpoint: Url,
+        /// The stream's URL.
+        url: Url,
+    },
+}
+
+/// Why an open event stream ended in error.
+#[derive(Debug, thiserror::Error)]
+pub enum SseStreamError {
+    /// Reading the body failed.
+    #[error("event stream failed")]
+    Body(#[source] reqwest::Error),
+    /// An event was too large.
+    #[error(transparent)]
+    TooLarge(#[from] EventTooLarge),
+}
 
 /// A failed `POST` of a client message.
 #[derive(Debug, thiserror::Error)]
 pub enum SseTransportError {
     /// The request could not be sent.
-    #[error("POST {url}: {message}")]
+    #[error("POST {url}")]
     Request {
         /// The endpoint.
         url: Url,
-        /// The cause, with its sources.
-        message: String,
+        /// Why.
+        #[source]
+        source: reqwest::Error,
     },
     /// The server refused it.
     #[error("POST {url} answered HTTP {status}")]
@@ -39,8 +107,8 @@ pub enum SseTransportError {
         status: u16,
     },
     /// The message could not be encoded.
-    #[error("cannot encode a message: {0}")]
-    Encode(String),
+    #[error("cannot encode a message")]
+    Encode(#[source] serde_json::Error),
 }
 
 /// A connected SSE session.
@@ -58,18 +126,31 @@ pub struct SseTransport {
 impl SseTransport {
     /// Opens the event stream at `url` and waits for the `endpoint` event. The endpoint
     /// must have the stream's origin, so headers and tokens never go to another host.
-    pub async fn connect(client: Client, url: &str, headers: HeaderMap) -> Result<Self, String> {
-        let url = Url::parse(url).map_err(|err| format!("invalid url {url:?}: {err}"))?;
+    pub async fn connect(
+        client: Client,
+        url: &str,
+        headers: HeaderMap,
+    ) -> Result<Self, SseConnectError> {
+        let url = Url::parse(url).map_err(|source| SseConnectError::Url {
+            url: url.to_owned(),
+            source,
+        })?;
         let response = client
             .get(url.clone())
             .headers(headers.clone())
             .header(ACCEPT, HeaderValue::from_static("text/event-stream"))
             .send()
             .await
-            .map_err(|err| format!("GET {url}: {}", with_sources(&err)))?;
+            .map_err(|source| SseConnectError::Request {
+                url: url.clone(),
+                source,
+            })?;
         let status = response.status();
         if !status.is_success() {
-            return Err(format!("GET {url} answered HTTP {}", status.as_u16()));
+            return Err(SseConnectError::Status {
+                url,
+                status: status.as_u16(),
+            });
         }
         let mut events = EventStream {
             body: Box::pin(response.bytes_stream()),
@@ -79,21 +160,22 @@ impl SseTransport {
         let endpoint = loop {
             match events.next().await {
                 Some(Ok(event)) if event.event == "endpoint" => {
-                    break url.join(event.data.trim()).map_err(|err| {
-                        format!("invalid endpoint {:?} from the server: {err}", event.data)
+                    break url.join(event.data.trim()).map_err(|source| {
+                        SseConnectError::Endpoint {
+                            endpoint: event.data.clone(),
+                            source,
+                        }
                     })?;
                 }
                 Some(Ok(event)) => {
                     tracing::debug!(event = %event.event, "SSE event before the endpoint ignored");
                 }
-                Some(Err(err)) => return Err(err),
-                None => return Err("the event stream ended before the endpoint event".to_owned()),
+                Some(Err(err)) => return Err(err.into()),
+                None => return Err(SseConnectError::NoEndpoint),
             }
         };
         if endpoint.origin() != url.origin() {
-            return Err(format!(
-                "the server's endpoint {endpoint} is not on the origin of {url}"
-            ));
+            return Err(SseConnectError::CrossOrigin { endpoint, url });
         }
         let (sender, incoming) = mpsc::channel(INCOMING_CAPACITY);
         let reader = tokio::spawn(forward_messages(events, sender));
@@ -126,8 +208,7 @@ impl Transport<RoleClient> for SseTransport {
         let url = self.endpoint.clone();
         let lock = self.post_lock.clone();
         async move {
-            let body = serde_json::to_vec(&item)
-                .map_err(|err| SseTransportError::Encode(err.to_string()))?;
+            let body = serde_json::to_vec(&item).map_err(SseTransportError::Encode)?;
             let _order = lock.lock().await;
             let response = client
                 .post(url.clone())
@@ -136,9 +217,9 @@ impl Transport<RoleClient> for SseTransport {
                 .body(body)
                 .send()
                 .await
-                .map_err(|err| SseTransportError::Request {
+                .map_err(|source| SseTransportError::Request {
                     url: url.clone(),
-                    message: with_sources(&err),
+                    source,
                 })?;
             let status = response.status();
             if status.is_success() {
@@ -174,7 +255,7 @@ struct EventStream {
 }
 
 impl EventStream {
-    async fn next(&mut self) -> Option<Result<SseEvent, String>> {
+    async fn next(&mut self) -> Option<Result<SseEvent, SseStreamError>> {
         loop {
             if !self.ready.is_empty() {
                 return Some(Ok(self.ready.remove(0)));
@@ -182,12 +263,10 @@ impl EventStream {
             match self.body.next().await? {
                 Ok(bytes) => {
                     if let Err(err) = self.parser.feed(&bytes, &mut self.ready) {
-                        return Some(Err(err));
+                        return Some(Err(err.into()));
                     }
                 }
-                Err(err) => {
-                    return Some(Err(format!("event stream failed: {}", with_sources(&err))));
-                }
+                Err(err) => return Some(Err(SseStreamError::Body(err))),
             }
         }
     }
@@ -200,7 +279,7 @@ async fn forward_messages(mut events: EventStream, sender: mpsc::Sender<ServerJs
         let event = match event {
             Ok(event) => event,
             Err(err) => {
-                tracing::warn!("MCP SSE stream failed: {err}");
+                tracing::warn!("MCP SSE stream failed: {}", crate::error_text::chain(&err));
                 break;
             }
         };
@@ -218,3 +297,6 @@ async fn forward_messages(mut events: EventStream, sender: mpsc::Sender<ServerJs
         }
     }
 }
+
+#[cfg(test)]
+mod tests;

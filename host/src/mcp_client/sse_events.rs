@@ -4,6 +4,11 @@
 /// The largest event accepted, as for stdio lines.
 pub const MAX_EVENT_BYTES: usize = 16 * 1024 * 1024;
 
+/// An event larger than [`MAX_EVENT_BYTES`]: the stream is given up.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("an SSE event exceeds {MAX_EVENT_BYTES} bytes")]
+pub struct EventTooLarge;
+
 /// One dispatched event.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SseEvent {
@@ -24,7 +29,7 @@ pub struct SseParser {
 
 impl SseParser {
     /// Parses `bytes` (any split of the stream), appending complete events to `out`.
-    pub fn feed(&mut self, bytes: &[u8], out: &mut Vec<SseEvent>) -> Result<(), String> {
+    pub fn feed(&mut self, bytes: &[u8], out: &mut Vec<SseEvent>) -> Result<(), EventTooLarge> {
         for chunk in bytes.split_inclusive(|b| *b == b'\n') {
             let (part, complete) = match chunk.strip_suffix(b"\n") {
                 Some(part) => (part, true),
@@ -32,7 +37,7 @@ impl SseParser {
             };
             self.size += chunk.len();
             if self.size > MAX_EVENT_BYTES {
-                return Err(format!("an SSE event exceeds {MAX_EVENT_BYTES} bytes"));
+                return Err(EventTooLarge);
             }
             self.line.extend_from_slice(part);
             if complete {

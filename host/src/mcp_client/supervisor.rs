@@ -14,13 +14,14 @@ use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
-use super::connect::{Established, connect};
+use super::connect::{ConnectError, Established, connect};
 use super::handler::McpClientHandler;
-use super::listing::list_all_tools;
+use super::listing::{ListError, list_all_tools};
 use super::process::StdioProcess;
-use super::provider::Shared;
+use super::shared::Shared;
 use super::slot::{Connected, LivePeer, ServerSlot};
 use super::status::McpServerState;
+use crate::error_text::chain;
 
 /// How long a closing connection may take to wind down its service loop.
 const CLOSE_GRACE: Duration = Duration::from_secs(5);
@@ -28,6 +29,20 @@ const CLOSE_GRACE: Duration = Duration::from_secs(5);
 const DEAD_CLOSE_GRACE: Duration = Duration::from_millis(500);
 /// A connection that lasted this long resets the reconnect backoff.
 const STABLE_CONNECTION: Duration = Duration::from_secs(10);
+
+/// Why a connection attempt (connect, then list the tools) failed.
+#[derive(Debug, thiserror::Error)]
+enum AttemptError {
+    /// No connection.
+    #[error(transparent)]
+    Connect(#[from] ConnectError),
+    /// Connected, but the tools could not be listed.
+    #[error("tools/list failed")]
+    List(#[source] ListError),
+    /// Neither within the connect timeout.
+    #[error("no connection within {:.1} s (connect timeout)", .0.as_secs_f64())]
+    Timeout(Duration),
+}
 
 /// Runs the server's lifecycle until shutdown. `first_attempt` fires once the first
 /// connection attempt has succeeded or failed.
@@ -96,6 +111,8 @@ pub async fn supervise(
                 }
             }
             Err(error) => {
+                // The operator reads it in logs and in `status`: one line, causes included.
+                let error = chain(&error);
                 if failures == 0 {
                     tracing::warn!(server = %slot.name, "MCP server connection failed: {error}");
                 } else {
@@ -138,7 +155,10 @@ fn with_jitter(delay: Duration) -> Duration {
 }
 
 /// Connects and lists the tools, both within the connect timeout.
-async fn establish(shared: &Shared, slot: &ServerSlot) -> Result<(Session, Vec<Tool>), String> {
+async fn establish(
+    shared: &Shared,
+    slot: &ServerSlot,
+) -> Result<(Session, Vec<Tool>), AttemptError> {
     let timeout = slot
         .config
         .connect_timeout(shared.config.connect_timeout_seconds);
@@ -154,17 +174,14 @@ async fn establish(shared: &Shared, slot: &ServerSlot) -> Result<(Session, Vec<T
             Ok(tools) => Ok((session, tools)),
             Err(err) => {
                 session.close(Closing::Dead).await;
-                Err(format!("tools/list failed: {err}"))
+                Err(AttemptError::List(err))
             }
         }
     };
     match tokio::time::timeout(timeout, attempt).await {
         Ok(result) => result,
         // Dropping the attempt kills a spawned process (see `StdioProcess`'s drop).
-        Err(_) => Err(format!(
-            "no connection within {:.1} s (connect timeout)",
-            timeout.as_secs_f64()
-        )),
+        Err(_) => Err(AttemptError::Timeout(timeout)),
     }
 }
 
@@ -214,9 +231,10 @@ async fn run_connected(shared: &Shared, slot: &ServerSlot, mut session: Session)
                         shared.publish();
                     }
                     Ok(Err(err)) if session.peer.is_transport_closed() => {
-                        break Some(format!("tools/list failed: {err}"));
+                        break Some(format!("tools/list failed: {}", chain(&err)));
                     }
                     Ok(Err(err)) => {
+                        let err = chain(&err);
                         tracing::warn!(server = %slot.name, "MCP tool list refresh failed: {err}");
                         slot.record_error(format!("tools/list refresh failed: {err}"));
                     }
@@ -230,7 +248,7 @@ async fn run_connected(shared: &Shared, slot: &ServerSlot, mut session: Session)
                     alive = session.check_alive(timeout) => alive,
                 };
                 if let Err(err) = alive {
-                    break Some(format!("health check failed: {err}"));
+                    break Some(format!("health check failed: {}", chain(&err)));
                 }
             }
         }
@@ -342,7 +360,7 @@ impl Session {
 
     /// `ping` on legacy connections; 2026-07-28 removed ping, so a first `tools/list`
     /// page stands in there.
-    async fn check_alive(&self, timeout: Duration) -> Result<(), String> {
+    async fn check_alive(&self, timeout: Duration) -> Result<(), rmcp::ServiceError> {
         let request = if self.modern {
             ClientRequest::ListToolsRequest(ListToolsRequest::default())
         } else {
@@ -351,13 +369,8 @@ impl Session {
         let handle = self
             .peer
             .send_request_with_option(request, PeerRequestOptions::with_timeout(timeout))
-            .await
-            .map_err(|err| err.to_string())?;
-        handle
-            .await_response()
-            .await
-            .map(|_| ())
-            .map_err(|err| err.to_string())
+            .await?;
+        handle.await_response().await.map(|_| ())
     }
 
     /// Ends the service loop (closing the transport, hence the server's stdin), then stops
@@ -440,3 +453,6 @@ impl Drop for Session {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;

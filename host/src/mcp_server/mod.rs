@@ -93,13 +93,13 @@ impl Default for FrontConfig {
 #[derive(Debug, thiserror::Error)]
 pub enum FrontError {
     /// The stdio client did not complete the MCP handshake.
-    #[error("MCP handshake on stdio failed: {0}")]
-    Handshake(String),
+    #[error("MCP handshake on stdio failed")]
+    Handshake(#[source] Box<rmcp::service::ServerInitializeError>),
     /// The stdio connection's task failed.
-    #[error("MCP stdio connection failed: {0}")]
-    Connection(String),
+    #[error("MCP stdio connection failed")]
+    Connection(#[source] tokio::task::JoinError),
     /// The HTTP listener failed.
-    #[error("MCP HTTP server failed: {0}")]
+    #[error("MCP HTTP server failed")]
     Http(#[from] std::io::Error),
     /// An allowed origin does not parse.
     #[cfg(feature = "http")]
@@ -169,11 +169,8 @@ impl McpFront {
         let running = self
             .serve(pipes)
             .await
-            .map_err(|err| FrontError::Handshake(err.to_string()))?;
-        let reason = running
-            .waiting()
-            .await
-            .map_err(|err| FrontError::Connection(err.to_string()))?;
+            .map_err(|err| FrontError::Handshake(Box::new(err)))?;
+        let reason = running.waiting().await.map_err(FrontError::Connection)?;
         // Let the last answers reach stdout.
         let _ = tokio::time::timeout(Duration::from_secs(2), writer).await;
         tracing::info!(?reason, "the MCP client on stdio disconnected");

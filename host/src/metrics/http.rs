@@ -42,10 +42,14 @@ impl Default for HttpLimits {
     }
 }
 
+/// Why a [`MetricsSource`] has no exposition now, boxed as tower's `BoxError` is: each source
+/// has its own reasons. The `503` body is the error with its chain of causes.
+pub type RenderError = Box<dyn std::error::Error + Send + Sync>;
+
 /// Where the exposition comes from: rendered per scrape, so it is always current.
 pub trait MetricsSource: Send + Sync + 'static {
     /// The exposition text, or why it is not available (answered with `503`).
-    fn render(&self) -> BoxFuture<'static, Result<String, String>>;
+    fn render(&self) -> BoxFuture<'static, Result<String, RenderError>>;
 }
 
 /// A listening endpoint; stops listening when dropped.
@@ -156,7 +160,10 @@ async fn answer(mut stream: TcpStream, source: Arc<dyn MetricsSource>) {
             match (method, path) {
                 ("GET" | "HEAD", "/metrics") => match source.render().await {
                     Ok(text) => (200, CONTENT_TYPE, text, method == "GET"),
-                    Err(cause) => (503, "text/plain", format!("{cause}\n"), method == "GET"),
+                    Err(cause) => {
+                        let body = format!("{}\n", crate::error_text::chain(&*cause));
+                        (503, "text/plain", body, method == "GET")
+                    }
                 },
                 (_, "/metrics") => (405, "text/plain", "only GET and HEAD\n".to_owned(), true),
                 _ => (

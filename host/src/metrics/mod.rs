@@ -14,6 +14,6 @@ pub mod progress;
 pub mod prometheus;
 pub mod tools;
 
-pub use http::{HttpLimits, MetricsEndpoint, MetricsSource};
+pub use http::{HttpLimits, MetricsEndpoint, MetricsSource, RenderError};
 pub use progress::{StartObserver, StartProgress};
 pub use tools::{CallOutcome, CallTotals, LatencySummary, ToolCallStats, ToolMetrics};

@@ -25,6 +25,14 @@ const MAX_DETAIL_CHARS: usize = 400;
 /// At most this many schema violations are listed in one error.
 const MAX_VIOLATIONS: usize = 3;
 
+/// Arguments that break their tool's parameters schema: the first few violations, each
+/// `at /pointer: message`. Shown to the model, clipped, in the call's failed result.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}", clip(.violations.join("; ")))]
+pub(super) struct SchemaViolations {
+    violations: Vec<String>,
+}
+
 /// The compiled validators of one provider registration.
 #[derive(Default)]
 pub(super) struct ArgumentValidators {
@@ -45,7 +53,7 @@ impl ArgumentValidators {
         &self,
         spec: &Arc<ToolSpec>,
         arguments: &mut JsonObject,
-    ) -> Result<(), String> {
+    ) -> Result<(), SchemaViolations> {
         let Some(schema) = &spec.parameters_schema else {
             return Ok(());
         };
@@ -66,7 +74,9 @@ impl ArgumentValidators {
             if validator.is_valid(&instance) {
                 Ok(())
             } else {
-                Err(describe(&validator, &instance))
+                Err(SchemaViolations {
+                    violations: violations(&validator, &instance),
+                })
             }
         };
         if let Value::Object(map) = instance {
@@ -109,6 +119,11 @@ fn same_schema(cached: &Arc<ToolSpec>, current: &Arc<ToolSpec>) -> bool {
 
 /// The first few violations, as `at /path: message`, clipped.
 pub(super) fn describe(validator: &jsonschema::Validator, instance: &Value) -> String {
+    clip(violations(validator, instance).join("; "))
+}
+
+/// The first few violations, as `at /path: message`.
+fn violations(validator: &jsonschema::Validator, instance: &Value) -> Vec<String> {
     let mut violations: Vec<String> = validator
         .iter_errors(instance)
         .take(MAX_VIOLATIONS)
@@ -125,7 +140,7 @@ pub(super) fn describe(validator: &jsonschema::Validator, instance: &Value) -> S
     if violations.is_empty() {
         violations.push("the arguments do not match the schema".to_owned());
     }
-    clip(violations.join("; "))
+    violations
 }
 
 fn clip(mut text: String) -> String {

@@ -8,8 +8,8 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use crate::control::ControlClient;
-use crate::metrics::{MetricsEndpoint, MetricsSource};
+use crate::control::{ControlClient, ControlError};
+use crate::metrics::{MetricsEndpoint, MetricsSource, RenderError};
 use anyhow::{Context, Result};
 use futures::FutureExt;
 use futures::future::BoxFuture;
@@ -19,17 +19,29 @@ struct ControlMetrics {
     socket: PathBuf,
 }
 
+/// Why the host on the control socket gave no exposition.
+#[derive(Debug, thiserror::Error)]
+enum ControlMetricsError {
+    /// Nothing listens on the socket: the host has not started serving, or has stopped.
+    #[error("the host on {} is not serving (yet)", .0.display())]
+    NotServing(PathBuf),
+    /// The host did not answer the request.
+    #[error("the host did not answer")]
+    NoAnswer(#[source] ControlError),
+}
+
 impl MetricsSource for ControlMetrics {
-    fn render(&self) -> BoxFuture<'static, Result<String, String>> {
+    fn render(&self) -> BoxFuture<'static, Result<String, RenderError>> {
         let socket = self.socket.clone();
         async move {
             let client = ControlClient::connect(&socket)
                 .await
-                .ok_or_else(|| format!("the host on {} is not serving (yet)", socket.display()))?;
-            client
+                .ok_or_else(|| ControlMetricsError::NotServing(socket.clone()))?;
+            let text = client
                 .metrics()
                 .await
-                .map_err(|err| format!("the host did not answer: {err}"))
+                .map_err(ControlMetricsError::NoAnswer)?;
+            Ok(text)
         }
         .boxed()
     }

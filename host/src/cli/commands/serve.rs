@@ -133,7 +133,9 @@ pub(super) async fn serve(cli: &Cli, args: &ServeArgs, config: LoadedConfig) -> 
             _ = hangup.recv() => match host.reload().await {
                 // Reload outcomes are logged by `Host::reload`.
                 Ok(_) => {}
-                Err(err) => tracing::error!("SIGHUP reload failed: {err}"),
+                Err(err) => {
+                    tracing::error!("SIGHUP reload failed: {}", crate::error_text::chain(&err));
+                }
             },
             outcome = &mut front => {
                 front_done = true;
@@ -141,7 +143,7 @@ pub(super) async fn serve(cli: &Cli, args: &ServeArgs, config: LoadedConfig) -> 
                     // A stdio server lives as long as its client, like any MCP server.
                     Ok(()) => tracing::info!("MCP front finished: shutting down"),
                     Err(err) => {
-                        tracing::error!("{err}");
+                        tracing::error!("{}", crate::error_text::chain(&err));
                         code = ExitCode::from(EXIT_FAILED);
                     }
                 }

@@ -161,7 +161,10 @@ pub(super) async fn apply(host: &Host, watch: Watch, changed: Vec<PathBuf>) -> O
     let shown: Vec<String> = changed.iter().map(|p| p.display().to_string()).collect();
     tracing::info!(changed = ?shown, "watched files changed: reloading");
     if let Err(err) = host.reload().await {
-        tracing::error!("reload after a change failed: {err}");
+        tracing::error!(
+            "reload after a change failed: {}",
+            crate::error_text::chain(&err)
+        );
     }
     let plugins: BTreeSet<&str> = changed
         .iter()

@@ -2,7 +2,7 @@ use std::path::Path;
 
 use super::*;
 
-fn parse(text: &str) -> Result<Vec<McpServerConfig>, McpConfigError> {
+fn parse(text: &str) -> Result<Vec<McpServerConfig>, ClaudeDesktopError> {
     parse_claude_desktop_config(text, Path::new("claude_desktop_config.json"))
 }
 
@@ -75,12 +75,37 @@ fn bad_files_report_the_file_and_the_entry() {
 #[test]
 fn a_missing_file_is_a_read_error() {
     let err = load_claude_desktop_config(Path::new("/nonexistent/claude.json")).unwrap_err();
-    assert!(
-        matches!(err, McpConfigError::ClaudeDesktopRead { .. }),
-        "{err:?}"
-    );
+    assert!(matches!(err, ClaudeDesktopError::Read { .. }), "{err:?}");
     assert!(
         err.to_string()
             .starts_with("cannot read Claude Desktop config /nonexistent/claude.json")
+    );
+    // The OS's reason is the source, shown once in a chain.
+    let source = std::error::Error::source(&err).expect("the I/O error is the source");
+    let io = source
+        .downcast_ref::<std::io::Error>()
+        .expect("an io::Error");
+    assert_eq!(io.kind(), std::io::ErrorKind::NotFound);
+    assert_eq!(
+        crate::error_text::chain(&err),
+        format!("cannot read Claude Desktop config /nonexistent/claude.json: {io}")
+    );
+}
+
+#[test]
+fn an_invalid_entry_keeps_its_typed_problem() {
+    let err = parse(r#"{"mcpServers": {"x": {"disabled": "yes"}}}"#).unwrap_err();
+    match &err {
+        ClaudeDesktopError::Entry { name, problem, .. } => {
+            assert_eq!(name, "x");
+            assert_eq!(*problem, EntryError::Disabled);
+        }
+        other => panic!("{other:?}"),
+    }
+    // The line is self-contained: the problem is in the message, not repeated as a source.
+    assert!(std::error::Error::source(&err).is_none());
+    assert_eq!(
+        crate::error_text::chain(&err),
+        "invalid Claude Desktop config claude_desktop_config.json: mcpServers.\"x\": `disabled` must be true or false"
     );
 }

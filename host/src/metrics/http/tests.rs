@@ -5,15 +5,45 @@ use futures::future::BoxFuture;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-use super::{HttpLimits, MetricsEndpoint, MetricsSource};
+use super::{HttpLimits, MetricsEndpoint, MetricsSource, RenderError};
 
 struct Fixed(Result<&'static str, &'static str>);
 
 impl MetricsSource for Fixed {
-    fn render(&self) -> BoxFuture<'static, Result<String, String>> {
-        let answer = self.0.map(str::to_owned).map_err(str::to_owned);
+    fn render(&self) -> BoxFuture<'static, Result<String, RenderError>> {
+        let answer = self.0.map(str::to_owned).map_err(RenderError::from);
         async move { answer }.boxed()
     }
+}
+
+/// A source whose failure has a cause, as the CLI's (the control socket's error).
+struct Unreachable;
+
+#[derive(Debug, thiserror::Error)]
+#[error("the host did not answer")]
+struct NoAnswer(#[source] std::io::Error);
+
+impl MetricsSource for Unreachable {
+    fn render(&self) -> BoxFuture<'static, Result<String, RenderError>> {
+        let err = NoAnswer(std::io::Error::other("connection reset"));
+        async move { Err(err.into()) }.boxed()
+    }
+}
+
+#[tokio::test]
+async fn a_503_body_carries_the_cause_of_the_failure() {
+    let endpoint = MetricsEndpoint::bind("127.0.0.1:0".parse().unwrap(), Arc::new(Unreachable))
+        .await
+        .unwrap();
+    let response = request(&endpoint, b"GET /metrics HTTP/1.1\r\n\r\n").await;
+    assert!(
+        response.starts_with("HTTP/1.1 503 Service Unavailable\r\n"),
+        "{response}"
+    );
+    assert!(
+        response.ends_with("\r\n\r\nthe host did not answer: connection reset\n"),
+        "{response}"
+    );
 }
 
 async fn request(endpoint: &MetricsEndpoint, raw: &[u8]) -> String {
