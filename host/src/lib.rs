@@ -1,16 +1,16 @@
 //! The maitool host library.
 //!
-//! The host keeps the unified [`ToolRegistry`](registry::ToolRegistry) over every tool source
+//! The host keeps the unified [`ToolRegistry`] over every tool source
 //! and the runtime that supervises plugin runner subprocesses. A reasoning engine embeds this
 //! crate; operators run it through the `maitool` binary.
 //!
-//! * [`provider`]: the [`ToolProvider`](provider::ToolProvider) trait every tool source implements.
-//! * [`registry`]: the [`ToolRegistry`](registry::ToolRegistry) that lists and routes.
+//! * [`provider`]: the [`ToolProvider`] trait every tool source implements.
+//! * [`registry`]: the [`ToolRegistry`] that lists and routes.
 //! * [`plugin`]: the plugin runtime: runner supervisor, component registry, `PluginToolProvider`.
 //! * [`builtin`]: the engine's built-in tools and the tool-call executor.
-//! * [`mcp`]: tools of external MCP servers.
+//! * [`mcp_client`]: tools of external MCP servers (maitool as an MCP client).
 //! * [`metrics`]: per-tool call statistics, the Prometheus endpoint, start-up progress.
-//! * [`front`]: the registry exposed as an MCP server (`maitool serve --mcp-stdio|--mcp-http`).
+//! * [`mcp_server`]: the registry exposed as an MCP server (`maitool serve --mcp-stdio|--mcp-http`).
 //! * [`llm`]: tool lists rendered for model APIs (OpenAI, Anthropic, Gemini) and their tool
 //!   calls parsed back.
 //! * `cli` (feature `cli`, on by default): the `maitool` binary's command line.

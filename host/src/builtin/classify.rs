@@ -23,7 +23,7 @@ pub struct Classified {
     pub deferred: Vec<Arc<ToolSpec>>,
 }
 
-/// Splits a registry listing for a stage; see the [module documentation](self).
+/// Splits a registry listing for a stage; see the module documentation of `builtin::classify`.
 pub fn classify(specs: Vec<Arc<ToolSpec>>, stage: Stage) -> Classified {
     let mut classified = Classified::default();
     for spec in specs {

@@ -123,7 +123,7 @@ fn fresh_call_id() -> String {
     format!("call_{:016x}", u64::from_le_bytes(bytes))
 }
 
-/// Runs a model turn's tool calls; see the [module documentation](self).
+/// Runs a model turn's tool calls (the source of `builtin/executor.rs` opens with how).
 #[derive(Clone)]
 pub struct ToolCallExecutor {
     registry: Arc<ToolRegistry>,

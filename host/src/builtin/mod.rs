@@ -1,7 +1,7 @@
 //! Built-in engine tools: the reasoning engine's own tools, deferred-tool discovery, the
 //! tool-call executor, and the embedded store that backs them by default.
 //!
-//! * [`BuiltinToolProvider`] (`maisaka_builtin`): the [catalog](catalog) (`reply`,
+//! * [`BuiltinToolProvider`] (`maisaka_builtin`): the [`catalog`] (`reply`,
 //!   `wait`, `finish`, `send_emoji`, `send_image`, `query_memory`, `query_person_profile`,
 //!   `fetch_history`, `view_forward_message`, `switch_chat`, `tool_search`) filtered by
 //!   [config](BuiltinConfig), chat scope and stage.

@@ -3,15 +3,15 @@
 //! * [`config`]: the MaiBot-compatible `[mcp]` table and its validation;
 //!   [`claude_desktop`]: import of `{"mcpServers": {...}}` JSON files.
 //! * [`provider`]: [`McpToolProvider`], the `ToolProvider` over every server; each server
-//!   has a supervisor ([`supervisor`]) that connects, refreshes, health-checks and
-//!   reconnects it, publishing into the state both share ([`shared`]).
-//! * [`connect`], [`process`], [`handler`]: one connection (stdio child in its own process
+//!   has a supervisor (`supervisor`) that connects, refreshes, health-checks and
+//!   reconnects it, publishing into the state both share (`shared`).
+//! * `connect`, `process`, `handler`: one connection (stdio child in its own process
 //!   group with stderr in the log, or Streamable HTTP and legacy SSE with the `http`
 //!   feature), and its client callbacks.
-//! * [`listing`]: `tools/list` read tool by tool, so one malformed tool does not lose the
+//! * `listing`: `tools/list` read tool by tool, so one malformed tool does not lose the
 //!   server.
 //! * [`catalog`], [`naming`], [`spec`]: the exposed tool set, names and `ToolSpec`s;
-//!   [`call`], [`result`]: one call and the mapping of its outcome; [`raw_result`]: a result
+//!   `call`, [`result`]: one call and the mapping of its outcome; `raw_result`: a result
 //!   rmcp cannot read as a whole, read block by block.
 //!
 //! Operator documentation: `docs/MCP_CLIENT.md`.

@@ -3,7 +3,7 @@
 //!
 //! Semantics follow MaiBot's `ToolRegistry` (reference section 1.3), with its quirks fixed:
 //! closing continues past a failing provider (Q1), and routing goes through an index instead
-//! of re-listing every provider per call (Q2, see [`routing`]).
+//! of re-listing every provider per call (Q2, see `routing.rs`).
 //!
 //! The registry is `Send + Sync` and meant to be shared behind an `Arc`; every method takes
 //! `&self`. The providers live in an immutable snapshot swapped on change, so listing and

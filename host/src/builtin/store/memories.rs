@@ -246,7 +246,7 @@ impl Store {
         self.call(move |conn| insert(conn, &memory)).await
     }
 
-    /// Searches memories; see the [module documentation](self) for the modes.
+    /// Searches memories; docs/BUILTIN.md describes the modes.
     pub async fn search_memories(&self, query: MemoryQuery) -> Result<Vec<MemoryHit>, StoreError> {
         self.call(move |conn| search(conn, &query)).await
     }

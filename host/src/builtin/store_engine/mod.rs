@@ -28,8 +28,8 @@ const BOT_ID: &str = "maitool";
 /// The bot's display name in the histories it writes.
 const BOT_NAME: &str = "MaiTool";
 
-/// The default engine: the built-in tools over the embedded store. See the
-/// [module documentation](self).
+/// The default engine: the built-in tools over the embedded store. "Sending" appends a bot
+/// message to the stream's history in the store; loop state is kept per session in memory.
 #[derive(Debug)]
 pub struct StoreEngine {
     store: Store,
