@@ -17,6 +17,7 @@ mod context;
 mod data_dir;
 mod error;
 mod launch;
+mod load_error;
 mod log_forward;
 mod serve;
 mod spec;

@@ -23,6 +23,7 @@ use maitool_protocol::wire::{EncodedValue, ErrorCode, InvokeView, SUPPORTED_PROT
 use maitool_protocol::{JsonObject, NamedResult, ToolExecutionContext, ToolExecutionResult};
 use tokio::sync::Notify;
 
+use crate::load_error::LoadError;
 use crate::log_forward::LogForwarder;
 use crate::{
     ComponentHandler, HostClient, InvocationContext, LaunchEnv, PluginSpec, RUNNER_VERSION,
@@ -244,7 +245,9 @@ async fn load_plugins(
             Err(reason) => {
                 tracing::error!(plugin_id = %spec.id, "plugin failed to load: {reason}");
                 ready.failed_plugins.push(spec.id.clone());
-                ready.failed_plugin_reasons.insert(spec.id.clone(), reason);
+                ready
+                    .failed_plugin_reasons
+                    .insert(spec.id.clone(), reason.to_string());
             }
         }
     }
@@ -256,20 +259,20 @@ async fn load_one(
     peer: &RpcPeer,
     config: &JsonObject,
     data_dir: Option<Arc<Path>>,
-) -> Result<(), String> {
+) -> Result<(), LoadError> {
     let spec = &plugin.spec;
     // The hooks' records carry the plugin's id, as its handlers' do.
     let tag = &plugin.tag;
     crate::log_forward::in_plugin_sync(tag.clone(), || spec.hooks.configure(config))
-        .map_err(|err| format!("invalid configuration: {err}"))?;
+        .map_err(LoadError::Config)?;
     register(spec, peer, true).await?;
     let host = HostClient::new(peer.clone(), Arc::clone(tag));
     let on_load = crate::log_forward::in_plugin(tag.clone(), spec.hooks.on_load(host, data_dir));
     let load = std::panic::AssertUnwindSafe(on_load).catch_unwind().await;
     let outcome = match load {
         Ok(Ok(())) => return Ok(()),
-        Ok(Err(err)) => format!("on_load failed: {err}"),
-        Err(panic) => format!("on_load panicked: {}", panic_message(panic.as_ref())),
+        Ok(Err(err)) => LoadError::OnLoad(err),
+        Err(panic) => LoadError::Panicked(panic_message(panic.as_ref())),
     };
     // Roll back: the host must not keep components of a plugin that is not loaded.
     if let Err(err) = register(spec, peer, false).await {
@@ -279,7 +282,11 @@ async fn load_one(
     Err(outcome)
 }
 
-async fn register(spec: &PluginSpec, peer: &RpcPeer, with_components: bool) -> Result<(), String> {
+async fn register(
+    spec: &PluginSpec,
+    peer: &RpcPeer,
+    with_components: bool,
+) -> Result<(), LoadError> {
     let payload = RegisterComponentsPayload {
         plugin_id: spec.id.clone(),
         plugin_version: spec.version.clone(),
@@ -306,11 +313,11 @@ async fn register(spec: &PluginSpec, peer: &RpcPeer, with_components: bool) -> R
             REGISTRATION_TIMEOUT,
         )
         .await
-        .map_err(|err| format!("registration failed: {err}"))?;
+        .map_err(LoadError::Registration)?;
     if answer.accepted {
         Ok(())
     } else {
-        Err(format!("host refused the components: {}", answer.reason))
+        Err(LoadError::Refused(answer.reason))
     }
 }
 
