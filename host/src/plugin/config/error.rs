@@ -85,8 +85,8 @@ pub enum RunnerProblem {
     Toml {
         /// The file.
         path: PathBuf,
-        /// The parser's message, with the key and location.
-        error: toml::de::Error,
+        /// The parser's message, with the key and location (boxed: it is large).
+        error: Box<toml::de::Error>,
     },
     /// A plugin id that cannot name a data directory.
     #[error("{0}")]

@@ -209,7 +209,7 @@ pub(crate) fn config_document(
             let table: toml::Table =
                 toml::from_str(&text).map_err(|error| RunnerProblem::Toml {
                     path: path.clone(),
-                    error,
+                    error: Box::new(error),
                 })?;
             match serde_json::to_value(table) {
                 Ok(Value::Object(object)) => object,

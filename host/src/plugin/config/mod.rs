@@ -398,7 +398,7 @@ impl RunnerConfig {
                         at,
                         RunnerProblem::Toml {
                             path: manifest_path.clone(),
-                            error,
+                            error: Box::new(error),
                         },
                     )
                 })?;
@@ -437,7 +437,13 @@ impl RunnerConfig {
                     )
                 })?;
                 settings.merge_config_file(&text).map_err(|error| {
-                    RunnerConfigError::new(at, RunnerProblem::Toml { path, error })
+                    RunnerConfigError::new(
+                        at,
+                        RunnerProblem::Toml {
+                            path,
+                            error: Box::new(error),
+                        },
+                    )
                 })?;
             }
         }
