@@ -25,8 +25,8 @@ use parking_lot::RwLock;
 #[derive(Debug, thiserror::Error)]
 pub enum HostError {
     /// The plugins' key-value store could not be opened.
-    #[error("plugin key-value store: {0}")]
-    KvStore(String),
+    #[error("plugin key-value store")]
+    KvStore(#[source] crate::plugin::KvError),
     /// The plugin runtime could not start.
     #[error(transparent)]
     Runtime(#[from] crate::plugin::RuntimeError),

@@ -168,7 +168,9 @@ impl HostConfig {
             path: shown.clone(),
             message,
         };
-        self.plugin_runtime.validate().map_err(&invalid)?;
+        self.plugin_runtime
+            .validate()
+            .map_err(|err| invalid(err.to_string()))?;
         let mut names = std::collections::HashSet::new();
         for (index, runner) in self.runners.iter().enumerate() {
             if runner.name.trim().is_empty() {
@@ -192,7 +194,7 @@ impl HostConfig {
             .filter(|r| r.enabled)
             .map(|r| r.resolve(base, &data_dir))
             .collect::<Result<Vec<_>, _>>()
-            .map_err(&invalid)?;
+            .map_err(|err| invalid(err.to_string()))?;
         // A plugin id names one plugin's grants, configuration and data directory: two
         // runners providing it would race to register it, and the loser's would fail.
         let mut owners = std::collections::HashMap::new();
@@ -262,7 +264,7 @@ impl HostConfig {
             }
         }
         if let Some(llm) = &self.llm {
-            llm.validate().map_err(&invalid)?;
+            llm.validate().map_err(|err| invalid(err.to_string()))?;
         }
         if self.mcp.enable {
             // One line for the operator: a Claude Desktop file's read error has the OS's

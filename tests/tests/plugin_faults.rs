@@ -435,6 +435,7 @@ async fn chat_scope_allowed_sessions_and_per_session_disable_filter_tools() {
             .runtime
             .set_component_enabled("nope", false, None)
             .unwrap_err()
+            .to_string()
             .contains("no component named nope")
     );
     harness.stop().await;

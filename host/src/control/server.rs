@@ -214,7 +214,7 @@ impl RequestHandler for ControlHandler {
                             toggle.enabled,
                             toggle.session_id.as_deref(),
                         )
-                        .map_err(|err| RpcError::new(ErrorCode::ToolNotFound, err))?;
+                        .map_err(|err| RpcError::new(ErrorCode::ToolNotFound, err.to_string()))?;
                     Payload::encode(&ToggleResponse { full_name })
                 }
                 methods::RELOAD => {
@@ -230,7 +230,7 @@ impl RequestHandler for ControlHandler {
                     host.plugins
                         .restart_runner(&restart.runner)
                         .await
-                        .map_err(|err| RpcError::new(ErrorCode::PluginNotFound, err))?;
+                        .map_err(|err| RpcError::new(ErrorCode::PluginNotFound, err.to_string()))?;
                     Payload::encode(&EmptyPayload {})
                 }
                 methods::PLUGINS => {

@@ -42,7 +42,7 @@ impl RunnerConnectionHandler {
             .runtime
             .components
             .set_available(plugin_id, &payload.tool, payload.available, reason)
-            .map_err(|problem| RpcError::new(ErrorCode::ToolNotFound, problem))?;
+            .map_err(|problem| RpcError::new(ErrorCode::ToolNotFound, problem.to_string()))?;
         if changed {
             // Listings and the MCP front's tools/list_changed follow the tool-set version.
             self.runtime.version.bump();

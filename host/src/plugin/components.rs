@@ -16,6 +16,85 @@ use parking_lot::RwLock;
 
 use super::PLUGIN_PROVIDER_NAME;
 
+/// A component declaration the registry refuses; the runner gets the text as the reason of
+/// its refused registration.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum DeclarationError {
+    /// A component without a name.
+    #[error("a component has an empty name")]
+    EmptyName,
+    /// A name outside the allowed alphabet or length.
+    #[error("component name {name:?} must be 1-128 characters of [A-Za-z0-9_.-]")]
+    BadName {
+        /// The name as declared.
+        name: String,
+    },
+    /// A component that names another plugin than the one registering it.
+    #[error("component {name} claims plugin {claimed} but was registered by {plugin_id}")]
+    ForeignPlugin {
+        /// The component.
+        name: String,
+        /// The plugin it names.
+        claimed: String,
+        /// The plugin registering it.
+        plugin_id: String,
+    },
+    /// An invoke method the host does not call.
+    #[error("component {name}: unsupported invoke_method {method:?}")]
+    InvokeMethod {
+        /// The component.
+        name: String,
+        /// The method as declared.
+        method: String,
+    },
+    /// A timeout that is not a non-negative integer.
+    #[error("component {name}: timeout_ms must be a non-negative integer, got {value}")]
+    Timeout {
+        /// The component.
+        name: String,
+        /// The value as declared.
+        value: serde_json::Value,
+    },
+    /// `parameters_raw` that is not an object.
+    #[error("parameters_raw must be an object, got {0}")]
+    ParametersRaw(serde_json::Value),
+    /// A parameter list that does not describe a schema.
+    #[error(transparent)]
+    ParameterList(#[from] super::parameter_list::ParameterListError),
+    /// Two components of one plugin share a name.
+    #[error("plugin {plugin_id} declares component {name} twice")]
+    Duplicate {
+        /// The plugin.
+        plugin_id: String,
+        /// The component.
+        name: String,
+    },
+}
+
+/// A component or tool name that names none, or more than one.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ComponentLookupError {
+    /// No component has the name.
+    #[error("no component named {0}")]
+    NotFound(String),
+    /// A bare name several plugins use.
+    #[error("component name {name} is ambiguous: use one of {}", candidates.join(", "))]
+    Ambiguous {
+        /// The bare name.
+        name: String,
+        /// The full names it could mean.
+        candidates: Vec<String>,
+    },
+    /// A plugin has no tool of that name.
+    #[error("plugin {plugin_id} has no tool {name}")]
+    NoSuchTool {
+        /// The plugin.
+        plugin_id: String,
+        /// The tool name.
+        name: String,
+    },
+}
+
 /// One registered component.
 #[derive(Debug, Clone)]
 pub struct ComponentEntry {
@@ -58,25 +137,26 @@ impl ComponentEntry {
     pub fn from_declaration(
         plugin_id: &str,
         decl: &ComponentDeclaration,
-    ) -> Result<ComponentEntry, String> {
+    ) -> Result<ComponentEntry, DeclarationError> {
         let name = decl.name.trim();
         if name.is_empty() {
-            return Err("a component has an empty name".into());
+            return Err(DeclarationError::EmptyName);
         }
         if !name
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
             || name.len() > 128
         {
-            return Err(format!(
-                "component name {name:?} must be 1-128 characters of [A-Za-z0-9_.-]"
-            ));
+            return Err(DeclarationError::BadName {
+                name: name.to_owned(),
+            });
         }
         if !decl.plugin_id.is_empty() && decl.plugin_id != plugin_id {
-            return Err(format!(
-                "component {name} claims plugin {} but was registered by {plugin_id}",
-                decl.plugin_id
-            ));
+            return Err(DeclarationError::ForeignPlugin {
+                name: name.to_owned(),
+                claimed: decl.plugin_id.clone(),
+                plugin_id: plugin_id.to_owned(),
+            });
         }
         let meta = &decl.metadata;
         let text = |key: &str| {
@@ -98,14 +178,16 @@ impl ComponentEntry {
             _ => names::INVOKE_TOOL.to_owned(),
         };
         if invoke_method != names::INVOKE_TOOL && invoke_method != names::INVOKE_ACTION {
-            return Err(format!(
-                "component {name}: unsupported invoke_method {invoke_method:?}"
-            ));
+            return Err(DeclarationError::InvokeMethod {
+                name: name.to_owned(),
+                method: invoke_method,
+            });
         }
         let timeout_ms = match meta.get("timeout_ms") {
             None | Some(serde_json::Value::Null) => 0,
-            Some(value) => value.as_u64().ok_or_else(|| {
-                format!("component {name}: timeout_ms must be a non-negative integer, got {value}")
+            Some(value) => value.as_u64().ok_or_else(|| DeclarationError::Timeout {
+                name: name.to_owned(),
+                value: value.clone(),
             })?,
         };
         // The declaration's own field, else the metadata's; anything unknown means all chats.
@@ -187,7 +269,10 @@ impl ComponentEntry {
 /// `parameters_raw` as an object schema or a property map (with per-property
 /// `required: true`), else MaiBot's `action_parameters` for legacy Actions.
 /// Every object schema gets a `required` array.
-fn parameters_schema(meta: &JsonObject, legacy_action: bool) -> Result<JsonObject, String> {
+fn parameters_schema(
+    meta: &JsonObject,
+    legacy_action: bool,
+) -> Result<JsonObject, DeclarationError> {
     let raw_is_empty = match meta.get("parameters_raw") {
         None | Some(serde_json::Value::Null) => true,
         Some(serde_json::Value::Object(raw)) => raw.is_empty(),
@@ -197,7 +282,7 @@ fn parameters_schema(meta: &JsonObject, legacy_action: bool) -> Result<JsonObjec
         && let Some(list) = meta.get("parameters").and_then(|v| v.as_array())
         && !list.is_empty()
     {
-        return super::parameter_list::schema_from_parameter_list(list);
+        return Ok(super::parameter_list::schema_from_parameter_list(list)?);
     }
     let mut schema = match meta.get("parameters_raw") {
         Some(serde_json::Value::Object(raw))
@@ -251,7 +336,7 @@ fn parameters_schema(meta: &JsonObject, legacy_action: bool) -> Result<JsonObjec
             schema.insert("properties".into(), JsonObject::new().into());
             schema
         }
-        Some(other) => return Err(format!("parameters_raw must be an object, got {other}")),
+        Some(other) => return Err(DeclarationError::ParametersRaw(other.clone())),
     };
     schema.remove("$schema");
     if schema.get("type").and_then(|t| t.as_str()) == Some("object")
@@ -307,16 +392,16 @@ impl ComponentRegistry {
         &self,
         plugin_id: &str,
         declarations: &[ComponentDeclaration],
-    ) -> Result<Vec<String>, String> {
+    ) -> Result<Vec<String>, DeclarationError> {
         let mut entries = Vec::with_capacity(declarations.len());
         let mut seen = HashSet::new();
         for decl in declarations {
             let entry = ComponentEntry::from_declaration(plugin_id, decl)?;
             if !seen.insert(entry.name.clone()) {
-                return Err(format!(
-                    "plugin {plugin_id} declares component {} twice",
-                    entry.name
-                ));
+                return Err(DeclarationError::Duplicate {
+                    plugin_id: plugin_id.to_owned(),
+                    name: entry.name.clone(),
+                });
             }
             entries.push(Arc::new(entry));
         }
@@ -362,7 +447,7 @@ impl ComponentRegistry {
         name: &str,
         enabled: bool,
         session_id: Option<&str>,
-    ) -> Result<String, String> {
+    ) -> Result<String, ComponentLookupError> {
         let mut inner = self.inner.write();
         let full_name = inner.resolve(name)?;
         let toggle = inner.toggles.entry(full_name.clone()).or_default();
@@ -528,7 +613,7 @@ impl ComponentRegistry {
         name: &str,
         available: bool,
         reason: &str,
-    ) -> Result<bool, String> {
+    ) -> Result<bool, ComponentLookupError> {
         let mut inner = self.inner.write();
         let Some(entry) = inner
             .by_plugin
@@ -537,7 +622,10 @@ impl ComponentRegistry {
             .flatten()
             .find(|entry| entry.name == name && entry.is_tool())
         else {
-            return Err(format!("plugin {plugin_id} has no tool {name}"));
+            return Err(ComponentLookupError::NoSuchTool {
+                plugin_id: plugin_id.to_owned(),
+                name: name.to_owned(),
+            });
         };
         let full_name = entry.full_name.clone();
         if available {
@@ -587,7 +675,7 @@ impl Inner {
         self.by_tool_name = index;
     }
 
-    fn resolve(&self, name: &str) -> Result<String, String> {
+    fn resolve(&self, name: &str) -> Result<String, ComponentLookupError> {
         let all = || self.by_plugin.values().flatten();
         if all().any(|e| e.full_name == name) {
             return Ok(name.to_owned());
@@ -595,14 +683,11 @@ impl Inner {
         let matches: Vec<&Arc<ComponentEntry>> = all().filter(|e| e.name == name).collect();
         match matches.as_slice() {
             [one] => Ok(one.full_name.clone()),
-            [] => Err(format!("no component named {name}")),
-            many => Err(format!(
-                "component name {name} is ambiguous: use one of {}",
-                many.iter()
-                    .map(|e| e.full_name.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )),
+            [] => Err(ComponentLookupError::NotFound(name.to_owned())),
+            many => Err(ComponentLookupError::Ambiguous {
+                name: name.to_owned(),
+                candidates: many.iter().map(|e| e.full_name.clone()).collect(),
+            }),
         }
     }
 

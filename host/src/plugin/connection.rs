@@ -82,7 +82,7 @@ impl RunnerConnectionHandler {
             })
         };
         if let Err(problem) = self.runtime.check_announced(&self.runner.name, &plugin_id) {
-            return refuse(problem);
+            return refuse(problem.to_string());
         }
         if !request.plugin_id().is_empty() && request.plugin_id() != plugin_id {
             return refuse(format!(
@@ -94,11 +94,7 @@ impl RunnerConnectionHandler {
         // register it.
         let newly_claimed = match self.runtime.try_claim(&plugin_id, &self.runner.name) {
             Ok(newly) => newly,
-            Err(owner) => {
-                return refuse(format!(
-                    "plugin {plugin_id} is already provided by runner {owner}"
-                ));
-            }
+            Err(claimed) => return refuse(claimed.to_string()),
         };
         if payload.components.is_empty() {
             let _ = newly_claimed;
@@ -129,7 +125,7 @@ impl RunnerConnectionHandler {
                 if newly_claimed {
                     self.runtime.release_claim(&plugin_id, &self.runner.name);
                 }
-                refuse(reason)
+                refuse(reason.to_string())
             }
         }
     }
@@ -207,7 +203,8 @@ impl RunnerConnectionHandler {
                 request.plugin_id()
             )));
         }
-        super::data_dir::check_plugin_id(plugin_id).map_err(RpcError::bad_payload)?;
+        super::data_dir::check_plugin_id(plugin_id)
+            .map_err(|err| RpcError::bad_payload(err.to_string()))?;
         Ok(plugin_id.to_owned())
     }
 

@@ -37,7 +37,7 @@ fn ids_that_could_escape_the_plugins_directory_are_refused_with_the_reason() {
     for (id, reason) in cases {
         let err = check_plugin_id(id).expect_err(id);
         assert_eq!(
-            err,
+            err.to_string(),
             format!("plugin id {id:?} {reason}: it names the plugin's data directory")
         );
     }
@@ -45,6 +45,7 @@ fn ids_that_could_escape_the_plugins_directory_are_refused_with_the_reason() {
     assert!(
         check_plugin_id(&long)
             .unwrap_err()
+            .to_string()
             .ends_with("is longer than 255 bytes: it names the plugin's data directory")
     );
 }
@@ -79,7 +80,11 @@ fn prepare_refuses_a_bad_id_before_touching_the_filesystem() {
     let temp = tempfile::tempdir().unwrap();
     let root = temp.path().join("plugins");
     let err = prepare(&root, "../outside").unwrap_err();
-    assert!(err.contains("must not start with '.'"), "{err}");
+    assert!(
+        matches!(&err, super::DataDirError::BadId(bad) if bad.problem == super::PluginIdProblem::LeadingDot),
+        "{err:?}"
+    );
+    assert!(err.to_string().contains("must not start with '.'"), "{err}");
     assert!(!root.exists());
     assert!(!temp.path().join("outside").exists());
 }
@@ -99,5 +104,23 @@ fn prepare_returns_an_absolute_path_for_a_relative_root() {
     assert_eq!(
         std::fs::canonicalize(&made).unwrap(),
         std::fs::canonicalize(temp.path().join("p")).unwrap()
+    );
+}
+
+#[test]
+fn a_directory_that_cannot_be_made_keeps_the_io_error_as_its_source() {
+    let temp = tempfile::tempdir().unwrap();
+    // A file where the root should be: the directory cannot be created under it.
+    let root = temp.path().join("file");
+    std::fs::write(&root, b"x").unwrap();
+    let err = prepare(&root, "p").unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        format!("cannot create {}", root.join("p").display())
+    );
+    let source = std::error::Error::source(&err).expect("the io error is kept");
+    assert!(
+        source.downcast_ref::<std::io::Error>().is_some(),
+        "{source:?}"
     );
 }

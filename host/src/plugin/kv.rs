@@ -1,12 +1,44 @@
 //! A per-plugin key-value store in SQLite, behind the `kv.*` capabilities.
 
 use std::os::unix::fs::DirBuilderExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use parking_lot::Mutex;
 use rusqlite::{Connection, OptionalExtension, params};
 use serde_json::Value;
+
+/// Why the key-value store failed.
+#[derive(Debug, thiserror::Error)]
+pub enum KvError {
+    /// The store's directory could not be created.
+    #[error("cannot create {}", path.display())]
+    CreateDir {
+        /// The directory.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The store's file could not be opened.
+    #[error("cannot open {}", path.display())]
+    Open {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: rusqlite::Error,
+    },
+    /// A statement failed.
+    #[error(transparent)]
+    Sqlite(#[from] rusqlite::Error),
+    /// A stored value is not JSON.
+    #[error("corrupt value")]
+    Corrupt(#[source] serde_json::Error),
+    /// The blocking task running a statement panicked or was cancelled.
+    #[error("store task failed")]
+    Task(#[source] tokio::task::JoinError),
+}
 
 /// Key-value pairs namespaced by plugin id; values are JSON.
 #[derive(Clone)]
@@ -23,14 +55,14 @@ impl std::fmt::Debug for KvStore {
 impl KvStore {
     /// Opens (creating) a store file. Runs on the blocking pool, like every statement: waiting
     /// for another process's lock may take seconds, and the host's runtime may have one thread.
-    pub async fn open(path: &Path) -> Result<KvStore, String> {
+    pub async fn open(path: &Path) -> Result<KvStore, KvError> {
         let path = path.to_path_buf();
         tokio::task::spawn_blocking(move || Self::open_file(&path))
             .await
-            .map_err(|err| format!("store task failed: {err}"))?
+            .map_err(KvError::Task)?
     }
 
-    fn open_file(path: &Path) -> Result<KvStore, String> {
+    fn open_file(path: &Path) -> Result<KvStore, KvError> {
         // The data directory, and any missing parent, is private like the plugins' own
         // directories in it: a parent it shares with the control socket must not be left
         // world-readable because the store happened to create it first.
@@ -39,34 +71,38 @@ impl KvStore {
                 .recursive(true)
                 .mode(0o700)
                 .create(parent)
-                .map_err(|err| format!("cannot create {}: {err}", parent.display()))?;
+                .map_err(|source| KvError::CreateDir {
+                    path: parent.to_path_buf(),
+                    source,
+                })?;
         }
         let connection = Connection::open(path)
             .and_then(|connection| {
                 crate::sqlite::share_between_processes(&connection)?;
                 Ok(connection)
             })
-            .map_err(|err| format!("cannot open {}: {err}", path.display()))?;
+            .map_err(|source| KvError::Open {
+                path: path.to_path_buf(),
+                source,
+            })?;
         Self::init(connection)
     }
 
     /// A store that lives in memory only.
-    pub fn in_memory() -> Result<KvStore, String> {
-        Self::init(Connection::open_in_memory().map_err(|err| err.to_string())?)
+    pub fn in_memory() -> Result<KvStore, KvError> {
+        Self::init(Connection::open_in_memory()?)
     }
 
-    fn init(connection: Connection) -> Result<KvStore, String> {
-        connection
-            .execute_batch(
-                "CREATE TABLE IF NOT EXISTS plugin_kv (
+    fn init(connection: Connection) -> Result<KvStore, KvError> {
+        connection.execute_batch(
+            "CREATE TABLE IF NOT EXISTS plugin_kv (
                      plugin_id TEXT NOT NULL,
                      key TEXT NOT NULL,
                      value TEXT NOT NULL,
                      updated_ms INTEGER NOT NULL,
                      PRIMARY KEY (plugin_id, key)
                  );",
-            )
-            .map_err(|err| err.to_string())?;
+        )?;
         Ok(KvStore {
             connection: Arc::new(Mutex::new(connection)),
         })
@@ -75,16 +111,16 @@ impl KvStore {
     async fn blocking<T: Send + 'static>(
         &self,
         work: impl FnOnce(&Connection) -> rusqlite::Result<T> + Send + 'static,
-    ) -> Result<T, String> {
+    ) -> Result<T, KvError> {
         let connection = self.connection.clone();
         tokio::task::spawn_blocking(move || work(&connection.lock()))
             .await
-            .map_err(|err| format!("store task failed: {err}"))?
-            .map_err(|err| err.to_string())
+            .map_err(KvError::Task)?
+            .map_err(KvError::Sqlite)
     }
 
     /// The value of `key`, or `None`.
-    pub async fn get(&self, plugin_id: &str, key: &str) -> Result<Option<Value>, String> {
+    pub async fn get(&self, plugin_id: &str, key: &str) -> Result<Option<Value>, KvError> {
         let (plugin_id, key) = (plugin_id.to_owned(), key.to_owned());
         let text: Option<String> = self
             .blocking(move |c| {
@@ -96,12 +132,12 @@ impl KvStore {
                 .optional()
             })
             .await?;
-        text.map(|t| serde_json::from_str(&t).map_err(|err| format!("corrupt value: {err}")))
+        text.map(|t| serde_json::from_str(&t).map_err(KvError::Corrupt))
             .transpose()
     }
 
     /// Sets `key` to `value`.
-    pub async fn set(&self, plugin_id: &str, key: &str, value: &Value) -> Result<(), String> {
+    pub async fn set(&self, plugin_id: &str, key: &str, value: &Value) -> Result<(), KvError> {
         let (plugin_id, key, text) = (plugin_id.to_owned(), key.to_owned(), value.to_string());
         let now = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -119,7 +155,7 @@ impl KvStore {
     }
 
     /// Deletes `key`; true when it existed.
-    pub async fn delete(&self, plugin_id: &str, key: &str) -> Result<bool, String> {
+    pub async fn delete(&self, plugin_id: &str, key: &str) -> Result<bool, KvError> {
         let (plugin_id, key) = (plugin_id.to_owned(), key.to_owned());
         self.blocking(move |c| {
             c.execute(
@@ -132,7 +168,7 @@ impl KvStore {
     }
 
     /// Keys starting with `prefix`, sorted.
-    pub async fn list(&self, plugin_id: &str, prefix: &str) -> Result<Vec<String>, String> {
+    pub async fn list(&self, plugin_id: &str, prefix: &str) -> Result<Vec<String>, KvError> {
         let (plugin_id, pattern) = (
             plugin_id.to_owned(),
             format!(

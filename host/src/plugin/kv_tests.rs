@@ -77,3 +77,31 @@ async fn an_open_waits_for_another_connections_lock_without_blocking_the_runtime
     kv.set("p", "k", &json!(1)).await.unwrap();
     assert_eq!(kv.get("p", "k").await.unwrap(), Some(json!(1)));
 }
+
+#[tokio::test]
+async fn a_store_that_cannot_be_opened_says_where_and_keeps_the_cause() {
+    let temp = tempfile::tempdir().unwrap();
+    // A file where the store's directory should be.
+    let blocker = temp.path().join("file");
+    std::fs::write(&blocker, b"x").unwrap();
+    let err = KvStore::open(&blocker.join("data").join("kv.sqlite3"))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        format!("cannot create {}", blocker.join("data").display())
+    );
+    let cause = std::error::Error::source(&err).expect("the io error is kept");
+    assert!(
+        cause.downcast_ref::<std::io::Error>().is_some(),
+        "{cause:?}"
+    );
+    // A directory where the file should be: SQLite's own error is the cause.
+    let err = KvStore::open(temp.path()).await.unwrap_err();
+    assert!(matches!(err, super::KvError::Open { .. }), "{err:?}");
+    let cause = std::error::Error::source(&err).expect("the sqlite error is kept");
+    assert!(
+        cause.downcast_ref::<rusqlite::Error>().is_some(),
+        "{cause:?}"
+    );
+}

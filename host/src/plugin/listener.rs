@@ -15,11 +15,67 @@ use interprocess::local_socket::{GenericFilePath, ListenerOptions, ToFsName};
 use maitool_protocol::wire::methods::{HelloPayload, HelloResponsePayload, PluginBootstrap, names};
 use maitool_protocol::wire::{
     Envelope, EnvelopeHeader, ErrorBody, ErrorCode, FrameDecoder, MessageType,
-    SUPPORTED_PROTOCOL_VERSIONS, decode_header, decode_payload, encode_envelope, frame_codec,
+    SUPPORTED_PROTOCOL_VERSIONS, WireError, decode_header, decode_payload, encode_envelope,
+    frame_codec,
 };
 use parking_lot::Mutex;
 use tokio::sync::oneshot;
+
+use super::error_chain::Chain;
 use tokio_util::codec::{Framed, LengthDelimitedCodec};
+
+/// Why a connection was refused at its handshake; logged by the host (the runner, when it
+/// can be answered, gets its own reason on the wire).
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum HandshakeError {
+    #[error("no runner.hello within {} ms", .0.as_millis())]
+    NoHello(Duration),
+    #[error("connection closed before runner.hello")]
+    Closed,
+    #[error("unreadable first frame")]
+    Unreadable(#[source] WireError),
+    #[error("first frame is not an envelope")]
+    NotAnEnvelope(#[source] WireError),
+    #[error("first message must be a runner.hello request, got {method} {message_type:?}")]
+    NotHello {
+        method: String,
+        message_type: MessageType,
+    },
+    #[error("malformed runner.hello")]
+    MalformedHello(#[source] WireError),
+    #[error("{reason} (runner_id {runner_id}, pid {pid})")]
+    Token {
+        reason: &'static str,
+        runner_id: String,
+        pid: u32,
+    },
+    #[error("runner {0} already has an active connection")]
+    AlreadyConnected(String),
+    #[error(
+        "runner {runner}: unsupported protocol versions {offered:?}; this host speaks {SUPPORTED_PROTOCOL_VERSIONS:?}"
+    )]
+    Unsupported {
+        runner: String,
+        offered: Vec<String>,
+    },
+    #[error("runner {runner}")]
+    Answer {
+        runner: String,
+        #[source]
+        source: AnswerError,
+    },
+    #[error("runner {0} connected after its launch was abandoned")]
+    Abandoned(String),
+}
+
+/// Why an answer could not be sent on a runner's connection.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum AnswerError {
+    #[error(transparent)]
+    Encode(#[from] WireError),
+    #[error("cannot answer the handshake")]
+    Send(#[source] std::io::Error),
+}
 
 /// A handshaken connection, handed to the supervisor that launched the runner.
 pub(crate) type RunnerFramed = Framed<Stream, LengthDelimitedCodec>;
@@ -155,7 +211,7 @@ async fn accept_loop(
                 tokio::spawn(async move {
                     let framed = Framed::new(stream, frame_codec());
                     if let Err(reason) = handshake(framed, &launches, handshake_timeout).await {
-                        tracing::warn!("runner connection rejected: {reason}");
+                        tracing::warn!("runner connection rejected: {}", Chain(&reason));
                     }
                 });
             }
@@ -173,34 +229,35 @@ async fn handshake(
     framed: RunnerFramed,
     launches: &Launches,
     limit: Duration,
-) -> Result<(), String> {
+) -> Result<(), HandshakeError> {
     // Read through `FrameDecoder` for its errors: tokio-util's own say "frame size too big"
     // and "bytes remaining on stream", not how big or how much.
     let mut reading = framed.map_codec(FrameDecoder::from_codec);
     let first = match tokio::time::timeout(limit, reading.next()).await {
-        Err(_) => return Err(format!("no runner.hello within {} ms", limit.as_millis())),
-        Ok(None) => return Err("connection closed before runner.hello".into()),
-        Ok(Some(Err(err))) => return Err(format!("unreadable first frame: {err}")),
+        Err(_) => return Err(HandshakeError::NoHello(limit)),
+        Ok(None) => return Err(HandshakeError::Closed),
+        Ok(Some(Err(err))) => return Err(HandshakeError::Unreadable(err)),
         Ok(Some(Ok(frame))) => frame.freeze(),
     };
     // Between two frames the codec holds no state, so a fresh one continues the stream.
     let mut framed = reading.map_codec(|_| frame_codec());
-    let header =
-        decode_header(&first).map_err(|err| format!("first frame is not an envelope: {err}"))?;
+    let header = decode_header(&first).map_err(HandshakeError::NotAnEnvelope)?;
     if header.message_type != MessageType::Request || header.method != names::HELLO {
-        let reason = format!(
-            "first message must be a runner.hello request, got {} {:?}",
-            header.method, header.message_type
-        );
+        let refused = HandshakeError::NotHello {
+            method: header.method.to_string(),
+            message_type: header.message_type,
+        };
+        let reason = refused.to_string();
         send_error(&mut framed, &header, ErrorCode::ProtocolMismatch, &reason).await;
-        return Err(reason);
+        return Err(refused);
     }
     let hello: HelloPayload = match decode_payload(&first) {
         Ok(hello) => hello,
         Err(err) => {
-            let reason = format!("malformed runner.hello: {err}");
+            let refused = HandshakeError::MalformedHello(err);
+            let reason = Chain(&refused).to_string();
             send_error(&mut framed, &header, ErrorCode::BadPayload, &reason).await;
-            return Err(reason);
+            return Err(refused);
         }
     };
     let offered = if hello.protocol_versions.is_empty() {
@@ -222,16 +279,18 @@ async fn handshake(
                 "invalid session token"
             };
             reject(&mut framed, &header, reason).await;
-            return Err(format!(
-                "{reason} (runner_id {}, pid {})",
-                hello.runner_id, hello.pid
-            ));
+            return Err(HandshakeError::Token {
+                reason,
+                runner_id: hello.runner_id,
+                pid: hello.pid,
+            });
         }
         Claim::AlreadyConnected(runner) => {
-            let reason = format!("runner {runner} already has an active connection");
+            let refused = HandshakeError::AlreadyConnected(runner.clone());
+            let reason = refused.to_string();
             reject(&mut framed, &header, &reason).await;
-            launches.rejections.lock().insert(runner, reason.clone());
-            return Err(reason);
+            launches.rejections.lock().insert(runner, reason);
+            return Err(refused);
         }
         Claim::Launch {
             runner,
@@ -244,11 +303,8 @@ async fn handshake(
             "unsupported protocol versions {offered:?}; this host speaks {SUPPORTED_PROTOCOL_VERSIONS:?}"
         );
         reject(&mut framed, &header, &reason).await;
-        launches
-            .rejections
-            .lock()
-            .insert(runner.clone(), reason.clone());
-        return Err(format!("runner {runner}: {reason}"));
+        launches.rejections.lock().insert(runner.clone(), reason);
+        return Err(HandshakeError::Unsupported { runner, offered });
     };
     let answer = HelloResponsePayload {
         accepted: true,
@@ -259,11 +315,12 @@ async fn handshake(
     };
     send(&mut framed, &Envelope::response_to(&header, answer))
         .await
-        .map_err(|err| format!("runner {runner}: {err}"))?;
+        .map_err(|source| HandshakeError::Answer {
+            runner: runner.clone(),
+            source,
+        })?;
     if sender.send(Connected { framed, hello }).is_err() {
-        return Err(format!(
-            "runner {runner} connected after its launch was abandoned"
-        ));
+        return Err(HandshakeError::Abandoned(runner));
     }
     Ok(())
 }
@@ -293,10 +350,33 @@ async fn send_error(
 async fn send<P: serde::Serialize>(
     framed: &mut RunnerFramed,
     envelope: &Envelope<P>,
-) -> Result<(), String> {
-    let bytes: Bytes = encode_envelope(envelope).map_err(|err| err.to_string())?;
-    framed
-        .send(bytes)
-        .await
-        .map_err(|err| format!("cannot answer the handshake: {err}"))
+) -> Result<(), AnswerError> {
+    let bytes: Bytes = encode_envelope(envelope)?;
+    framed.send(bytes).await.map_err(AnswerError::Send)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{AnswerError, HandshakeError};
+    use crate::plugin::error_chain::Chain;
+
+    #[test]
+    fn a_failed_answer_names_the_runner_and_keeps_the_io_error() {
+        let err = HandshakeError::Answer {
+            runner: "dice".into(),
+            source: AnswerError::Send(std::io::Error::from(std::io::ErrorKind::BrokenPipe)),
+        };
+        assert_eq!(
+            Chain(&err).to_string(),
+            format!(
+                "runner dice: cannot answer the handshake: {}",
+                std::io::Error::from(std::io::ErrorKind::BrokenPipe)
+            )
+        );
+        let io = std::error::Error::source(&err)
+            .and_then(std::error::Error::source)
+            .and_then(|cause| cause.downcast_ref::<std::io::Error>())
+            .expect("the io error is at the end of the chain");
+        assert_eq!(io.kind(), std::io::ErrorKind::BrokenPipe);
+    }
 }

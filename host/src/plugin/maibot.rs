@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use maitool_protocol::rpc::RpcPeer;
+use maitool_protocol::rpc::{RpcError, RpcPeer};
 use maitool_protocol::wire::methods::{
     ReloadPluginPayload, ReloadPluginResponse, UnloadPluginsPayload, UnloadPluginsResponse, names,
 };
@@ -46,21 +46,20 @@ pub(crate) async fn deliver_overrides(
 pub(crate) async fn unload_plugins(
     peer: &RpcPeer,
     plugins: &[String],
-) -> Result<UnloadPluginsResponse, String> {
+) -> Result<UnloadPluginsResponse, RpcError> {
     let request = UnloadPluginsPayload {
         plugin_ids: plugins.to_vec(),
         reason: DISABLED_REASON.to_owned(),
     };
     peer.call::<_, UnloadPluginsResponse>(names::UNLOAD_BATCH, "", &request, UNLOAD_LIMIT)
         .await
-        .map_err(|err| err.to_string())
 }
 
 /// Asks a MaiBot runner to reload one plugin in place.
 pub(crate) async fn reload_plugin(
     peer: &RpcPeer,
     plugin_id: &str,
-) -> Result<ReloadPluginResponse, String> {
+) -> Result<ReloadPluginResponse, RpcError> {
     let request = ReloadPluginPayload {
         plugin_id: plugin_id.to_owned(),
         reason: "reload requested through component.reload_plugin".to_owned(),
@@ -68,5 +67,4 @@ pub(crate) async fn reload_plugin(
     };
     peer.call::<_, ReloadPluginResponse>(names::RELOAD, plugin_id, &request, RELOAD_LIMIT)
         .await
-        .map_err(|err| err.to_string())
 }

@@ -11,6 +11,7 @@ mod config;
 mod config_update;
 mod connection;
 mod data_dir;
+mod error_chain;
 mod executable;
 mod exit;
 mod grant;
@@ -26,25 +27,29 @@ mod restart_wait;
 mod result;
 mod runner_shared;
 mod runtime;
+mod runtime_error;
 mod shared;
 mod status;
 mod supervisor;
 mod token_pipe;
 
 pub use capabilities::{
-    BotConfig, CapabilityService, LlmConfig, MemorySink, MessageSink, OutgoingImage,
-    OutgoingMessage, StoreSink,
+    BotConfig, CapabilityService, LlmConfig, LlmConfigError, MemorySink, MessageSink,
+    OutgoingImage, OutgoingMessage, SinkError, StoreSink,
 };
-pub use components::{ComponentEntry, ComponentRegistry};
+pub use components::{ComponentEntry, ComponentLookupError, ComponentRegistry, DeclarationError};
+pub use config::{AnnouncedIdError, RunnerConfigError, RunnerProblem, RuntimeConfigError};
 pub use config::{
     MaibotLaunch, PluginManifest, PluginSettings, ResolvedRunner, RunnerConfig, RunnerKind,
     RuntimeConfig, check_announced_plugin_id, find_program, resolve_program,
 };
-pub use data_dir::check_plugin_id;
+pub use data_dir::{DataDirError, PluginIdError, PluginIdProblem, check_plugin_id};
 pub use grant::{GrantError, PRIVILEGED_FAMILIES, check_grant, grants_admit};
-pub use kv::KvStore;
+pub use kv::{KvError, KvStore};
+pub use parameter_list::ParameterListError;
 pub use provider::PluginToolProvider;
-pub use runtime::{ApplyReport, PluginRuntime, RuntimeError};
+pub use runtime::{ApplyReport, PluginRuntime};
+pub use runtime_error::{ReloadError, RestartError, RuntimeError};
 pub use status::{PluginLoadState, PluginStatus, RunnerState, RunnerStatus};
 
 /// The provider name of plugin tools in the registry.

@@ -13,10 +13,20 @@ use serde_json::Value;
 /// Frame levels above a tool's arguments: the envelope and the invoke payload.
 const LEVELS_ABOVE_ARGUMENTS: usize = 2;
 
+/// Arguments nested deeper than a frame may carry.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "[E_BAD_PAYLOAD] arguments nested deeper than {allowed} levels (a frame may nest at most {MAX_NESTING_DEPTH})"
+)]
+pub(crate) struct TooDeep {
+    /// Levels the arguments may take.
+    pub allowed: usize,
+}
+
 /// Refuses `arguments` that, with `extra` levels the host itself adds around them (a legacy
 /// action's `action_data`), would nest deeper than a frame may. Refused arguments are taken
 /// apart without recursion and left empty.
-pub(crate) fn check_arguments(arguments: &mut JsonObject, extra: usize) -> Result<(), String> {
+pub(crate) fn check_arguments(arguments: &mut JsonObject, extra: usize) -> Result<(), TooDeep> {
     let allowed = MAX_NESTING_DEPTH - LEVELS_ABOVE_ARGUMENTS - extra;
     // Most calls pass flat arguments: those are answered without the walk's allocation.
     let flat = arguments
@@ -26,9 +36,7 @@ pub(crate) fn check_arguments(arguments: &mut JsonObject, extra: usize) -> Resul
         return Ok(());
     }
     dismantle(Value::Object(std::mem::take(arguments)));
-    Err(format!(
-        "[E_BAD_PAYLOAD] arguments nested deeper than {allowed} levels (a frame may nest at most {MAX_NESTING_DEPTH})"
-    ))
+    Err(TooDeep { allowed })
 }
 
 /// Whether any of `values` nests more than `levels` arrays or objects deep.

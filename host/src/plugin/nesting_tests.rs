@@ -27,7 +27,7 @@ fn arguments_may_fill_the_frame_and_no_more() {
 
     let mut over = arguments_with(nested(MAX_NESTING_DEPTH - 2));
     assert_eq!(
-        check_arguments(&mut over, 0).unwrap_err(),
+        check_arguments(&mut over, 0).unwrap_err().to_string(),
         "[E_BAD_PAYLOAD] arguments nested deeper than 126 levels (a frame may nest at most 128)"
     );
     assert!(over.is_empty());

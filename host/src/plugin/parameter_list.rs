@@ -5,26 +5,76 @@
 use maitool_protocol::JsonObject;
 use serde_json::Value;
 
+/// A parameter list that does not describe a schema.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ParameterListError {
+    /// An entry is not an object.
+    #[error("parameters[{index}] must be an object, got {entry}")]
+    NotAnObject {
+        /// The entry's position.
+        index: usize,
+        /// The entry.
+        entry: Value,
+    },
+    /// An entry has no (or a blank) name.
+    #[error("parameters[{index}] has no name")]
+    NoName {
+        /// The entry's position.
+        index: usize,
+    },
+    /// Two entries share a name.
+    #[error("parameter {name} is declared twice")]
+    Duplicate {
+        /// The parameter.
+        name: String,
+    },
+    /// A parameter's type is none of those the SDK knows.
+    #[error(
+        "parameter {name}: unknown param_type {declared:?} (expected string, integer, number, float, boolean, array or object)"
+    )]
+    UnknownType {
+        /// The parameter.
+        name: String,
+        /// The type as declared.
+        declared: String,
+    },
+    /// A field of a parameter has the wrong JSON type.
+    #[error("parameter {name}: {field} must be {expected}")]
+    Field {
+        /// The parameter.
+        name: String,
+        /// The field.
+        field: &'static str,
+        /// What it must be.
+        expected: &'static str,
+    },
+}
+
 /// Builds `{"type": "object", "properties": ..., "required": [...]}` from a parameter list.
 /// Each entry names its `param_type` (`string`, `integer`, `number`, `float`, `boolean`,
 /// `array`, `object`), with optional `description`, `required` (true unless false),
 /// `enum_values`, `default`, `items_schema` (arrays), and `properties`,
 /// `required_properties`, `additional_properties` (objects).
-pub(crate) fn schema_from_parameter_list(list: &[Value]) -> Result<JsonObject, String> {
+pub(crate) fn schema_from_parameter_list(list: &[Value]) -> Result<JsonObject, ParameterListError> {
     let mut properties = JsonObject::new();
     let mut required = Vec::new();
     for (index, entry) in list.iter().enumerate() {
         let entry = entry
             .as_object()
-            .ok_or_else(|| format!("parameters[{index}] must be an object, got {entry}"))?;
+            .ok_or_else(|| ParameterListError::NotAnObject {
+                index,
+                entry: entry.clone(),
+            })?;
         let name = entry
             .get("name")
             .and_then(Value::as_str)
             .map(str::trim)
             .filter(|name| !name.is_empty())
-            .ok_or_else(|| format!("parameters[{index}] has no name"))?;
+            .ok_or(ParameterListError::NoName { index })?;
         if properties.contains_key(name) {
-            return Err(format!("parameter {name} is declared twice"));
+            return Err(ParameterListError::Duplicate {
+                name: name.to_owned(),
+            });
         }
         properties.insert(name.to_owned(), Value::Object(property(name, entry)?));
         if entry
@@ -43,7 +93,7 @@ pub(crate) fn schema_from_parameter_list(list: &[Value]) -> Result<JsonObject, S
 }
 
 /// One parameter's property schema.
-fn property(name: &str, entry: &JsonObject) -> Result<JsonObject, String> {
+fn property(name: &str, entry: &JsonObject) -> Result<JsonObject, ParameterListError> {
     let declared = entry
         .get("param_type")
         .or_else(|| entry.get("type"))
@@ -51,14 +101,19 @@ fn property(name: &str, entry: &JsonObject) -> Result<JsonObject, String> {
         .unwrap_or("string")
         .trim()
         .to_ascii_lowercase();
+    let wrong = |field, expected| ParameterListError::Field {
+        name: name.to_owned(),
+        field,
+        expected,
+    };
     let json_type = match declared.as_str() {
         "string" | "integer" | "boolean" | "array" | "object" => declared.as_str(),
         "number" | "float" => "number",
         other => {
-            return Err(format!(
-                "parameter {name}: unknown param_type {other:?} (expected string, integer, \
-                 number, float, boolean, array or object)"
-            ));
+            return Err(ParameterListError::UnknownType {
+                name: name.to_owned(),
+                declared: other.to_owned(),
+            });
         }
     };
     let mut schema = JsonObject::new();
@@ -73,7 +128,7 @@ fn property(name: &str, entry: &JsonObject) -> Result<JsonObject, String> {
                 schema.insert("enum".into(), values.clone().into());
             }
             Some(_) => {}
-            None => return Err(format!("parameter {name}: enum_values must be a list")),
+            None => return Err(wrong("enum_values", "a list")),
         }
     }
     if let Some(default) = present("default") {
@@ -83,7 +138,7 @@ fn property(name: &str, entry: &JsonObject) -> Result<JsonObject, String> {
         && let Some(items) = present("items_schema")
     {
         if !items.is_object() {
-            return Err(format!("parameter {name}: items_schema must be an object"));
+            return Err(wrong("items_schema", "an object"));
         }
         schema.insert("items".into(), items.clone());
     }
@@ -92,7 +147,7 @@ fn property(name: &str, entry: &JsonObject) -> Result<JsonObject, String> {
             .cloned()
             .unwrap_or_else(|| JsonObject::new().into());
         if !nested.is_object() {
-            return Err(format!("parameter {name}: properties must be an object"));
+            return Err(wrong("properties", "an object"));
         }
         schema.insert("properties".into(), nested);
         if let Some(inner) = present("required_properties").and_then(Value::as_array)

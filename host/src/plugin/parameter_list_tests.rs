@@ -64,7 +64,9 @@ fn bad_entries_are_refused_with_the_parameter_named() {
         (json!(["x"]), "parameters[0] must be an object"),
     ];
     for (input, expected) in cases {
-        let err = schema_from_parameter_list(&list(input)).unwrap_err();
+        let err = schema_from_parameter_list(&list(input))
+            .unwrap_err()
+            .to_string();
         assert!(err.starts_with(expected), "{err}");
     }
 }

@@ -11,29 +11,17 @@ use parking_lot::Mutex;
 use tokio::sync::watch;
 
 use super::capabilities::CapabilityService;
+use super::components::ComponentLookupError;
 use super::components::ComponentRegistry;
 use super::config::{PluginSettings, ResolvedRunner, RuntimeConfig};
 use super::listener::{Launches, SocketListener};
 use super::provider::PluginToolProvider;
 use super::runner_shared::RunnerShared;
+use super::runtime_error::{ReloadError, RestartError, RuntimeError};
 use super::shared::RuntimeShared;
 use super::status::{RunnerState, RunnerStatus};
 use super::supervisor::Supervisor;
 use crate::provider::ToolSetVersion;
-
-/// Why the runtime could not start.
-#[derive(Debug, thiserror::Error)]
-pub enum RuntimeError {
-    /// The socket could not be created.
-    #[error("cannot create the plugin socket: {0}")]
-    Socket(std::io::Error),
-    /// Two runners share a name.
-    #[error("duplicate runner name {0}")]
-    DuplicateRunner(String),
-    /// The configuration is invalid.
-    #[error("{0}")]
-    Config(String),
-}
 
 /// One supervised runner: its state, its stop switch and its supervisor task.
 struct RunnerSlot {
@@ -129,7 +117,7 @@ impl PluginRuntime {
         socket_parent: Option<PathBuf>,
         plugin_data: Option<PathBuf>,
     ) -> Result<Arc<PluginRuntime>, RuntimeError> {
-        config.validate().map_err(RuntimeError::Config)?;
+        config.validate()?;
         let mut names = std::collections::HashSet::new();
         for runner in &runners {
             if !names.insert(runner.name.clone()) {
@@ -237,7 +225,7 @@ impl PluginRuntime {
         name: &str,
         enabled: bool,
         session: Option<&str>,
-    ) -> Result<String, String> {
+    ) -> Result<String, ComponentLookupError> {
         let full_name = self.shared.components.set_enabled(name, enabled, session)?;
         self.shared.version.bump();
         Ok(full_name)
@@ -355,7 +343,7 @@ impl PluginRuntime {
     /// restarted in the background, since a maitool runner loads its plugins once at start
     /// (the call returns before the restart, so a plugin may reload itself). Returns what
     /// happened, for the caller.
-    pub async fn reload_plugin(self: &Arc<Self>, plugin_id: &str) -> Result<String, String> {
+    pub async fn reload_plugin(self: &Arc<Self>, plugin_id: &str) -> Result<String, ReloadError> {
         let owner = self.shared.owner_of(plugin_id);
         let runner = self
             .runners
@@ -366,7 +354,7 @@ impl PluginRuntime {
                     || slot.shared.settings().contains_key(plugin_id)
             })
             .map(|slot| slot.shared.clone());
-        let runner = runner.ok_or_else(|| format!("no runner hosts plugin {plugin_id}"))?;
+        let runner = runner.ok_or_else(|| ReloadError::NoRunner(plugin_id.to_owned()))?;
         if runner.launch.maibot.is_none() {
             let this = self.clone();
             let name = runner.name.clone();
@@ -379,28 +367,27 @@ impl PluginRuntime {
         }
         let peer = runner
             .peer()
-            .ok_or_else(|| format!("runner {} is not connected", runner.name))?;
+            .ok_or_else(|| ReloadError::NotConnected(runner.name.clone()))?;
         let answer = super::maibot::reload_plugin(&peer, plugin_id).await?;
         if answer.success && answer.reloaded_plugins.iter().any(|p| p == plugin_id) {
             Ok(format!("reloaded by runner {}", runner.name))
         } else {
-            Err(answer
-                .failed_plugins
-                .get(plugin_id)
-                .cloned()
-                .unwrap_or_else(|| format!("runner {} did not reload it", runner.name)))
+            Err(match answer.failed_plugins.get(plugin_id) {
+                Some(reason) => ReloadError::Failed(reason.clone()),
+                None => ReloadError::NotReloaded(runner.name.clone()),
+            })
         }
     }
 
     /// Stops runner `name` gracefully and starts it again with its current settings.
-    pub async fn restart_runner(&self, name: &str) -> Result<(), String> {
+    pub async fn restart_runner(&self, name: &str) -> Result<(), RestartError> {
         let _guard = self.changes.lock().await;
         let (position, slot) = {
             let mut runners = self.runners.lock();
             let position = runners
                 .iter()
                 .position(|slot| slot.shared.name == name)
-                .ok_or_else(|| format!("no runner {name}"))?;
+                .ok_or_else(|| RestartError::NoRunner(name.to_owned()))?;
             (position, runners.remove(position))
         };
         let launch = ResolvedRunner {
@@ -427,7 +414,9 @@ impl PluginRuntime {
         report: &mut ApplyReport,
     ) -> Vec<String> {
         let outcome = match runner.peer() {
-            Some(peer) => super::maibot::unload_plugins(&peer, plugins).await,
+            Some(peer) => super::maibot::unload_plugins(&peer, plugins)
+                .await
+                .map_err(|err| err.to_string()),
             None => Err("the runner is not connected".to_owned()),
         };
         let mut refused = Vec::new();
@@ -534,14 +523,14 @@ impl super::capabilities::PluginControl for PluginRuntime {
         name: &str,
         enabled: bool,
         session: Option<&str>,
-    ) -> Result<String, String> {
+    ) -> Result<String, ComponentLookupError> {
         PluginRuntime::set_component_enabled(self, name, enabled, session)
     }
 
     fn reload_plugin(
         self: Arc<Self>,
         plugin_id: String,
-    ) -> futures::future::BoxFuture<'static, Result<String, String>> {
+    ) -> futures::future::BoxFuture<'static, Result<String, ReloadError>> {
         Box::pin(async move { PluginRuntime::reload_plugin(&self, &plugin_id).await })
     }
 }

@@ -12,12 +12,23 @@ use tokio::sync::watch;
 
 use super::capabilities::CapabilityService;
 use super::components::ComponentRegistry;
-use super::config::{ResolvedRunner, RuntimeConfig};
+use super::config::{AnnouncedIdError, ResolvedRunner, RuntimeConfig};
+use super::error_chain::Chain;
 use super::listener::Launches;
 use super::live_peer::LivePeer;
 use super::runner_shared::RunnerShared;
 use super::status::RunnerState;
 use crate::provider::ToolSetVersion;
+
+/// A plugin id another runner has already registered.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("plugin {plugin_id} is already provided by runner {owner}")]
+pub(crate) struct ClaimedElsewhere {
+    /// The plugin id.
+    pub plugin_id: String,
+    /// The runner that registered it.
+    pub owner: String,
+}
 
 /// State shared by the supervisors, the connection handlers and the provider.
 pub(crate) struct RuntimeShared {
@@ -75,7 +86,11 @@ impl RuntimeShared {
 
     /// Refuses a plugin id `runner` announces that is invalid or configured for another
     /// runner.
-    pub(crate) fn check_announced(&self, runner: &str, plugin_id: &str) -> Result<(), String> {
+    pub(crate) fn check_announced(
+        &self,
+        runner: &str,
+        plugin_id: &str,
+    ) -> Result<(), AnnouncedIdError> {
         super::config::check_announced_plugin_id(&self.configured.read(), runner, plugin_id)
     }
 
@@ -92,12 +107,20 @@ impl RuntimeShared {
     }
 
     /// Makes `runner` the owner of `plugin_id` unless another runner owns it. Ok(true) when
-    /// the claim is new, Ok(false) when the runner already owned it, Err(owner) otherwise.
-    pub(crate) fn try_claim(&self, plugin_id: &str, runner: &str) -> Result<bool, String> {
+    /// the claim is new, Ok(false) when the runner already owned it, an error naming the
+    /// owner otherwise.
+    pub(crate) fn try_claim(
+        &self,
+        plugin_id: &str,
+        runner: &str,
+    ) -> Result<bool, ClaimedElsewhere> {
         let mut owners = self.owners.write();
         match owners.get(plugin_id) {
             Some(owner) if owner == runner => Ok(false),
-            Some(owner) => Err(owner.clone()),
+            Some(owner) => Err(ClaimedElsewhere {
+                plugin_id: plugin_id.to_owned(),
+                owner: owner.clone(),
+            }),
             None => {
                 owners.insert(plugin_id.to_owned(), runner.to_owned());
                 Ok(true)
@@ -221,17 +244,18 @@ impl RuntimeShared {
         };
         // The wire field is a string: a path that is not UTF-8 cannot be sent faithfully.
         let prepared = super::data_dir::prepare(root, plugin_id).and_then(|dir| {
-            dir.into_os_string().into_string().map_err(|dir| {
-                format!(
-                    "{} is not valid UTF-8",
-                    std::path::Path::new(&dir).display()
-                )
-            })
+            dir.into_os_string()
+                .into_string()
+                .map_err(|dir| super::data_dir::DataDirError::NotUtf8 { path: dir.into() })
         });
         match prepared {
             Ok(dir) => dir,
             Err(reason) => {
-                tracing::error!(plugin_id, "no data directory for the plugin: {reason}");
+                tracing::error!(
+                    plugin_id,
+                    "no data directory for the plugin: {}",
+                    Chain(&reason)
+                );
                 String::new()
             }
         }

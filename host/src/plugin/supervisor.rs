@@ -258,10 +258,13 @@ impl Supervisor {
             }
             Some(maibot) => {
                 super::data_dir::create_private(&maibot.instance_dir).map_err(|err| {
-                    std::io::Error::other(format!(
-                        "cannot create the instance directory {}: {err}",
-                        maibot.instance_dir.display()
-                    ))
+                    std::io::Error::new(
+                        err.kind(),
+                        format!(
+                            "cannot create the instance directory {}: {err}",
+                            maibot.instance_dir.display()
+                        ),
+                    )
                 })?;
                 command
                     .envs(maibot.environment(

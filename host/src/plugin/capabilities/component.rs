@@ -33,7 +33,7 @@ impl CapabilityService {
                 tracing::info!(plugin_id, target = %name, "plugin reload requested by a plugin: {outcome}");
                 Ok(json!({ "success": true, "outcome": outcome }))
             }
-            Err(error) => Ok(json!({ "success": false, "error": error })),
+            Err(error) => Ok(json!({ "success": false, "error": error.to_string() })),
         }
     }
 

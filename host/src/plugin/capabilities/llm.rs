@@ -31,6 +31,20 @@ pub struct LlmConfig {
     pub timeout_ms: u64,
 }
 
+/// An `[llm]` section a request could not use, naming the key at fault.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LlmConfigError {
+    /// `base_url` is not an HTTP(S) URL.
+    #[error("llm.base_url must be an http:// or https:// URL, not {0:?}")]
+    BaseUrl(String),
+    /// `models` names no chat model.
+    #[error("llm.models must name at least one chat model")]
+    NoModel,
+    /// `timeout_ms` is 0.
+    #[error("llm.timeout_ms must be greater than 0")]
+    ZeroTimeout,
+}
+
 impl Default for LlmConfig {
     fn default() -> Self {
         Self {
@@ -45,18 +59,15 @@ impl Default for LlmConfig {
 
 impl LlmConfig {
     /// Checks what a request needs, naming the key at fault.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), LlmConfigError> {
         if !(self.base_url.starts_with("http://") || self.base_url.starts_with("https://")) {
-            return Err(format!(
-                "llm.base_url must be an http:// or https:// URL, not {:?}",
-                self.base_url
-            ));
+            return Err(LlmConfigError::BaseUrl(self.base_url.clone()));
         }
         if self.models.iter().all(|m| m.trim().is_empty()) {
-            return Err("llm.models must name at least one chat model".into());
+            return Err(LlmConfigError::NoModel);
         }
         if self.timeout_ms == 0 {
-            return Err("llm.timeout_ms must be greater than 0".into());
+            return Err(LlmConfigError::ZeroTimeout);
         }
         Ok(())
     }

@@ -9,11 +9,13 @@ use serde_json::{Value, json};
 
 use super::CapabilityService;
 use super::args::Args;
+use crate::plugin::error_chain::Chain;
+use crate::plugin::kv::KvError;
 use maitool_protocol::capability::Capability;
 
 impl CapabilityService {
     pub(super) async fn kv(&self, plugin_id: &str, args: Args<'_>) -> Result<Value, RpcError> {
-        let failed = |err: String| args.failed(err);
+        let failed = |err: KvError| args.failed(Chain(&err));
         match args.capability {
             Capability::KvGet => Ok(self
                 .kv

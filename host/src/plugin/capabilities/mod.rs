@@ -42,9 +42,9 @@ use crate::builtin::Store;
 use crate::registry::ToolRegistry;
 
 pub use config::BotConfig;
-pub use llm::LlmConfig;
+pub use llm::{LlmConfig, LlmConfigError};
 pub use plugin_control::PluginControl;
-pub use sink::{MemorySink, MessageSink, OutgoingImage, OutgoingMessage, StoreSink};
+pub use sink::{MemorySink, MessageSink, OutgoingImage, OutgoingMessage, SinkError, StoreSink};
 
 /// The grants and backends behind `cap.call`.
 pub struct CapabilityService {

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use futures::future::BoxFuture;
 
-use crate::plugin::{ComponentRegistry, RunnerStatus};
+use crate::plugin::{ComponentLookupError, ComponentRegistry, ReloadError, RunnerStatus};
 
 /// The plugin runtime as `component.*` sees it.
 pub trait PluginControl: Send + Sync {
@@ -22,11 +22,11 @@ pub trait PluginControl: Send + Sync {
         name: &str,
         enabled: bool,
         session: Option<&str>,
-    ) -> Result<String, String>;
+    ) -> Result<String, ComponentLookupError>;
 
     /// Reloads plugin `plugin_id`; returns what happened.
     fn reload_plugin(
         self: Arc<Self>,
         plugin_id: String,
-    ) -> BoxFuture<'static, Result<String, String>>;
+    ) -> BoxFuture<'static, Result<String, ReloadError>>;
 }

@@ -13,6 +13,7 @@ use super::args::{Args, kind};
 use super::sink::{OutgoingImage, OutgoingMessage};
 use crate::builtin::engine::ForwardNode;
 use crate::builtin::store::image_mime;
+use crate::plugin::error_chain::Chain;
 
 /// What MaiBot stores as the plain text of a forward message.
 const FORWARD_TEXT: &str = "[转发消息]";
@@ -85,7 +86,10 @@ impl CapabilityService {
             plugin_id: plugin_id.to_owned(),
         };
         let sink = self.sink.clone();
-        let message_id = sink.send(message).await.map_err(|err| args.failed(err))?;
+        let message_id = sink
+            .send(message)
+            .await
+            .map_err(|err| args.failed(Chain(&err)))?;
         Ok(json!({ "success": true, "sent": true, "message_id": message_id }))
     }
 }

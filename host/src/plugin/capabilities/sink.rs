@@ -41,13 +41,36 @@ pub struct OutgoingMessage {
     pub plugin_id: String,
 }
 
+/// Why a [`MessageSink`] did not deliver a message. The plugin that sent it gets the text,
+/// sources included, as its failed `send.*` call.
+#[derive(Debug, thiserror::Error)]
+pub enum SinkError {
+    /// The built-in store could not record the message.
+    #[error(transparent)]
+    Store(#[from] crate::builtin::StoreError),
+    /// The sink refused the message, for the reason given.
+    #[error("{0}")]
+    Refused(String),
+    /// The embedder's own error.
+    #[error(transparent)]
+    Other(Box<dyn std::error::Error + Send + Sync>),
+}
+
+impl SinkError {
+    /// Wraps an embedder's own error, kept as it is (downcast it back through
+    /// [`std::error::Error::source`] or by matching [`SinkError::Other`]).
+    pub fn other(error: impl std::error::Error + Send + Sync + 'static) -> Self {
+        SinkError::Other(Box::new(error))
+    }
+}
+
 /// Where `send.*` capabilities deliver. The embedding engine provides its own; the `maitool`
 /// binary delivers into the built-in store's history so the built-in tools and `message.*`
 /// see it.
 #[async_trait]
 pub trait MessageSink: Send + Sync + 'static {
     /// Delivers a message; returns its message id.
-    async fn send(&self, message: OutgoingMessage) -> Result<String, String>;
+    async fn send(&self, message: OutgoingMessage) -> Result<String, SinkError>;
 }
 
 /// A sink that keeps the last messages in memory and logs them; used when nothing else is
@@ -69,7 +92,7 @@ impl MemorySink {
 
 #[async_trait]
 impl MessageSink for MemorySink {
-    async fn send(&self, message: OutgoingMessage) -> Result<String, String> {
+    async fn send(&self, message: OutgoingMessage) -> Result<String, SinkError> {
         tracing::info!(stream_id = %message.stream_id, plugin_id = %message.plugin_id, kind = %message.kind, "message sent: {}", message.text);
         let mut messages = self.messages.lock();
         if messages.len() >= Self::LIMIT {
@@ -99,7 +122,7 @@ impl StoreSink {
 
 #[async_trait]
 impl MessageSink for StoreSink {
-    async fn send(&self, message: OutgoingMessage) -> Result<String, String> {
+    async fn send(&self, message: OutgoingMessage) -> Result<String, SinkError> {
         let images = message
             .images
             .into_iter()
@@ -121,8 +144,7 @@ impl MessageSink for StoreSink {
                 forward: message.forward,
                 ..NewMessage::default()
             })
-            .await
-            .map_err(|err| err.to_string())?;
+            .await?;
         Ok(stored.message_id)
     }
 }

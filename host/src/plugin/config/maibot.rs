@@ -13,7 +13,9 @@ use maitool_protocol::JsonObject;
 use maitool_protocol::launch::maibot as env;
 use serde_json::Value;
 
-use super::{PluginSettings, ResolvedRunner, RunnerConfig, resolve_program};
+use super::{
+    PluginSettings, ResolvedRunner, RunnerConfig, RunnerConfigError, RunnerProblem, resolve_program,
+};
 
 /// Folder names MaiBot's loader never scans for plugins.
 const RESERVED_FOLDERS: &[&str] = &["data", "__pycache__"];
@@ -46,7 +48,7 @@ pub(crate) fn resolve(
     config: &RunnerConfig,
     base: &Path,
     data_dir: &Path,
-) -> Result<ResolvedRunner, String> {
+) -> Result<ResolvedRunner, RunnerConfigError> {
     let key = format!("runners.{}", config.name);
     let maitool_only = [
         ("executable", config.executable.is_some()),
@@ -54,15 +56,15 @@ pub(crate) fn resolve(
         ("args", !config.args.is_empty()),
     ];
     if let Some((field, _)) = maitool_only.iter().find(|(_, set)| *set) {
-        return Err(format!(
-            "{key}.{field} does not apply to a MaiBot runner (kind = \"maibot\"): it runs \
-             `python -m {}`; set `python` and `plugin_dirs`",
-            env::RUNNER_MODULE
+        return Err(RunnerConfigError::new(
+            format!("{key}.{field}"),
+            RunnerProblem::NotForMaibot,
         ));
     }
     if config.plugin_dirs.is_empty() {
-        return Err(format!(
-            "{key}.plugin_dirs: a MaiBot runner needs at least one folder of plugins"
+        return Err(RunnerConfigError::new(
+            format!("{key}.plugin_dirs"),
+            RunnerProblem::NoPluginDirs,
         ));
     }
     let python = resolve_program(
@@ -75,7 +77,9 @@ pub(crate) fn resolve(
     let plugin_dirs: Vec<PathBuf> = config.plugin_dirs.iter().map(|d| base.join(d)).collect();
     let mut folders = BTreeMap::new();
     for dir in &plugin_dirs {
-        for (id, folder) in discover(dir).map_err(|err| format!("{key}.plugin_dirs: {err}"))? {
+        for (id, folder) in discover(dir)
+            .map_err(|problem| RunnerConfigError::new(format!("{key}.plugin_dirs"), problem))?
+        {
             folders.entry(id).or_insert(folder);
         }
     }
@@ -83,45 +87,55 @@ pub(crate) fn resolve(
     if let Some(source) = &source
         && !source.join("src").join("plugin_runtime").is_dir()
     {
-        return Err(format!(
-            "{key}.maibot_source: {} is not a MaiBot checkout (no src/plugin_runtime)",
-            source.display()
+        return Err(RunnerConfigError::new(
+            format!("{key}.maibot_source"),
+            RunnerProblem::NotMaibotCheckout {
+                path: source.clone(),
+            },
         ));
     }
     let mut plugins = BTreeMap::new();
     let mut overridden = BTreeSet::new();
     for (id, settings) in &config.plugins {
         if !folders.contains_key(id) {
-            let known: Vec<&str> = folders.keys().map(String::as_str).collect();
-            return Err(format!(
-                "{key}.plugins.{id}: no plugin with this id in plugin_dirs (found: {})",
-                if known.is_empty() {
-                    "none".to_owned()
-                } else {
-                    known.join(", ")
-                }
+            return Err(RunnerConfigError::new(
+                format!("{key}.plugins.{id}"),
+                RunnerProblem::UnknownPlugin {
+                    found: folders.keys().cloned().collect(),
+                },
             ));
         }
         if settings.config_file.is_some() {
-            return Err(format!(
-                "{key}.plugins.{id}.config_file: a MaiBot plugin's configuration is the \
-                 config.toml in its folder; set overrides with `config`"
+            return Err(RunnerConfigError::new(
+                format!("{key}.plugins.{id}.config_file"),
+                RunnerProblem::MaibotConfigFile,
             ));
         }
         for grant in &settings.capabilities {
-            crate::plugin::grant::check_grant(grant)
-                .map_err(|problem| format!("{key}.plugins.{id}.capabilities: {problem}"))?;
+            crate::plugin::grant::check_grant(grant).map_err(|problem| {
+                RunnerConfigError::new(
+                    format!("{key}.plugins.{id}.capabilities"),
+                    RunnerProblem::Grant(problem),
+                )
+            })?;
         }
         if !settings.config.is_empty() {
             overridden.insert(id.clone());
         }
     }
     for (id, folder) in &folders {
-        crate::plugin::data_dir::check_plugin_id(id)
-            .map_err(|problem| format!("{key}.plugin_dirs: {}: {problem}", folder.display()))?;
+        crate::plugin::data_dir::check_plugin_id(id).map_err(|error| {
+            RunnerConfigError::new(
+                format!("{key}.plugin_dirs"),
+                RunnerProblem::FolderPluginId {
+                    folder: folder.clone(),
+                    error,
+                },
+            )
+        })?;
         let mut settings = config.plugins.get(id).cloned().unwrap_or_default();
         settings.config = config_document(folder, &settings.config)
-            .map_err(|err| format!("{key}.plugins.{id}: {err}"))?;
+            .map_err(|problem| RunnerConfigError::new(format!("{key}.plugins.{id}"), problem))?;
         plugins.insert(id.clone(), settings);
     }
     let instance_dir = config
@@ -149,9 +163,11 @@ pub(crate) fn resolve(
 /// The plugins under one plugin root: each subfolder holding a `_manifest.json` with an
 /// `id`, as MaiBot's loader scans it. A folder whose manifest cannot be read is left to the
 /// runner, which reports it as failed.
-fn discover(dir: &Path) -> Result<Vec<(String, PathBuf)>, String> {
-    let entries =
-        std::fs::read_dir(dir).map_err(|err| format!("cannot read {}: {err}", dir.display()))?;
+fn discover(dir: &Path) -> Result<Vec<(String, PathBuf)>, RunnerProblem> {
+    let entries = std::fs::read_dir(dir).map_err(|error| RunnerProblem::Read {
+        path: dir.to_path_buf(),
+        error,
+    })?;
     let mut found = Vec::new();
     for entry in entries.flatten() {
         let folder = entry.path();
@@ -183,19 +199,25 @@ fn discover(dir: &Path) -> Result<Vec<(String, PathBuf)>, String> {
 
 /// A plugin's whole configuration: its folder's `config.toml` (as MaiBot's runner last
 /// wrote it back) with the operator's `overrides` merged in, table by table.
-pub(crate) fn config_document(folder: &Path, overrides: &JsonObject) -> Result<JsonObject, String> {
+pub(crate) fn config_document(
+    folder: &Path,
+    overrides: &JsonObject,
+) -> Result<JsonObject, RunnerProblem> {
     let path = folder.join("config.toml");
     let mut document = match std::fs::read_to_string(&path) {
         Ok(text) => {
             let table: toml::Table =
-                toml::from_str(&text).map_err(|err| format!("{}: {err}", path.display()))?;
+                toml::from_str(&text).map_err(|error| RunnerProblem::Toml {
+                    path: path.clone(),
+                    error: Box::new(error),
+                })?;
             match serde_json::to_value(table) {
                 Ok(Value::Object(object)) => object,
                 _ => JsonObject::new(),
             }
         }
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => JsonObject::new(),
-        Err(err) => return Err(format!("cannot read {}: {err}", path.display())),
+        Err(error) => return Err(RunnerProblem::Read { path, error }),
     };
     merge_tables(&mut document, overrides);
     Ok(document)

@@ -6,8 +6,10 @@ use std::path::{Path, PathBuf};
 use maitool_protocol::JsonObject;
 use serde::{Deserialize, Serialize};
 
+mod error;
 mod maibot;
 
+pub use error::{AnnouncedIdError, RunnerConfigError, RunnerProblem, RuntimeConfigError};
 pub(crate) use maibot::DISABLED_REASON;
 pub use maibot::MaibotLaunch;
 
@@ -77,7 +79,7 @@ impl Default for RuntimeConfig {
 
 impl RuntimeConfig {
     /// Checks values that would make supervision meaningless.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), RuntimeConfigError> {
         let positive = [
             ("handshake_timeout_ms", self.handshake_timeout_ms),
             ("ready_timeout_ms", self.ready_timeout_ms),
@@ -88,19 +90,14 @@ impl RuntimeConfig {
         ];
         for (key, value) in positive {
             if value == 0 {
-                return Err(format!("plugin_runtime.{key} must be greater than 0"));
+                return Err(RuntimeConfigError::NotPositive(key));
             }
         }
         if self.restart_backoff_max_ms < self.restart_backoff_initial_ms {
-            return Err(
-                "plugin_runtime.restart_backoff_max_ms must be >= restart_backoff_initial_ms"
-                    .into(),
-            );
+            return Err(RuntimeConfigError::RestartBackoff);
         }
         if self.spawn_retry_max_ms < self.spawn_retry_initial_ms {
-            return Err(
-                "plugin_runtime.spawn_retry_max_ms must be >= spawn_retry_initial_ms".into(),
-            );
+            return Err(RuntimeConfigError::SpawnRetry);
         }
         Ok(())
     }
@@ -358,7 +355,11 @@ impl RunnerConfig {
 
     /// Resolves paths against `base` and reads the manifest and configuration files.
     /// `data_dir` is where a MaiBot runner's default instance directory goes.
-    pub fn resolve(&self, base: &Path, data_dir: &Path) -> Result<ResolvedRunner, String> {
+    pub fn resolve(
+        &self,
+        base: &Path,
+        data_dir: &Path,
+    ) -> Result<ResolvedRunner, RunnerConfigError> {
         let key = format!("runners.{}", self.name);
         if self.kind == RunnerKind::Maibot {
             return maibot::resolve(self, base, data_dir);
@@ -371,8 +372,9 @@ impl RunnerConfig {
             ("host_version", self.host_version.is_some()),
         ];
         if let Some((field, _)) = maibot_only.iter().find(|(_, set)| *set) {
-            return Err(format!(
-                "{key}.{field} is for MaiBot runners: add `kind = \"maibot\"`"
+            return Err(RunnerConfigError::new(
+                format!("{key}.{field}"),
+                RunnerProblem::MaibotOnly,
             ));
         }
         let mut plugins = self.plugins.clone();
@@ -381,44 +383,66 @@ impl RunnerConfig {
             (None, Some(dir)) => {
                 let dir = base.join(dir);
                 let manifest_path = dir.join("maitool-plugin.toml");
-                let text = std::fs::read_to_string(&manifest_path).map_err(|err| {
-                    format!(
-                        "{key}.plugin_dir: cannot read {}: {err}",
-                        manifest_path.display()
+                let at = format!("{key}.plugin_dir");
+                let text = std::fs::read_to_string(&manifest_path).map_err(|error| {
+                    RunnerConfigError::new(
+                        at.clone(),
+                        RunnerProblem::Read {
+                            path: manifest_path.clone(),
+                            error,
+                        },
                     )
                 })?;
-                let manifest = PluginManifest::from_toml(&text).map_err(|err| {
-                    format!("{key}.plugin_dir: {}: {err}", manifest_path.display())
+                let manifest = PluginManifest::from_toml(&text).map_err(|error| {
+                    RunnerConfigError::new(
+                        at,
+                        RunnerProblem::Toml {
+                            path: manifest_path.clone(),
+                            error: Box::new(error),
+                        },
+                    )
                 })?;
                 manifest.apply(&dir, &mut plugins)
             }
             (Some(_), Some(_)) => {
-                return Err(format!(
-                    "{key}: set either `executable` or `plugin_dir`, not both"
+                return Err(RunnerConfigError::new(
+                    key,
+                    RunnerProblem::ExecutableAndPluginDir,
                 ));
             }
-            (None, None) => return Err(format!("{key}: needs `executable` or `plugin_dir`")),
+            (None, None) => return Err(RunnerConfigError::new(key, RunnerProblem::NoProgram)),
         };
         for (plugin_id, settings) in plugins.iter_mut() {
-            super::data_dir::check_plugin_id(plugin_id)
-                .map_err(|problem| format!("{key}.plugins: {problem}"))?;
+            super::data_dir::check_plugin_id(plugin_id).map_err(|problem| {
+                RunnerConfigError::new(format!("{key}.plugins"), RunnerProblem::PluginId(problem))
+            })?;
             for grant in &settings.capabilities {
                 super::grant::check_grant(grant).map_err(|problem| {
-                    format!("{key}.plugins.{plugin_id}.capabilities: {problem}")
+                    RunnerConfigError::new(
+                        format!("{key}.plugins.{plugin_id}.capabilities"),
+                        RunnerProblem::Grant(problem),
+                    )
                 })?;
             }
             if let Some(file) = settings.config_file.clone() {
+                let at = format!("{key}.plugins.{plugin_id}.config_file");
                 let path = base.join(file);
-                let text = std::fs::read_to_string(&path).map_err(|err| {
-                    format!(
-                        "{key}.plugins.{plugin_id}.config_file: cannot read {}: {err}",
-                        path.display()
+                let text = std::fs::read_to_string(&path).map_err(|error| {
+                    RunnerConfigError::new(
+                        at.clone(),
+                        RunnerProblem::Read {
+                            path: path.clone(),
+                            error,
+                        },
                     )
                 })?;
-                settings.merge_config_file(&text).map_err(|err| {
-                    format!(
-                        "{key}.plugins.{plugin_id}.config_file: {}: {err}",
-                        path.display()
+                settings.merge_config_file(&text).map_err(|error| {
+                    RunnerConfigError::new(
+                        at,
+                        RunnerProblem::Toml {
+                            path,
+                            error: Box::new(error),
+                        },
                     )
                 })?;
             }
@@ -442,16 +466,17 @@ pub fn check_announced_plugin_id(
     runners: &[ResolvedRunner],
     runner: &str,
     plugin_id: &str,
-) -> Result<(), String> {
+) -> Result<(), AnnouncedIdError> {
     super::data_dir::check_plugin_id(plugin_id)?;
     match runners
         .iter()
         .find(|other| other.name != runner && other.plugins.contains_key(plugin_id))
     {
-        Some(owner) => Err(format!(
-            "plugin id {plugin_id:?} is configured for runner {:?}, not {runner:?}",
-            owner.name
-        )),
+        Some(owner) => Err(AnnouncedIdError::OtherRunner {
+            plugin_id: plugin_id.to_owned(),
+            owner: owner.name.clone(),
+            runner: runner.to_owned(),
+        }),
         None => Ok(()),
     }
 }
@@ -481,14 +506,71 @@ mod tests {
             Ok(())
         );
         assert_eq!(
-            check_announced_plugin_id(&runners, "a", "acme.y").unwrap_err(),
+            check_announced_plugin_id(&runners, "a", "acme.y")
+                .unwrap_err()
+                .to_string(),
             "plugin id \"acme.y\" is configured for runner \"b\", not \"a\""
         );
         assert_eq!(
-            check_announced_plugin_id(&runners, "a", "../x").unwrap_err(),
+            check_announced_plugin_id(&runners, "a", "../x")
+                .unwrap_err()
+                .to_string(),
             "plugin id \"../x\" must not start with '.': it names the plugin's data directory"
         );
         assert!(check_announced_plugin_id(&runners, "a", "").is_err());
         assert!(check_announced_plugin_id(&runners, "a", "a/b").is_err());
+    }
+
+    #[test]
+    fn a_runner_error_names_the_key_and_keeps_the_cause_typed() {
+        let temp = tempfile::tempdir().unwrap();
+        let config = super::RunnerConfig {
+            plugin_dir: Some("missing".into()),
+            ..super::RunnerConfig::executable("dice", "/bin/true")
+        };
+        let config = super::RunnerConfig {
+            executable: None,
+            ..config
+        };
+        let err = config
+            .resolve(temp.path(), &temp.path().join("data"))
+            .unwrap_err();
+        assert_eq!(err.key, "runners.dice.plugin_dir");
+        let super::RunnerProblem::Read { path, error } = &err.problem else {
+            panic!("{err:?}");
+        };
+        assert_eq!(
+            path,
+            &temp.path().join("missing").join("maitool-plugin.toml")
+        );
+        assert_eq!(error.kind(), std::io::ErrorKind::NotFound);
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "runners.dice.plugin_dir: cannot read {}: {error}",
+                path.display()
+            )
+        );
+        // One self-contained line: no source to print the cause a second time.
+        assert!(std::error::Error::source(&err).is_none());
+    }
+
+    #[test]
+    fn a_problem_about_the_key_itself_reads_as_one_sentence() {
+        let config = super::RunnerConfig {
+            python: Some("python3".into()),
+            ..super::RunnerConfig::executable("dice", "/bin/true")
+        };
+        let err = config
+            .resolve(std::path::Path::new("/"), std::path::Path::new("/data"))
+            .unwrap_err();
+        assert!(
+            matches!(err.problem, super::RunnerProblem::MaibotOnly),
+            "{err:?}"
+        );
+        assert_eq!(
+            err.to_string(),
+            "runners.dice.python is for MaiBot runners: add `kind = \"maibot\"`"
+        );
     }
 }

@@ -146,3 +146,60 @@ async fn bad_send_arguments_name_the_argument() {
     .await;
     assert_eq!(ok["success"], true);
 }
+
+/// An embedder's sink failing with its own error type, which has a source of its own.
+struct FailingSink;
+
+#[derive(Debug, thiserror::Error)]
+#[error("the chat backend refused the message")]
+struct BackendError(#[source] std::io::Error);
+
+#[async_trait::async_trait]
+impl super::super::MessageSink for FailingSink {
+    async fn send(
+        &self,
+        _message: super::super::OutgoingMessage,
+    ) -> Result<String, super::super::SinkError> {
+        Err(super::super::SinkError::other(BackendError(
+            std::io::Error::other("connection reset"),
+        )))
+    }
+}
+
+#[tokio::test]
+async fn an_embedders_sink_error_reaches_the_plugin_with_its_sources() {
+    let service = super::super::CapabilityService::new(
+        std::sync::Arc::new(FailingSink),
+        crate::plugin::KvStore::in_memory().unwrap(),
+    );
+    service.configure_plugin(
+        super::PLUGIN,
+        vec!["send.*".to_owned()],
+        maitool_protocol::JsonObject::new(),
+    );
+    let err = refused(
+        &service,
+        "send.text",
+        json!({"text": "hi", "stream_id": "s1"}),
+    )
+    .await;
+    assert_eq!(
+        err.message,
+        "send.text failed: the chat backend refused the message: connection reset"
+    );
+}
+
+#[test]
+fn a_sink_error_keeps_the_embedders_error_for_downcasting() {
+    let err = super::super::SinkError::other(BackendError(std::io::Error::other("reset")));
+    let super::super::SinkError::Other(inner) = &err else {
+        panic!("{err:?}");
+    };
+    assert!(inner.downcast_ref::<BackendError>().is_some());
+    // Transparent: the embedder's error speaks for itself, its source follows it.
+    assert_eq!(err.to_string(), "the chat backend refused the message");
+    assert_eq!(
+        std::error::Error::source(&err).map(ToString::to_string),
+        Some("reset".to_owned())
+    );
+}

@@ -132,7 +132,8 @@ fn misconfigured_maibot_runners_are_refused_with_the_field_named() {
     for (text, expected) in cases {
         let err = maibot_runner(text)
             .resolve(root.path(), Path::new("/data"))
-            .unwrap_err();
+            .unwrap_err()
+            .to_string();
         assert!(err.starts_with(expected), "{text}\n=> {err}");
     }
 }
