@@ -21,7 +21,6 @@ use maitool_protocol::wire::{
 use parking_lot::Mutex;
 use tokio::sync::oneshot;
 
-use super::error_chain::Chain;
 use tokio_util::codec::{Framed, LengthDelimitedCodec};
 
 /// Why a connection was refused at its handshake; logged by the host (the runner, when it
@@ -211,7 +210,10 @@ async fn accept_loop(
                 tokio::spawn(async move {
                     let framed = Framed::new(stream, frame_codec());
                     if let Err(reason) = handshake(framed, &launches, handshake_timeout).await {
-                        tracing::warn!("runner connection rejected: {}", Chain(&reason));
+                        tracing::warn!(
+                            "runner connection rejected: {}",
+                            crate::error_text::chain(&reason)
+                        );
                     }
                 });
             }
@@ -255,7 +257,7 @@ async fn handshake(
         Ok(hello) => hello,
         Err(err) => {
             let refused = HandshakeError::MalformedHello(err);
-            let reason = Chain(&refused).to_string();
+            let reason = crate::error_text::chain(&refused);
             send_error(&mut framed, &header, ErrorCode::BadPayload, &reason).await;
             return Err(refused);
         }
@@ -358,7 +360,6 @@ async fn send<P: serde::Serialize>(
 #[cfg(test)]
 mod tests {
     use super::{AnswerError, HandshakeError};
-    use crate::plugin::error_chain::Chain;
 
     #[test]
     fn a_failed_answer_names_the_runner_and_keeps_the_io_error() {
@@ -367,7 +368,7 @@ mod tests {
             source: AnswerError::Send(std::io::Error::from(std::io::ErrorKind::BrokenPipe)),
         };
         assert_eq!(
-            Chain(&err).to_string(),
+            crate::error_text::chain(&err),
             format!(
                 "runner dice: cannot answer the handshake: {}",
                 std::io::Error::from(std::io::ErrorKind::BrokenPipe)

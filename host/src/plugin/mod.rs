@@ -11,7 +11,6 @@ mod config;
 mod config_update;
 mod connection;
 mod data_dir;
-mod error_chain;
 mod executable;
 mod exit;
 mod grant;

@@ -13,7 +13,6 @@ use tokio::sync::watch;
 use super::capabilities::CapabilityService;
 use super::components::ComponentRegistry;
 use super::config::{AnnouncedIdError, ResolvedRunner, RuntimeConfig};
-use super::error_chain::Chain;
 use super::listener::Launches;
 use super::live_peer::LivePeer;
 use super::runner_shared::RunnerShared;
@@ -254,7 +253,7 @@ impl RuntimeShared {
                 tracing::error!(
                     plugin_id,
                     "no data directory for the plugin: {}",
-                    Chain(&reason)
+                    crate::error_text::chain(&reason)
                 );
                 String::new()
             }

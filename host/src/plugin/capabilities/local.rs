@@ -9,13 +9,12 @@ use serde_json::{Value, json};
 
 use super::CapabilityService;
 use super::args::Args;
-use crate::plugin::error_chain::Chain;
 use crate::plugin::kv::KvError;
 use maitool_protocol::capability::Capability;
 
 impl CapabilityService {
     pub(super) async fn kv(&self, plugin_id: &str, args: Args<'_>) -> Result<Value, RpcError> {
-        let failed = |err: KvError| args.failed(Chain(&err));
+        let failed = |err: KvError| args.failed(crate::error_text::chain(&err));
         match args.capability {
             Capability::KvGet => Ok(self
                 .kv

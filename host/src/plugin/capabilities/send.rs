@@ -13,7 +13,6 @@ use super::args::{Args, kind};
 use super::sink::{OutgoingImage, OutgoingMessage};
 use crate::builtin::engine::ForwardNode;
 use crate::builtin::store::image_mime;
-use crate::plugin::error_chain::Chain;
 
 /// What MaiBot stores as the plain text of a forward message.
 const FORWARD_TEXT: &str = "[转发消息]";
@@ -89,7 +88,7 @@ impl CapabilityService {
         let message_id = sink
             .send(message)
             .await
-            .map_err(|err| args.failed(Chain(&err)))?;
+            .map_err(|err| args.failed(crate::error_text::chain(&err)))?;
         Ok(json!({ "success": true, "sent": true, "message_id": message_id }))
     }
 }
