@@ -353,5 +353,4 @@ pub fn expand_env(text: &str) -> Result<String, EnvError> {
 }
 
 #[cfg(test)]
-#[path = "config_tests.rs"]
 mod tests;

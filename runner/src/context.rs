@@ -101,5 +101,4 @@ fn chat_id_of<'a>(argument: Option<&'a str>, execution: &'a ToolExecutionContext
 }
 
 #[cfg(test)]
-#[path = "context_tests.rs"]
 mod tests;

@@ -20,5 +20,4 @@ pub(crate) fn from_bootstrap(raw: &str) -> Result<Option<Arc<Path>>, LoadError> 
 }
 
 #[cfg(test)]
-#[path = "data_dir_tests.rs"]
 mod tests;

@@ -655,5 +655,4 @@ impl RequestHandler for RunnerHandler {
 }
 
 #[cfg(test)]
-#[path = "serve_tests.rs"]
 mod tests;

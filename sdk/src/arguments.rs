@@ -67,5 +67,4 @@ impl ArgumentDecoder {
 }
 
 #[cfg(test)]
-#[path = "arguments_tests.rs"]
 mod tests;

@@ -125,5 +125,4 @@ pub fn run_with(plugins: impl IntoIterator<Item = Plugin>, options: RunnerOption
 }
 
 #[cfg(test)]
-#[path = "declaration_tests.rs"]
-mod declaration_tests;
+mod tests;

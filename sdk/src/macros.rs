@@ -193,5 +193,4 @@ pub use maitool_sdk_macros::tool;
 pub use maitool_sdk_macros::tools;
 
 #[cfg(test)]
-#[path = "macros_tests.rs"]
 mod tests;

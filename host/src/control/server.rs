@@ -257,5 +257,4 @@ impl RequestHandler for ControlHandler {
 }
 
 #[cfg(test)]
-#[path = "server_tests.rs"]
 mod tests;

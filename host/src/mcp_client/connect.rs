@@ -232,5 +232,4 @@ fn lifecycle(protocol: McpProtocol) -> ClientLifecycleMode {
 }
 
 #[cfg(test)]
-#[path = "connect_tests.rs"]
 mod tests;

@@ -158,5 +158,4 @@ pub(crate) fn create_private(dir: &Path) -> std::io::Result<()> {
 }
 
 #[cfg(test)]
-#[path = "data_dir_tests.rs"]
 mod tests;

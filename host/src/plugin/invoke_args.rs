@@ -165,5 +165,4 @@ impl Serialize for InvokeArgs<'_> {
 }
 
 #[cfg(test)]
-#[path = "invoke_args_tests.rs"]
 mod tests;

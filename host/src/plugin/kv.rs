@@ -190,5 +190,4 @@ impl KvStore {
 }
 
 #[cfg(test)]
-#[path = "kv_tests.rs"]
 mod tests;

@@ -69,5 +69,4 @@ fn dismantle(value: Value) {
 }
 
 #[cfg(test)]
-#[path = "nesting_tests.rs"]
 mod tests;

@@ -163,5 +163,4 @@ fn property(name: &str, entry: &JsonObject) -> Result<JsonObject, ParameterListE
 }
 
 #[cfg(test)]
-#[path = "parameter_list_tests.rs"]
 mod tests;

@@ -148,5 +148,4 @@ fn content_item(value: &Value) -> ToolContentItem {
 }
 
 #[cfg(test)]
-#[path = "result_tests.rs"]
 mod tests;

@@ -37,5 +37,4 @@ async fn sleep_until(at: Option<Instant>) {
 }
 
 #[cfg(test)]
-#[path = "deadlines_tests.rs"]
 mod tests;

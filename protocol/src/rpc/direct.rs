@@ -130,5 +130,4 @@ impl IdleSink {
 }
 
 #[cfg(test)]
-#[path = "direct_tests.rs"]
 mod tests;

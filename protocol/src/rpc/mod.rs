@@ -19,12 +19,6 @@ mod shared;
 mod writer;
 
 #[cfg(test)]
-mod flood_tests;
-#[cfg(test)]
-mod pending_call_tests;
-#[cfg(test)]
-mod raw_peer_tests;
-#[cfg(test)]
 mod tests;
 
 pub use error::RpcError;

@@ -96,3 +96,6 @@ impl Drop for CallGuard<'_> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -32,5 +32,4 @@ pub(crate) fn from_slice_within<'a, T: Deserialize<'a>>(
 }
 
 #[cfg(test)]
-#[path = "depth_tests.rs"]
 mod tests;

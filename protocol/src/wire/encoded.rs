@@ -146,5 +146,4 @@ impl fmt::Debug for EncodedValue {
 }
 
 #[cfg(test)]
-#[path = "encoded_tests.rs"]
 mod tests;

@@ -212,5 +212,4 @@ fn error(value: &[u8]) -> Option<Option<ErrorBody>> {
 }
 
 #[cfg(test)]
-#[path = "header_walk_tests.rs"]
 mod tests;

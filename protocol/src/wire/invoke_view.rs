@@ -169,5 +169,4 @@ fn context_walk(value: &[u8]) -> Option<Option<ToolExecutionContext>> {
 }
 
 #[cfg(test)]
-#[path = "invoke_view_tests.rs"]
 mod tests;

@@ -222,5 +222,4 @@ fn next_capacity() -> usize {
 }
 
 #[cfg(test)]
-#[path = "response_head_tests.rs"]
 mod tests;

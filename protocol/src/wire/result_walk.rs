@@ -93,5 +93,4 @@ fn result(value: &[u8]) -> Option<ToolExecutionResult> {
 }
 
 #[cfg(test)]
-#[path = "result_walk_tests.rs"]
 mod tests;

@@ -195,5 +195,4 @@ pub(crate) fn skip(buf: &[u8], mut pos: usize) -> Option<usize> {
 }
 
 #[cfg(test)]
-#[path = "skip_tests.rs"]
 mod tests;

@@ -93,5 +93,4 @@ pub use maitool_protocol::wire::methods::ComponentDeclaration;
 pub use maitool_protocol::{ToolExecutionContext, ToolExecutionResult};
 
 #[cfg(test)]
-#[path = "tests.rs"]
 mod tests;

@@ -250,5 +250,4 @@ impl CpuMeter {
 }
 
 #[cfg(test)]
-#[path = "procs_tests.rs"]
 mod tests;

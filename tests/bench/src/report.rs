@@ -240,5 +240,4 @@ fn number(value: f64) -> String {
 }
 
 #[cfg(test)]
-#[path = "report_tests.rs"]
 mod tests;

@@ -79,5 +79,4 @@ pub fn ratio(a: f64, b: f64) -> f64 {
 }
 
 #[cfg(test)]
-#[path = "stats_tests.rs"]
 mod tests;

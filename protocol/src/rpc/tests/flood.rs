@@ -10,7 +10,7 @@ use futures::future::{BoxFuture, join_all};
 use tokio::io::AsyncWriteExt;
 use tokio::sync::Semaphore;
 
-use super::*;
+use crate::rpc::*;
 use crate::wire::{EmptyPayload, Envelope, ErrorCode, encode_envelope};
 
 const BOUND: Duration = Duration::from_secs(10);

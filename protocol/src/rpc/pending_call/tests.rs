@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use crate::rpc::raw_peer_tests::{RawPeer, silent_peer_with};
+use crate::rpc::tests::raw_peer::{RawPeer, silent_peer_with};
 use crate::rpc::{PeerConfig, RpcPeer};
 use crate::wire::{Envelope, ErrorCode, MessageType, decode_payload};
 

@@ -189,5 +189,4 @@ fn tracing_free_log(ctx: &ToolContext, faces: &[u32]) {
 }
 
 #[cfg(test)]
-#[path = "../tests/dice.rs"]
 mod tests;

@@ -1,3 +1,6 @@
+mod flood;
+pub(crate) mod raw_peer;
+
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::task::Poll;
@@ -13,7 +16,7 @@ use tokio::net::UnixStream;
 use tokio::sync::Notify;
 use tokio_util::codec::Framed;
 
-use super::raw_peer_tests::{BOUND, RawPeer};
+use self::raw_peer::{BOUND, RawPeer};
 use super::*;
 use crate::model::JsonObject;
 use crate::wire::{

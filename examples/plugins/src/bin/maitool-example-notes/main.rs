@@ -199,5 +199,4 @@ fn notes() -> Plugin {
 }
 
 #[cfg(test)]
-#[path = "../tests/notes.rs"]
 mod tests;

@@ -105,5 +105,4 @@ fn tally() -> Plugin {
 }
 
 #[cfg(test)]
-#[path = "../tests/tally.rs"]
 mod tests;

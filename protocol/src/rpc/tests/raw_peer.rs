@@ -15,30 +15,30 @@ use crate::rpc::{IncomingMessage, Payload, PeerConfig, RequestHandler, RpcError,
 use crate::wire::{self, CancelPayload, Envelope, EnvelopeHeader, ErrorCode, frame_codec};
 
 /// Generous bound so that a broken peer fails a test instead of hanging it.
-pub(super) const BOUND: Duration = Duration::from_secs(10);
+pub(in crate::rpc) const BOUND: Duration = Duration::from_secs(10);
 
-pub(super) struct RawPeer {
-    pub(super) framed: Framed<DuplexStream, LengthDelimitedCodec>,
+pub(in crate::rpc) struct RawPeer {
+    pub(in crate::rpc) framed: Framed<DuplexStream, LengthDelimitedCodec>,
 }
 
 impl RawPeer {
     /// The raw end of a duplex whose other end an `RpcPeer` drives.
-    pub(super) fn new(io: DuplexStream) -> RawPeer {
+    pub(in crate::rpc) fn new(io: DuplexStream) -> RawPeer {
         RawPeer {
             framed: Framed::new(io, frame_codec()),
         }
     }
 
-    pub(super) async fn send<P: Serialize>(&mut self, envelope: &Envelope<P>) {
+    pub(in crate::rpc) async fn send<P: Serialize>(&mut self, envelope: &Envelope<P>) {
         self.send_bytes(wire::encode_envelope(envelope).unwrap())
             .await;
     }
 
-    pub(super) async fn send_bytes(&mut self, body: Bytes) {
+    pub(in crate::rpc) async fn send_bytes(&mut self, body: Bytes) {
         self.framed.send(body).await.unwrap();
     }
 
-    pub(super) async fn recv(&mut self) -> (EnvelopeHeader, Bytes) {
+    pub(in crate::rpc) async fn recv(&mut self) -> (EnvelopeHeader, Bytes) {
         let frame = tokio::time::timeout(BOUND, self.framed.next())
             .await
             .expect("no frame in time")
@@ -50,7 +50,7 @@ impl RawPeer {
 
     /// Receives the next frame and checks that it refuses `request_id` with
     /// `E_BAD_PAYLOAD` and a message starting with `prefix`.
-    pub(super) async fn refusal(&mut self, request_id: u64, prefix: &str) {
+    pub(in crate::rpc) async fn refusal(&mut self, request_id: u64, prefix: &str) {
         let (answer, _) = self.recv().await;
         assert_eq!(answer.request_id, request_id);
         let error = answer.error.expect("an error response");
@@ -59,7 +59,7 @@ impl RawPeer {
     }
 
     /// The abandoned request ids of the next `count` frames, each a cancel message.
-    pub(super) async fn cancelled(&mut self, count: usize) -> Vec<u64> {
+    pub(in crate::rpc) async fn cancelled(&mut self, count: usize) -> Vec<u64> {
         let mut ids = Vec::with_capacity(count);
         for _ in 0..count {
             let (cancel, frame) = self.recv().await;
@@ -74,7 +74,7 @@ impl RawPeer {
     }
 
     /// True when no frame arrives within a second.
-    pub(super) async fn nothing_more(&mut self) -> bool {
+    pub(in crate::rpc) async fn nothing_more(&mut self) -> bool {
         tokio::time::timeout(Duration::from_secs(1), self.framed.next())
             .await
             .is_err()
@@ -82,7 +82,7 @@ impl RawPeer {
 }
 
 /// A handler for a side that serves nothing; only its outgoing calls are under test.
-pub(super) struct NoRequests;
+pub(in crate::rpc) struct NoRequests;
 
 impl RequestHandler for NoRequests {
     fn handle(&self, request: IncomingMessage) -> BoxFuture<'static, Result<Payload, RpcError>> {
@@ -93,7 +93,7 @@ impl RequestHandler for NoRequests {
 
 /// A peer that serves nothing, started with `config`, and the raw end that drives the other
 /// side by hand.
-pub(super) fn silent_peer_with(config: PeerConfig) -> (RpcPeer, RawPeer) {
+pub(in crate::rpc) fn silent_peer_with(config: PeerConfig) -> (RpcPeer, RawPeer) {
     let (near, far) = tokio::io::duplex(64 * 1024);
     let peer = RpcPeer::start(near, Arc::new(NoRequests), config);
     (peer, RawPeer::new(far))

@@ -6,7 +6,7 @@ use std::time::Duration;
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
-use crate::rpc::raw_peer_tests::{RawPeer, silent_peer_with};
+use crate::rpc::tests::raw_peer::{RawPeer, silent_peer_with};
 use crate::rpc::{PeerConfig, RpcError, RpcPeer};
 use crate::wire::{Envelope, ErrorCode};
 
