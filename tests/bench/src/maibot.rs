@@ -355,35 +355,36 @@ struct Restart {
 }
 
 /// Calls `echo_text` every [`PROBE_STEP`] until it answers, as the restart section's probe does,
-/// and looks at the runner's status before each call: when the process replacing `killed_pid`
-/// was spawned, and when it was ready.
+/// while a watcher reads the runner's status every [`PROBE_STEP`]: when the process replacing
+/// `killed_pid` was spawned, and when it was ready. The watcher runs beside the calls because a
+/// call made during a restart waits for the new runner, so nothing would be read between calls.
 async fn probe(
     registry: Arc<ToolRegistry>,
     plugins: Arc<PluginRuntime>,
     killed_pid: u32,
     since: Instant,
 ) -> Result<Restart> {
-    let runtime = tokio::runtime::Handle::current();
-    tokio::task::spawn_blocking(move || {
-        let (mut spawned, mut ready, mut failures) = (None, None, Vec::new());
-        loop {
+    let watcher = tokio::task::spawn_blocking(move || {
+        let (mut spawned, mut ready) = (None, None);
+        while ready.is_none() && since.elapsed() < LIMIT {
             if let Some(status) = plugins.status().into_iter().next()
                 && status.pid.is_some_and(|pid| pid != killed_pid)
             {
                 spawned.get_or_insert_with(|| since.elapsed());
                 if status.state == RunnerState::Ready {
-                    ready.get_or_insert_with(|| since.elapsed());
+                    ready = Some(since.elapsed());
                 }
             }
+            std::thread::sleep(PROBE_STEP);
+        }
+        (spawned, ready)
+    });
+    let runtime = tokio::runtime::Handle::current();
+    let (callable, failures) = tokio::task::spawn_blocking(move || {
+        let mut failures = Vec::new();
+        loop {
             match runtime.block_on(host::try_call(&registry, ECHO_TOOL)) {
-                Ok(()) => {
-                    return Ok(Restart {
-                        spawned,
-                        ready,
-                        callable: since.elapsed(),
-                        failures,
-                    });
-                }
+                Ok(()) => return Ok((since.elapsed(), failures)),
                 Err(message) => failures.push(message),
             }
             if since.elapsed() > LIMIT {
@@ -393,7 +394,14 @@ async fn probe(
         }
     })
     .await
-    .context("the probe panicked")?
+    .context("the probe panicked")??;
+    let (spawned, ready) = watcher.await.context("the status watcher panicked")?;
+    Ok(Restart {
+        spawned,
+        ready,
+        callable,
+        failures,
+    })
 }
 
 /// Whether `message` is the host refusing a call because the tool has no ready runner: the
