@@ -13,13 +13,13 @@ mod types;
 use async_trait::async_trait;
 
 pub use records::{
-    ChatTarget, Emoji, EmojiMatch, EmojiQuery, ForwardNode, ForwardView, MemoryHit, MemoryMode,
-    MemoryQuery, NewMemory, PersonLookup, PersonProfile, SwitchChatRequest, SwitchedChat,
-    TimeBound, ToolMedia, ToolResultRecord, WaitOutcome,
+    ChatTarget, Emoji, EmojiMatch, EmojiQuery, ForwardView, MemoryHit, MemoryMode, MemoryQuery,
+    NewMemory, PersonLookup, PersonProfile, SwitchChatRequest, SwitchedChat, TimeBound, ToolMedia,
+    ToolResultRecord, WaitOutcome,
 };
 pub use types::{
-    ChatType, ExpressionIntent, HistoryMessage, HistoryQuery, ImageData, ImageRef, NewMessage,
-    ReplyRequest, ReplyStyle, SentMessage, StreamInfo,
+    ChatType, ExpressionIntent, ForwardNode, HistoryMessage, HistoryQuery, ImageData, ImageRef,
+    NewMessage, ReplyRequest, ReplyStyle, SentMessage, StreamInfo,
 };
 
 /// Why the engine could not do what a tool asked. The handler turns it into a failed result

@@ -7,7 +7,7 @@ use std::str::FromStr;
 use maitool_protocol::{JsonObject, ToolContentItem};
 use serde::{Deserialize, Serialize};
 
-use super::types::{ChatType, HistoryMessage, StreamInfo};
+use super::types::{ChatType, ForwardNode, HistoryMessage, StreamInfo};
 
 /// How `query_memory` searches. See `docs/BUILTIN.md` for how each maps onto the store.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
@@ -217,24 +217,6 @@ pub struct Emoji {
     pub data: Vec<u8>,
     /// How it was chosen.
     pub matched: EmojiMatch,
-}
-
-/// One message inside a forwarded-messages bundle; `forward` holds a nested bundle.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
-#[serde(default, deny_unknown_fields)]
-pub struct ForwardNode {
-    /// Sender's display name.
-    pub sender_name: String,
-    /// Sender's user id.
-    pub sender_id: String,
-    /// When it was sent, Unix seconds.
-    pub time: Option<f64>,
-    /// Its text.
-    pub text: String,
-    /// How many images it had.
-    pub image_count: usize,
-    /// A nested forwarded bundle.
-    pub forward: Vec<ForwardNode>,
 }
 
 /// One level of a forwarded-messages bundle.

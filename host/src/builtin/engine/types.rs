@@ -5,7 +5,6 @@
 use std::fmt;
 use std::str::FromStr;
 
-use super::records::ForwardNode;
 use serde::{Deserialize, Serialize};
 
 /// What kind of chat a stream is.
@@ -270,4 +269,22 @@ pub struct HistoryQuery {
     pub limit: usize,
     /// Messages already in the model's context, to leave out.
     pub exclude_message_ids: Vec<String>,
+}
+
+/// One message inside a forwarded-messages bundle; `forward` holds a nested bundle.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(default, deny_unknown_fields)]
+pub struct ForwardNode {
+    /// Sender's display name.
+    pub sender_name: String,
+    /// Sender's user id.
+    pub sender_id: String,
+    /// When it was sent, Unix seconds.
+    pub time: Option<f64>,
+    /// Its text.
+    pub text: String,
+    /// How many images it had.
+    pub image_count: usize,
+    /// A nested forwarded bundle.
+    pub forward: Vec<ForwardNode>,
 }
