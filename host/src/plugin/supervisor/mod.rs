@@ -1,23 +1,24 @@
 //! One runner's supervisor: spawn, handshake, readiness, health, restarts with backoff and
-//! an intensity limit, and graceful stop.
+//! an intensity limit, and graceful stop. `spawn.rs` starts the process, `health.rs` checks
+//! it, `backoff.rs` paces restarts.
 
 use std::collections::VecDeque;
-use std::process::Stdio;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use maitool_protocol::launch as launch_env;
 use maitool_protocol::rpc::{PeerConfig, RpcPeer};
-use maitool_protocol::wire::methods::{
-    AckPayload, HealthPayload, PluginBootstrap, ShutdownPayload, names,
-};
-use maitool_protocol::wire::{EmptyPayload, ErrorCode};
+use maitool_protocol::wire::methods::{AckPayload, PluginBootstrap, ShutdownPayload, names};
 use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
-use tokio::io::{AsyncBufReadExt, BufReader};
-use tokio::process::{Child, Command};
+use tokio::process::Child;
 use tokio::sync::watch;
 
+mod backoff;
+mod health;
+mod spawn;
+
+use self::backoff::{backoff, spawn_backoff};
+use self::spawn::fresh_token;
 use super::connection::RunnerConnectionHandler;
 use super::exit::RunnerExit;
 use super::live_peer::LivePeer;
@@ -25,12 +26,8 @@ use super::runner_shared::RunnerShared;
 use super::shared::RuntimeShared;
 use super::status::{PluginLoadState, RunnerState};
 
-/// The longest quick re-check after a health-check timeout.
-const HEALTH_RECHECK_CAP: Duration = Duration::from_secs(5);
 /// How long a runner that exited after `plugin.shutdown` may take to be read to its end.
 const FINAL_READ: Duration = Duration::from_millis(200);
-/// Below this, a restart delay counts as "immediate" for the exponential backoff base.
-const BACKOFF_BASE: Duration = Duration::from_millis(10);
 
 /// How one launch of the runner ended.
 enum Outcome {
@@ -244,62 +241,6 @@ impl Supervisor {
         outcome
     }
 
-    fn spawn(&self, token: &str) -> std::io::Result<Child> {
-        let launch = &self.runner.launch;
-        let mut command = Command::new(&launch.executable);
-        command.args(&launch.args).envs(&launch.env);
-        // Kept open until the spawn has returned (the runner then holds the only copy).
-        let _token_pipe = match &launch.maibot {
-            None => {
-                command
-                    .env(launch_env::IPC_ADDRESS, &self.runtime.socket_path)
-                    .env(launch_env::RUNNER_NAME, &self.runner.name);
-                Some(super::token_pipe::hand_over(&mut command, token)?)
-            }
-            Some(maibot) => {
-                super::data_dir::create_private(&maibot.instance_dir).map_err(|err| {
-                    std::io::Error::new(
-                        err.kind(),
-                        format!(
-                            "cannot create the instance directory {}: {err}",
-                            maibot.instance_dir.display()
-                        ),
-                    )
-                })?;
-                command
-                    .envs(maibot.environment(
-                        &self.runner.name,
-                        &self.runtime.socket_path,
-                        token,
-                        &self.runner.settings(),
-                    ))
-                    .current_dir(maibot.working_dir());
-                None
-            }
-        };
-        crate::parent_death::kill_with_host(&mut command);
-        command
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            // Its own process group: a terminal's Ctrl-C reaches only the host, which stops
-            // runners in order, and the whole group can be killed at once.
-            .process_group(0)
-            .kill_on_drop(true);
-        self.runner.note_executable();
-        let mut child = command.spawn()?;
-        self.runner.set_pid(child.id());
-        self.runner.set_state(RunnerState::Starting);
-        let name = self.runner.name.clone();
-        if let Some(stdout) = child.stdout.take() {
-            tokio::spawn(forward_output(name.clone(), "stdout", stdout));
-        }
-        if let Some(stderr) = child.stderr.take() {
-            tokio::spawn(forward_output(name, "stderr", stderr));
-        }
-        Ok(child)
-    }
-
     async fn supervise(
         &mut self,
         child: &mut Child,
@@ -415,55 +356,6 @@ impl Supervisor {
         }
     }
 
-    /// One health check, with a quick re-check when it goes unanswered, so that a host that
-    /// was briefly too busy to read the answer does not kill a healthy runner (MaiBot #1896).
-    ///
-    /// Unanswered means a timeout, or a send queue still full at the re-check: a runner that
-    /// stopped reading its socket never sees the check, and counting that as healthy would
-    /// leave it `Ready`, failing every call with `E_BACK_PRESSURE`, forever.
-    async fn check_health(
-        &self,
-        peer: &RpcPeer,
-        config: &super::config::RuntimeConfig,
-    ) -> Result<(), HealthFailure> {
-        let limit = Duration::from_millis(config.health_check_timeout_ms);
-        let first = peer
-            .call::<_, HealthPayload>(names::HEALTH, "", &EmptyPayload {}, limit)
-            .await;
-        let err = match first {
-            Ok(health) if health.healthy => return Ok(()),
-            Ok(_) => return Err(HealthFailure::unhealthy()),
-            Err(err) if unanswered(&err) => err,
-            // A closed connection is handled by the disconnect branch.
-            Err(_) => return Ok(()),
-        };
-        let recheck = limit.min(HEALTH_RECHECK_CAP);
-        if err.code == ErrorCode::BackPressure {
-            // A reading runner drains even a full queue within milliseconds; one second
-            // tells a busy runner from one that stopped reading.
-            tokio::time::sleep(recheck.min(Duration::from_secs(1))).await;
-        }
-        match peer
-            .call::<_, HealthPayload>(names::HEALTH, "", &EmptyPayload {}, recheck)
-            .await
-        {
-            Ok(health) if health.healthy => {
-                tracing::warn!(runner = %self.runner.name, "health check unanswered ({err}), answered on the quick re-check: the host or the runner was busy, the runner is kept");
-                Ok(())
-            }
-            Ok(_) => Err(HealthFailure::unhealthy()),
-            Err(again) if again.code == ErrorCode::Timeout && err.code == ErrorCode::Timeout => {
-                Err(HealthFailure::unanswered(format!(
-                    "runner hung: health check timed out twice ({err}; then {again})"
-                )))
-            }
-            Err(again) if unanswered(&again) => Err(HealthFailure::unanswered(format!(
-                "runner hung: not reading its socket, health check unanswered twice ({err}; then {again})"
-            ))),
-            Err(_) => Ok(()),
-        }
-    }
-
     /// `prepare_shutdown`, `shutdown`, then SIGTERM, then SIGKILL to the process group.
     async fn graceful_stop(
         &self,
@@ -507,109 +399,6 @@ impl Supervisor {
         let _ = killpg(group, Signal::SIGKILL);
         let _ = child.wait().await;
     }
-}
-
-/// Why a health check condemned a runner.
-struct HealthFailure {
-    /// The exit reason recorded in the runner's status and log.
-    reason: String,
-    /// Whether the runner stopped answering (else it answered that it is unhealthy).
-    unanswered: bool,
-}
-
-impl HealthFailure {
-    fn unhealthy() -> Self {
-        Self {
-            reason: "runner reported itself unhealthy".into(),
-            unanswered: false,
-        }
-    }
-
-    fn unanswered(reason: String) -> Self {
-        Self {
-            reason,
-            unanswered: true,
-        }
-    }
-
-    /// The error of the calls in flight when the runner is killed: usually collateral
-    /// damage of another call that blocked the runner, so it says what happened to the
-    /// runner rather than to the call.
-    fn for_callers(&self) -> &'static str {
-        if self.unanswered {
-            "the runner was restarted because it stopped answering health checks"
-        } else {
-            "the runner was restarted because it reported itself unhealthy"
-        }
-    }
-}
-
-/// Delay before the restart that follows `recent` restarts inside the window: the first is
-/// `initial`, then doubling from at least 10 ms, capped at `max`.
-fn backoff(recent: usize, initial_ms: u64, max_ms: u64) -> Duration {
-    if recent == 0 {
-        return Duration::from_millis(initial_ms);
-    }
-    let base = Duration::from_millis(initial_ms).max(BACKOFF_BASE);
-    let factor = 1u32
-        .checked_shl(recent.min(20) as u32 - 1)
-        .unwrap_or(u32::MAX);
-    base.saturating_mul(factor)
-        .min(Duration::from_millis(max_ms))
-}
-
-/// Delay before spawn attempt `failures + 1` after `failures` failed spawns in a row:
-/// `initial`, doubling, capped at `max`.
-fn spawn_backoff(failures: u32, initial_ms: u64, max_ms: u64) -> Duration {
-    let factor = 1u64
-        .checked_shl(failures.saturating_sub(1).min(30))
-        .unwrap_or(u64::MAX);
-    Duration::from_millis(initial_ms.saturating_mul(factor).min(max_ms))
-}
-
-fn fresh_token() -> String {
-    let mut bytes = [0u8; 32];
-    if let Err(err) = getrandom::fill(&mut bytes) {
-        // Without OS randomness tokens would be guessable; refuse to continue silently.
-        panic!("no OS randomness for session tokens: {err}");
-    }
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-/// Copies a runner's stdout/stderr into the host log, line by line, tagged with the runner.
-async fn forward_output(
-    runner: String,
-    stream: &'static str,
-    output: impl tokio::io::AsyncRead + Unpin,
-) {
-    let mut lines = BufReader::new(output).lines();
-    while let Ok(Some(line)) = lines.next_line().await {
-        let (level, text) = match line.split_once("] ") {
-            Some((prefix, rest)) if prefix.starts_with('[') => {
-                (prefix.trim_start_matches('['), rest)
-            }
-            _ => ("", line.as_str()),
-        };
-        match level {
-            "ERROR" => {
-                tracing::error!(target: "maitool::runner", runner = %runner, stream, "{text}")
-            }
-            "WARN" => tracing::warn!(target: "maitool::runner", runner = %runner, stream, "{text}"),
-            "INFO" => tracing::info!(target: "maitool::runner", runner = %runner, stream, "{text}"),
-            "DEBUG" | "TRACE" => {
-                tracing::debug!(target: "maitool::runner", runner = %runner, stream, "{text}")
-            }
-            _ if stream == "stderr" => {
-                tracing::warn!(target: "maitool::runner", runner = %runner, stream, "{line}")
-            }
-            _ => tracing::info!(target: "maitool::runner", runner = %runner, stream, "{line}"),
-        }
-    }
-}
-
-/// The check never reached the runner or was never answered.
-fn unanswered(err: &maitool_protocol::rpc::RpcError) -> bool {
-    matches!(err.code, ErrorCode::Timeout | ErrorCode::BackPressure)
 }
 
 #[cfg(test)]
