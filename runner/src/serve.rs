@@ -1,4 +1,5 @@
-//! Connects to the host, loads plugins, serves until told to stop.
+//! Connects to the host, loads plugins (`load.rs`), serves the host's requests
+//! (`requests.rs`) until told to stop.
 
 use std::collections::HashSet;
 use std::path::Path;
@@ -11,19 +12,18 @@ use futures::future::BoxFuture;
 use interprocess::local_socket::tokio::Stream;
 use interprocess::local_socket::tokio::prelude::*;
 use interprocess::local_socket::{GenericFilePath, ToFsName};
-use maitool_protocol::rpc::{
-    IncomingMessage, Payload, PeerConfig, RequestHandler, RpcError, RpcPeer,
-};
-use maitool_protocol::wire::methods::{
-    AckPayload, ConfigUpdatedPayload, ConfigUpdatedResponse, HealthPayload, HelloPayload,
-    HelloResponsePayload, RegisterComponentsPayload, RegisterComponentsResponse,
-    RunnerReadyPayload, ShutdownPayload, names,
-};
-use maitool_protocol::wire::{EncodedValue, ErrorCode, InvokeView, SUPPORTED_PROTOCOL_VERSIONS};
-use maitool_protocol::{JsonObject, NamedResult, ToolExecutionContext, ToolExecutionResult};
+use maitool_protocol::ToolExecutionResult;
+use maitool_protocol::rpc::{IncomingMessage, Payload, PeerConfig, RpcError, RpcPeer};
+use maitool_protocol::wire::methods::{AckPayload, HelloPayload, HelloResponsePayload, names};
+use maitool_protocol::wire::{ErrorCode, InvokeView, SUPPORTED_PROTOCOL_VERSIONS};
 use tokio::sync::Notify;
 
-use crate::load_error::LoadError;
+mod load;
+mod requests;
+
+use self::load::{REGISTRATION_TIMEOUT, load_plugins};
+use self::requests::{InFlightGuard, RunnerHandler, answer, execution_context};
+
 use crate::log_forward::LogForwarder;
 use crate::{
     ComponentHandler, HostClient, InvocationContext, LaunchEnv, PluginSpec, RUNNER_VERSION,
@@ -31,7 +31,6 @@ use crate::{
 };
 
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
-const REGISTRATION_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long `on_unload` hooks may take when the runner stops.
 const UNLOAD_TIMEOUT: Duration = Duration::from_secs(5);
 
@@ -214,113 +213,6 @@ where
     Ok(())
 }
 
-/// Configures, registers and loads every plugin; one plugin's failure never affects another.
-async fn load_plugins(
-    state: &Arc<RunnerState>,
-    peer: &RpcPeer,
-    answer: &HelloResponsePayload,
-) -> RunnerReadyPayload {
-    let mut ready = RunnerReadyPayload::default();
-    for plugin in &state.plugins {
-        let spec = &plugin.spec;
-        let bootstrap = answer.plugins.get(&spec.id).cloned().unwrap_or_default();
-        if !bootstrap.enabled {
-            ready.inactive_plugins.push(spec.id.clone());
-            continue;
-        }
-        let loaded = match crate::data_dir::from_bootstrap(&bootstrap.data_dir) {
-            Ok(data_dir) => {
-                if let Some(dir) = &data_dir {
-                    let _ = plugin.data_dir.set(dir.clone());
-                }
-                load_one(plugin, peer, &bootstrap.config, data_dir).await
-            }
-            Err(reason) => Err(reason),
-        };
-        match loaded {
-            Ok(()) => {
-                plugin.loaded.store(true, Ordering::Release);
-                ready.loaded_plugins.push(spec.id.clone());
-            }
-            Err(reason) => {
-                tracing::error!(plugin_id = %spec.id, "plugin failed to load: {reason}");
-                ready.failed_plugins.push(spec.id.clone());
-                ready
-                    .failed_plugin_reasons
-                    .insert(spec.id.clone(), reason.to_string());
-            }
-        }
-    }
-    ready
-}
-
-async fn load_one(
-    plugin: &LoadedPlugin,
-    peer: &RpcPeer,
-    config: &JsonObject,
-    data_dir: Option<Arc<Path>>,
-) -> Result<(), LoadError> {
-    let spec = &plugin.spec;
-    // The hooks' records carry the plugin's id, as its handlers' do.
-    let tag = &plugin.tag;
-    crate::log_forward::in_plugin_sync(tag.clone(), || spec.hooks.configure(config))
-        .map_err(LoadError::Config)?;
-    register(spec, peer, true).await?;
-    let host = HostClient::new(peer.clone(), Arc::clone(tag));
-    let on_load = crate::log_forward::in_plugin(tag.clone(), spec.hooks.on_load(host, data_dir));
-    let load = std::panic::AssertUnwindSafe(on_load).catch_unwind().await;
-    let outcome = match load {
-        Ok(Ok(())) => return Ok(()),
-        Ok(Err(err)) => LoadError::OnLoad(err),
-        Err(panic) => LoadError::Panicked(panic_message(panic.as_ref())),
-    };
-    // Roll back: the host must not keep components of a plugin that is not loaded.
-    if let Err(err) = register(spec, peer, false).await {
-        tracing::warn!(plugin_id = %spec.id, "could not withdraw components: {err}");
-    }
-    crate::log_forward::in_plugin(tag.clone(), spec.hooks.on_unload()).await;
-    Err(outcome)
-}
-
-async fn register(
-    spec: &PluginSpec,
-    peer: &RpcPeer,
-    with_components: bool,
-) -> Result<(), LoadError> {
-    let payload = RegisterComponentsPayload {
-        plugin_id: spec.id.clone(),
-        plugin_version: spec.version.clone(),
-        plugin_type: "extension".to_owned(),
-        components: if with_components {
-            spec.components
-                .iter()
-                .map(|c| c.declaration.clone())
-                .collect()
-        } else {
-            Vec::new()
-        },
-        capabilities_required: spec.capabilities_required.clone(),
-        name: spec.name.clone(),
-        description: spec.description.clone(),
-        default_config: spec.default_config.clone(),
-        config_schema: spec.config_schema.clone(),
-    };
-    let answer: RegisterComponentsResponse = peer
-        .call(
-            names::REGISTER_COMPONENTS,
-            &spec.id,
-            &payload,
-            REGISTRATION_TIMEOUT,
-        )
-        .await
-        .map_err(LoadError::Registration)?;
-    if answer.accepted {
-        Ok(())
-    } else {
-        Err(LoadError::Refused(answer.reason))
-    }
-}
-
 pub(crate) fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
     if let Some(text) = panic.downcast_ref::<&str>() {
         (*text).to_owned()
@@ -472,185 +364,6 @@ impl RunnerState {
             answer(&tool_name, &result)
         }
         .boxed()
-    }
-}
-
-/// The conversation context of a call, and the `chat_id` argument if the host sent one. The
-/// host's own context is taken as is (moved, not copied: this runs for every call); a
-/// MaiBot-style host sends the values as arguments only.
-fn execution_context(
-    args: &EncodedValue,
-    context: Option<ToolExecutionContext>,
-) -> (ToolExecutionContext, Option<String>) {
-    let arg = |key: &str| args.str_entry(key).unwrap_or_default().to_owned();
-    let execution = context.unwrap_or_else(|| ToolExecutionContext {
-        stream_id: arg("stream_id"),
-        group_id: arg("group_id"),
-        user_id: arg("user_id"),
-        platform: arg("platform"),
-        reasoning: arg("reasoning"),
-        ..ToolExecutionContext::default()
-    });
-    let chat_id = args
-        .str_entry("chat_id")
-        .filter(|id| !id.is_empty())
-        .map(str::to_owned);
-    (execution, chat_id)
-}
-
-/// The answer to an invocation of `tool_name`: `result`, under the tool's name if the handler
-/// left it unnamed (the name is shared, not copied into every result).
-fn answer(tool_name: &str, result: &ToolExecutionResult) -> Result<Payload, RpcError> {
-    let tool_result = NamedResult { tool_name, result };
-    Payload::encode(&ToolAnswer {
-        success: result.success,
-        tool_result,
-    })
-}
-
-/// An [`InvokeResultPayload`](maitool_protocol::wire::methods::InvokeResultPayload) with a
-/// `tool_result`, by reference: the same map on the wire.
-#[derive(serde::Serialize)]
-struct ToolAnswer<'a> {
-    success: bool,
-    tool_result: NamedResult<'a>,
-}
-
-struct InFlightGuard<'a>(&'a AtomicU64);
-
-impl Drop for InFlightGuard<'_> {
-    fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::Relaxed);
-    }
-}
-
-impl RunnerState {
-    fn peer(&self) -> &RpcPeer {
-        // Set right after the peer starts, before any request can be dispatched to us.
-        self.peer
-            .get()
-            .expect("peer is set before requests are served")
-    }
-
-    fn health(&self) -> Result<Payload, RpcError> {
-        Payload::encode(&HealthPayload {
-            healthy: true,
-            loaded_plugins: self.loaded_ids.lock().clone(),
-            uptime_ms: self.started.elapsed().as_millis() as u64,
-            in_flight: self.in_flight.load(Ordering::Relaxed),
-        })
-    }
-
-    fn prepare_shutdown(&self) -> Result<Payload, RpcError> {
-        self.draining.store(true, Ordering::Release);
-        Payload::encode(&AckPayload {
-            acknowledged: true,
-            in_flight: self.in_flight.load(Ordering::Relaxed),
-        })
-    }
-
-    fn shutdown(
-        self: &Arc<Self>,
-        request: IncomingMessage,
-    ) -> BoxFuture<'static, Result<Payload, RpcError>> {
-        let state = self.clone();
-        async move {
-            let payload: ShutdownPayload = request.payload().unwrap_or_default();
-            state.draining.store(true, Ordering::Release);
-            let drain = Duration::from_millis(payload.drain_timeout_ms.max(1));
-            let deadline = Instant::now() + drain;
-            while state.in_flight.load(Ordering::Relaxed) > 0 && Instant::now() < deadline {
-                tokio::time::sleep(Duration::from_millis(5)).await;
-            }
-            state.unload_all().await;
-            let ack = AckPayload {
-                acknowledged: true,
-                in_flight: state.in_flight.load(Ordering::Relaxed),
-            };
-            // Stop after the acknowledgement has been queued.
-            let stopper = state.clone();
-            tokio::spawn(async move {
-                tokio::time::sleep(Duration::from_millis(20)).await;
-                stopper.stop.notify_one();
-            });
-            Payload::encode(&ack)
-        }
-        .boxed()
-    }
-
-    fn config_updated(
-        self: &Arc<Self>,
-        request: IncomingMessage,
-    ) -> BoxFuture<'static, Result<Payload, RpcError>> {
-        let state = self.clone();
-        async move {
-            let update: ConfigUpdatedPayload = request.payload()?;
-            let plugin_id = if update.plugin_id.is_empty() {
-                request.plugin_id().to_owned()
-            } else {
-                update.plugin_id.clone()
-            };
-            let Some(plugin) = state.plugin(&plugin_id) else {
-                return Err(RpcError::new(
-                    ErrorCode::PluginNotFound,
-                    format!("plugin {plugin_id} is not in this runner"),
-                ));
-            };
-            let hooks = plugin.spec.hooks.clone();
-            let tag = plugin.tag.clone();
-            if (update.config_scope == "self" || update.config_scope.is_empty())
-                && let Err(reason) = crate::log_forward::in_plugin_sync(tag.clone(), || {
-                    hooks.configure(&update.config_data)
-                })
-            {
-                return Payload::encode(&ConfigUpdatedResponse {
-                    accepted: false,
-                    reason: format!("invalid configuration: {reason}"),
-                    ..ConfigUpdatedResponse::default()
-                });
-            }
-            let scope = if update.config_scope.is_empty() {
-                "self".to_owned()
-            } else {
-                update.config_scope
-            };
-            let outcome = crate::log_forward::in_plugin(
-                tag,
-                hooks.on_config_update(scope, update.config_data, update.config_version),
-            )
-            .await;
-            let response = match outcome {
-                Ok(()) => ConfigUpdatedResponse {
-                    accepted: true,
-                    reason: String::new(),
-                    ..ConfigUpdatedResponse::default()
-                },
-                Err(reason) => ConfigUpdatedResponse {
-                    accepted: false,
-                    reason,
-                    ..ConfigUpdatedResponse::default()
-                },
-            };
-            Payload::encode(&response)
-        }
-        .boxed()
-    }
-}
-
-/// The peer's request handler; a thin handle so handlers can own the state in their tasks.
-struct RunnerHandler(Arc<RunnerState>);
-
-impl RequestHandler for RunnerHandler {
-    fn handle(&self, request: IncomingMessage) -> BoxFuture<'static, Result<Payload, RpcError>> {
-        let state = &self.0;
-        match request.method() {
-            names::INVOKE_TOOL | names::INVOKE_ACTION => state.invoke(request),
-            names::HEALTH => std::future::ready(state.health()).boxed(),
-            names::PREPARE_SHUTDOWN => std::future::ready(state.prepare_shutdown()).boxed(),
-            names::SHUTDOWN => state.shutdown(request),
-            names::CONFIG_UPDATED => state.config_updated(request),
-            other => std::future::ready(Err(RpcError::method_not_allowed(other))).boxed(),
-        }
     }
 }
 

@@ -3,7 +3,7 @@ use maitool_protocol::rpc::Payload;
 use maitool_protocol::wire::methods::InvokeResultPayload;
 use serde_json::json;
 
-use super::answer;
+use super::requests::answer;
 
 #[test]
 fn the_answer_is_the_result_under_the_tools_name_unless_it_has_its_own() {
