@@ -384,3 +384,36 @@ async fn a_call_waiting_for_a_restart_times_out_at_its_own_deadline() {
     );
     harness.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_in_flight_when_the_host_stops_says_the_runner_was_stopped() {
+    let harness = std::sync::Arc::new(
+        Harness::start(
+            fast_config(),
+            vec![RunnerSpec::new("victim", "maitool-example-misbehaving")],
+        )
+        .await,
+    );
+    let in_flight = {
+        let harness = harness.clone();
+        tokio::spawn(async move { harness.call("slow", json!({"ms": 30_000}), &ctx()).await })
+    };
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let stopping = Instant::now();
+    harness.runtime.shutdown().await;
+    let result = tokio::time::timeout(Duration::from_secs(10), in_flight)
+        .await
+        .expect("the call ends with the host")
+        .unwrap();
+    assert!(!result.success);
+    assert_eq!(
+        result.error_message,
+        "tool slow failed: the runner was stopped"
+    );
+    assert_eq!(result.metadata["error_code"], "E_PLUGIN_CRASHED");
+    assert!(
+        stopping.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        stopping.elapsed()
+    );
+}

@@ -288,6 +288,7 @@ impl Supervisor {
             status = child.wait() => return Outcome::Exited(format!("{} while loading plugins", RunnerExit::from_wait(&status).describe())),
             reason = peer.closed() => return Outcome::Exited(format!("connection lost while loading plugins: {reason:?}")),
             _ = self.stop.changed() => {
+                launch_end.record("the runner was stopped");
                 self.graceful_stop(&peer, child, config).await;
                 return Outcome::Stopped;
             }
@@ -349,6 +350,8 @@ impl Supervisor {
                     }
                 }
                 _ = self.stop.changed() => {
+                    // Calls the runner drops on its way out fail saying so, at once.
+                    launch_end.record("the runner was stopped");
                     self.graceful_stop(&peer, child, config).await;
                     return Outcome::Stopped;
                 }
