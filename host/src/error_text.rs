@@ -21,5 +21,15 @@ pub fn chain(err: &dyn Error) -> String {
     text
 }
 
+/// The `io::Error` that is `err`'s direct source; panics, naming what it found, when there
+/// is none. For tests that check an error keeps the OS's reason.
+#[cfg(test)]
+pub(crate) fn io_source<'a>(err: &'a (dyn Error + 'static)) -> &'a std::io::Error {
+    let source = err.source().unwrap_or_else(|| panic!("no source: {err:?}"));
+    source
+        .downcast_ref()
+        .unwrap_or_else(|| panic!("the source is not an io::Error: {source:?}"))
+}
+
 #[cfg(test)]
 mod tests;

@@ -24,7 +24,6 @@ pub mod config;
 pub mod control;
 mod error_text;
 mod features;
-mod json_kind;
 pub mod llm;
 pub mod mcp_client;
 pub mod mcp_server;

@@ -1,8 +1,8 @@
 //! The client for host capabilities, and the error of a capability call.
 
-use maitool_protocol::JsonObject;
 use maitool_protocol::rpc::RpcError;
 use maitool_protocol::wire::ErrorCode;
+use maitool_protocol::{JsonObject, json_kind};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -216,16 +216,5 @@ impl HostError {
             | HostError::Arguments { capability, .. }
             | HostError::Result { capability, .. } => capability,
         }
-    }
-}
-
-fn json_kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }

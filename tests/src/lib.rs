@@ -45,3 +45,16 @@ pub mod maibot;
 pub mod plugins;
 pub mod skip;
 pub mod venv;
+
+/// Polls `check` every 50 ms until it holds; panics naming `what` after `limit`. For
+/// conditions a test cannot be told about (a process serving again after a reload).
+pub fn eventually(what: &str, limit: std::time::Duration, mut check: impl FnMut() -> bool) {
+    let deadline = std::time::Instant::now() + limit;
+    while !check() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{what}: not within {limit:?}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}

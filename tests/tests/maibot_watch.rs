@@ -3,18 +3,13 @@
 
 mod maibot_support;
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use maibot_support::{Fixture, maibot_python};
+use maitool_e2e::eventually;
 
-/// Polls `check` every 100 ms for up to 30 s.
-fn eventually(what: &str, mut check: impl FnMut() -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while !check() {
-        assert!(Instant::now() < deadline, "{what}: not within 30 s");
-        std::thread::sleep(Duration::from_millis(100));
-    }
-}
+/// How long a reload may take to show.
+const LIMIT: Duration = Duration::from_secs(30);
 
 #[test]
 fn serve_with_watch_reloads_a_maibot_plugin_whose_code_or_configuration_changed() {
@@ -35,7 +30,7 @@ fn serve_with_watch_reloads_a_maibot_plugin_whose_code_or_configuration_changed(
     );
     assert_ne!(changed, text, "the example's echo changed");
     std::fs::write(&code, changed).unwrap();
-    eventually("the changed code answers", || {
+    eventually("the changed code answers", LIMIT, || {
         fixture.call("echo_text", r#"{"text": "hi"}"#).1["content"] == "HI"
     });
     serve.wait_for_log(|line| {
@@ -47,7 +42,7 @@ fn serve_with_watch_reloads_a_maibot_plugin_whose_code_or_configuration_changed(
     let config = fixture.plugins_dir().join("configured/config.toml");
     let text = std::fs::read_to_string(&config).unwrap();
     std::fs::write(&config, text.replace("\"Hello\"", "\"Hey\"")).unwrap();
-    eventually("the changed configuration answers", || {
+    eventually("the changed configuration answers", LIMIT, || {
         fixture.call("configured_greeting", r#"{"name": "Ann"}"#).1["content"] == "Hey, Ann!"
     });
     assert_eq!(

@@ -4,9 +4,9 @@
 mod ops_support;
 
 use std::path::Path;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use maitool_e2e::workspace_bin;
+use maitool_e2e::{eventually, workspace_bin};
 use ops_support::Fixture;
 use serde_json::Value;
 
@@ -50,14 +50,8 @@ fn tool_names(fixture: &Fixture) -> Vec<String> {
         .collect()
 }
 
-/// Polls `check` every 50 ms for up to 20 s.
-fn eventually(what: &str, mut check: impl FnMut() -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while !check() {
-        assert!(Instant::now() < deadline, "{what}: not within 20 s");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
+/// How long a reload may take to show.
+const LIMIT: Duration = Duration::from_secs(20);
 
 #[test]
 fn reload_restarts_a_runner_whose_executable_was_rebuilt_at_the_same_path() {
@@ -83,7 +77,7 @@ fn reload_restarts_a_runner_whose_executable_was_rebuilt_at_the_same_path() {
         serde_json::json!(["tool"]),
         "{report}"
     );
-    eventually("the rebuilt runner serves", || {
+    eventually("the rebuilt runner serves", LIMIT, || {
         tool_names(&fixture).contains(&"remember".to_owned())
     });
     let second = runner_pid(&fixture).expect("the rebuilt runner runs");
@@ -109,7 +103,7 @@ fn serve_with_watch_applies_edits_and_rebuilt_executables_without_a_reload_comma
         ),
     )
     .unwrap();
-    eventually("the added runner serves", || {
+    eventually("the added runner serves", LIMIT, || {
         tool_names(&fixture).contains(&"greet".to_owned())
     });
     let tool_pid = || {
@@ -125,7 +119,7 @@ fn serve_with_watch_applies_edits_and_rebuilt_executables_without_a_reload_comma
 
     // A rebuilt executable.
     install("maitool-example-notes", &runner);
-    eventually("the rebuilt runner serves", || {
+    eventually("the rebuilt runner serves", LIMIT, || {
         tool_names(&fixture).contains(&"remember".to_owned())
     });
     assert_ne!(tool_pid(), Some(first));

@@ -70,6 +70,28 @@ fn sigkill(harness: &Harness, runner: &str) -> u32 {
     pid
 }
 
+/// A host whose one runner, `victim`, was SIGKILLed and waits for a restart 20 s off, with
+/// `restart_wait_ms` and the tools' timeout as given.
+async fn restarting_victim(restart_wait_ms: u64, default_tool_timeout_ms: u64) -> Harness {
+    let config = RuntimeConfig {
+        restart_backoff_initial_ms: 20_000,
+        restart_backoff_max_ms: 20_000,
+        restart_wait_ms,
+        default_tool_timeout_ms,
+        ..fast_config()
+    };
+    let harness = Harness::start(
+        config,
+        vec![RunnerSpec::new("victim", "maitool-example-misbehaving")],
+    )
+    .await;
+    sigkill(&harness, "victim");
+    harness
+        .wait_state("victim", RunnerState::Restarting, Duration::from_secs(5))
+        .await;
+    harness
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_failed_spawn_is_retried_slowly_without_spending_the_restart_budget() {
     let dir = tempfile::tempdir().unwrap();
@@ -270,25 +292,8 @@ async fn calls_made_during_a_restart_wait_for_it_and_succeed() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_call_waiting_for_a_restart_fails_at_once_when_the_host_stops() {
-    let config = RuntimeConfig {
-        // A restart far off: the call below waits for it.
-        restart_backoff_initial_ms: 20_000,
-        restart_backoff_max_ms: 20_000,
-        restart_wait_ms: 60_000,
-        default_tool_timeout_ms: 60_000,
-        ..fast_config()
-    };
-    let harness = std::sync::Arc::new(
-        Harness::start(
-            config,
-            vec![RunnerSpec::new("victim", "maitool-example-misbehaving")],
-        )
-        .await,
-    );
-    sigkill(&harness, "victim");
-    harness
-        .wait_state("victim", RunnerState::Restarting, Duration::from_secs(5))
-        .await;
+    // The restart is far off: the call below waits for it.
+    let harness = std::sync::Arc::new(restarting_victim(60_000, 60_000).await);
     let waiting = {
         let harness = harness.clone();
         tokio::spawn(async move { harness.call("echo", json!({"text": "x"}), &ctx()).await })
@@ -315,21 +320,7 @@ async fn a_call_waiting_for_a_restart_fails_at_once_when_the_host_stops() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_call_waits_no_longer_than_restart_wait_ms() {
-    let config = RuntimeConfig {
-        restart_backoff_initial_ms: 20_000,
-        restart_backoff_max_ms: 20_000,
-        restart_wait_ms: 300,
-        ..fast_config()
-    };
-    let harness = Harness::start(
-        config,
-        vec![RunnerSpec::new("victim", "maitool-example-misbehaving")],
-    )
-    .await;
-    sigkill(&harness, "victim");
-    harness
-        .wait_state("victim", RunnerState::Restarting, Duration::from_secs(5))
-        .await;
+    let harness = restarting_victim(300, fast_config().default_tool_timeout_ms).await;
     let started = Instant::now();
     let result = harness.call("echo", json!({"text": "x"}), &ctx()).await;
     let waited = started.elapsed();
@@ -348,23 +339,8 @@ async fn a_call_waits_no_longer_than_restart_wait_ms() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_call_waiting_for_a_restart_times_out_at_its_own_deadline() {
-    let config = RuntimeConfig {
-        restart_backoff_initial_ms: 20_000,
-        restart_backoff_max_ms: 20_000,
-        // The call's own limit comes first.
-        restart_wait_ms: 60_000,
-        default_tool_timeout_ms: 400,
-        ..fast_config()
-    };
-    let harness = Harness::start(
-        config,
-        vec![RunnerSpec::new("victim", "maitool-example-misbehaving")],
-    )
-    .await;
-    sigkill(&harness, "victim");
-    harness
-        .wait_state("victim", RunnerState::Restarting, Duration::from_secs(5))
-        .await;
+    // The call's own limit comes first.
+    let harness = restarting_victim(60_000, 400).await;
     let started = Instant::now();
     let result = harness.call("echo", json!({"text": "x"}), &ctx()).await;
     let waited = started.elapsed();

@@ -231,10 +231,7 @@ fn bot_and_llm_sections_are_read_and_checked() {
 fn an_unreadable_file_names_it_and_keeps_the_os_error_as_source() {
     let err = HostConfig::load(Path::new("/nonexistent/maitool.toml")).unwrap_err();
     assert_eq!(err.to_string(), "cannot read /nonexistent/maitool.toml");
-    let source = std::error::Error::source(&err).expect("the I/O error is the source");
-    let io = source
-        .downcast_ref::<std::io::Error>()
-        .expect("an io::Error");
+    let io = crate::error_text::io_source(&err);
     assert_eq!(io.kind(), std::io::ErrorKind::NotFound);
     assert_eq!(
         crate::error_text::chain(&err),

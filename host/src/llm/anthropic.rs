@@ -5,8 +5,8 @@ use serde_json::Value;
 use super::decode::{arguments, item_object, optional_str, required_str};
 use super::schema::{insert_description, object_schema};
 use super::{ModelApi, ToolCallParseError};
-use crate::json_kind::json_kind as kind;
 use maitool_protocol::ToolDefinition;
+use maitool_protocol::json_kind as kind;
 use maitool_protocol::model::{JsonObject, ToolInvocation};
 
 /// `[{"name","description","input_schema"}]`

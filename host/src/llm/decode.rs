@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use crate::json_kind::json_kind as kind;
+use maitool_protocol::json_kind as kind;
 
 use super::ToolCallParseError;
 use maitool_protocol::model::JsonObject;

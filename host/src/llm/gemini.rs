@@ -6,8 +6,8 @@ use super::decode::{arguments, item_object, optional_str, required_str};
 use super::gemini_schema::parameters;
 use super::schema::insert_description;
 use super::{ModelApi, ToolCallParseError};
-use crate::json_kind::json_kind as kind;
 use maitool_protocol::ToolDefinition;
+use maitool_protocol::json_kind as kind;
 use maitool_protocol::model::{JsonObject, ToolInvocation};
 
 /// `[{"functionDeclarations":[{"name","description","parameters"}]}]`, or `[]` without tools

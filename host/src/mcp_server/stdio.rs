@@ -18,7 +18,7 @@
 use rmcp::model::ErrorCode;
 use serde_json::{Value, json};
 
-use crate::json_kind::json_kind as kind;
+use maitool_protocol::json_kind as kind;
 use tokio::io::{
     AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, DuplexStream, duplex,
 };

@@ -6,7 +6,7 @@ use maitool_protocol::JsonObject;
 use serde_json::Value;
 
 use super::ToolFailure;
-use crate::json_kind::json_kind as kind;
+use maitool_protocol::json_kind as kind;
 
 /// A malformed argument.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -81,10 +81,7 @@ fn a_missing_file_is_a_read_error() {
             .starts_with("cannot read Claude Desktop config /nonexistent/claude.json")
     );
     // The OS's reason is the source, shown once in a chain.
-    let source = std::error::Error::source(&err).expect("the I/O error is the source");
-    let io = source
-        .downcast_ref::<std::io::Error>()
-        .expect("an io::Error");
+    let io = crate::error_text::io_source(&err);
     assert_eq!(io.kind(), std::io::ErrorKind::NotFound);
     assert_eq!(
         crate::error_text::chain(&err),

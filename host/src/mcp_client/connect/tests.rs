@@ -33,10 +33,7 @@ async fn a_command_that_does_not_start_keeps_the_os_error_as_its_source() {
         .await
         .expect_err("no such command");
     assert!(matches!(err, ConnectError::Spawn { .. }), "{err:?}");
-    let source = std::error::Error::source(&err).expect("the spawn error is the source");
-    let io = source
-        .downcast_ref::<std::io::Error>()
-        .expect("an io::Error");
+    let io = crate::error_text::io_source(&err);
     assert_eq!(io.kind(), std::io::ErrorKind::NotFound);
     assert_eq!(
         crate::error_text::chain(&err),

@@ -195,13 +195,9 @@ impl ComponentRegistry {
         ctx: ChatView<'_>,
         is_live: impl Fn(&str) -> bool,
     ) -> Option<Arc<ComponentEntry>> {
-        let inner = self.inner.read();
-        inner
-            .by_tool_name
-            .get(name)?
-            .iter()
-            .find(|entry| is_live(&entry.plugin_id) && inner.check_enabled(entry, ctx))
-            .cloned()
+        self.first_tool(name, |inner, entry| {
+            is_live(&entry.plugin_id) && inner.check_enabled(entry, ctx)
+        })
     }
 
     /// The first tool entry named `name` of a plugin passing `is_live`, if it is hidden:
@@ -211,25 +207,28 @@ impl ComponentRegistry {
         name: &str,
         is_live: impl Fn(&str) -> bool,
     ) -> Option<Arc<ComponentEntry>> {
-        let inner = self.inner.read();
-        inner
-            .by_tool_name
-            .get(name)?
-            .iter()
-            .find(|entry| is_live(&entry.plugin_id))
+        self.first_tool(name, |_, entry| is_live(&entry.plugin_id))
             .filter(|entry| entry.visibility == Visibility::Hidden)
-            .cloned()
     }
 
     /// The tool entry that owns `spec` (the same `Arc`, as [`find_tool`](Self::find_tool)
     /// handed it out), if it is still registered.
     pub fn tool_with_spec(&self, spec: &Arc<ToolSpec>) -> Option<Arc<ComponentEntry>> {
+        self.first_tool(&spec.name, |_, entry| Arc::ptr_eq(&entry.spec, spec))
+    }
+
+    /// The first tool entry named `name`, in registration order, that `pick` accepts.
+    fn first_tool(
+        &self,
+        name: &str,
+        pick: impl Fn(&Inner, &ComponentEntry) -> bool,
+    ) -> Option<Arc<ComponentEntry>> {
         let inner = self.inner.read();
         inner
             .by_tool_name
-            .get(spec.name.as_str())?
+            .get(name)?
             .iter()
-            .find(|entry| Arc::ptr_eq(&entry.spec, spec))
+            .find(|entry| pick(&inner, entry))
             .cloned()
     }
 

@@ -320,8 +320,9 @@ impl Supervisor {
             tokio::select! {
                 status = child.wait() => {
                     let exit = RunnerExit::from_wait(&status);
-                    launch_end.record(&exit.for_callers());
-                    peer.close_because(exit.for_callers());
+                    let for_callers = exit.for_callers();
+                    launch_end.record(&for_callers);
+                    peer.close_because(for_callers);
                     return Outcome::Exited(exit.describe());
                 }
                 reason = peer.closed() => {
