@@ -84,9 +84,12 @@ pub(crate) fn resolve(
         for found in discover(dir)
             .map_err(|problem| RunnerConfigError::new(format!("{key}.plugin_dirs"), problem))?
         {
-            if !folders.contains_key(&found.id) {
-                declarations.insert(found.id.clone(), found.declared);
-                folders.insert(found.id, found.folder);
+            // The first root holding an id keeps it.
+            if let std::collections::btree_map::Entry::Vacant(entry) =
+                folders.entry(found.id.clone())
+            {
+                entry.insert(found.folder);
+                declarations.insert(found.id, found.declared);
             }
         }
     }
