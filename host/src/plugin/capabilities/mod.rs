@@ -150,11 +150,10 @@ impl CapabilityService {
         capability: &str,
         args: &JsonObject,
     ) -> Result<Value, RpcError> {
+        // A refusal needs no grant: it does nothing, and a capability maitool does not serve
+        // cannot be granted by name, so a plugin granted what its manifest declares
+        // (`grant_declared`) still gets MaiBot's answer and runs its own fallback.
         if let Some(refusal) = refused::lookup(capability) {
-            // MaiBot checks the grant before it looks the capability up.
-            if refusal.shape != refused::Shape::Unregistered {
-                self.check_granted(plugin_id, capability)?;
-            }
             return refusal.answer(capability);
         }
         let Ok(served) = capability.parse::<Capability>() else {
