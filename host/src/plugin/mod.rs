@@ -47,9 +47,11 @@ pub use grant::{GrantError, PRIVILEGED_FAMILIES, check_grant, grants_admit};
 pub use kv::{KvError, KvStore};
 pub use parameter_list::ParameterListError;
 pub use provider::PluginToolProvider;
-pub use runtime::{ApplyReport, PluginRuntime};
+pub use runtime::{ApplyReport, PluginRuntime, RuntimeOptions};
 pub use runtime_error::{ReloadError, RestartError, RuntimeError};
-pub use status::{PluginLoadState, PluginStatus, RunnerState, RunnerStatus};
+pub use status::{
+    EnvironmentState, EnvironmentStatus, PluginLoadState, PluginStatus, RunnerState, RunnerStatus,
+};
 
 /// The provider name of plugin tools in the registry.
 pub const PLUGIN_PROVIDER_NAME: &str = "plugin_runtime";
