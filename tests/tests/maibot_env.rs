@@ -87,12 +87,14 @@ impl Managed {
             "version": "1.0.0",
             "name": folder,
             "description": "a plugin of the managed-environment tests",
-            "author": {"name": "maitool tests"},
+            "author": {"name": "maitool tests", "url": "https://example.invalid/maitool"},
             "license": "MIT",
-            "host_application": {"min_version": "1.0.0"},
-            "sdk": {"min_version": "2.0.0"},
+            "urls": {"repository": "https://example.invalid/maitool"},
+            "host_application": {"min_version": "1.0.0", "max_version": "1.99.99"},
+            "sdk": {"min_version": "2.0.0", "max_version": "2.99.99"},
             "dependencies": dependencies,
             "capabilities": [],
+            "i18n": {"default_locale": "en-US", "supported_locales": ["en-US"]},
         });
         std::fs::write(dir.join("_manifest.json"), manifest.to_string()).unwrap();
         let code = format!(

@@ -25,9 +25,16 @@ impl Installer for Pip {
         venv: &Path,
         observer: &dyn PrepareObserver,
     ) -> Result<(), ToolError> {
+        // pip comes from ensurepip in a second step, so that its output (which `venv` keeps
+        // to itself) is what a failure shows.
         let mut command = Command::new(base);
-        command.args(["-m", "venv"]).arg(venv);
-        run(command, observer).await.map(|_| ())
+        command.args(["-m", "venv", "--without-pip"]).arg(venv);
+        run(command, observer).await?;
+        let mut ensurepip = Command::new(crate::maibot_env::venv::python_of(venv));
+        ensurepip
+            .envs(QUIET_ENV.iter().copied())
+            .args(["-m", "ensurepip", "--upgrade", "--default-pip"]);
+        run(ensurepip, observer).await.map(|_| ())
     }
 
     async fn install(

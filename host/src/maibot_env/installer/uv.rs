@@ -52,8 +52,11 @@ impl Installer for Uv {
         observer: &dyn PrepareObserver,
     ) -> Result<(), ToolError> {
         let mut command = self.command();
+        // Bytecode compiled now, as pip does: the runner imports MaiBot's whole package at
+        // start, and from source (no .pyc written, e.g. under PYTHONDONTWRITEBYTECODE) that
+        // takes longer than the handshake allows on a loaded machine.
         command
-            .args(["pip", "install", "--no-config", "--python"])
+            .args(["pip", "install", "--no-config", "--compile-bytecode", "--python"])
             .arg(&request.python)
             .args(common_args(request, &[]));
         run(command, observer).await.map(|_| ())
