@@ -16,7 +16,8 @@ use crate::mcp_client::{McpConfigError, McpServerStatus, McpToolProvider};
 use crate::metrics::progress::{self, StartObserver, StartProgress};
 use crate::metrics::{CallTotals, ToolCallStats};
 use crate::plugin::{
-    CapabilityService, KvStore, MessageSink, PluginRuntime, RunnerStatus, RuntimeOptions, StoreSink,
+    CapabilityService, KvStore, MessageSink, PluginRuntime, PluginsSummary, RunnerStatus,
+    RuntimeOptions, StoreSink,
 };
 use crate::provider::ToolProvider;
 use crate::registry::ToolRegistry;
@@ -60,6 +61,8 @@ pub struct HostStatus {
     pub config: Option<String>,
     /// The runner socket.
     pub socket: String,
+    /// How many plugins loaded, and why the others did not.
+    pub plugins: PluginsSummary,
     /// Plugin runners.
     pub runners: Vec<RunnerStatus>,
     /// MCP servers.
@@ -370,6 +373,7 @@ impl Host {
 
     /// Runners, MCP servers and providers.
     pub fn status(&self) -> HostStatus {
+        let runners = self.plugins.status();
         HostStatus {
             config: self
                 .config
@@ -378,7 +382,8 @@ impl Host {
                 .as_ref()
                 .map(|p| p.display().to_string()),
             socket: self.plugins.socket_path().display().to_string(),
-            runners: self.plugins.status(),
+            plugins: PluginsSummary::of(&runners),
+            runners,
             mcp_servers: self.mcp().map(|m| m.status()).unwrap_or_default(),
             providers: self
                 .registry

@@ -217,10 +217,12 @@ impl RunnerShared {
                     status.state = PluginLoadState::Failed;
                     // A plugin blocked for its dependencies keeps the host's own words; the
                     // runner only echoes them.
-                    status.reason = dependency_blocks
-                        .get(id)
-                        .or_else(|| ready.failed_plugin_reasons.get(id))
-                        .cloned();
+                    status.reason = match dependency_blocks.get(id) {
+                        Some(reason) => Some(reason.clone()),
+                        None => ready.failed_plugin_reasons.get(id).map(|reason| {
+                            super::failure_hint::with_hint(reason.clone(), &self.launch)
+                        }),
+                    };
                 }
                 status.components.clear();
             }
@@ -295,12 +297,21 @@ impl RunnerShared {
             plugins: view
                 .plugins
                 .values()
-                .map(|plugin| PluginStatus {
-                    granted_capabilities: settings
-                        .get(&plugin.id)
-                        .map(|s| s.capabilities.clone())
-                        .unwrap_or_default(),
-                    ..plugin.clone()
+                .map(|plugin| {
+                    let settings = settings.get(&plugin.id);
+                    // Until the plugin says what it declares (it may fail before), the
+                    // manifest the host read.
+                    let declared = match settings {
+                        Some(s) if plugin.declared_capabilities.is_empty() => s.declared.clone(),
+                        _ => plugin.declared_capabilities.clone(),
+                    };
+                    PluginStatus {
+                        granted_capabilities: settings.map(|s| s.grants()).unwrap_or_default(),
+                        grant_declared: settings.is_some_and(|s| s.grants_declared()),
+                        unserved_capabilities: super::grant::unserved(&declared),
+                        declared_capabilities: declared,
+                        ..plugin.clone()
+                    }
                 })
                 .collect(),
         }
@@ -316,5 +327,7 @@ fn pending(id: &str) -> PluginStatus {
         components: Vec::new(),
         declared_capabilities: Vec::new(),
         granted_capabilities: Vec::new(),
+        grant_declared: false,
+        unserved_capabilities: Vec::new(),
     }
 }

@@ -31,9 +31,12 @@ impl Installer for Pip {
         command.args(["-m", "venv", "--without-pip"]).arg(venv);
         run(command, observer).await?;
         let mut ensurepip = Command::new(crate::maibot_env::venv::python_of(venv));
-        ensurepip
-            .envs(QUIET_ENV.iter().copied())
-            .args(["-m", "ensurepip", "--upgrade", "--default-pip"]);
+        ensurepip.envs(QUIET_ENV.iter().copied()).args([
+            "-m",
+            "ensurepip",
+            "--upgrade",
+            "--default-pip",
+        ]);
         run(ensurepip, observer).await.map(|_| ())
     }
 

@@ -56,7 +56,13 @@ impl Installer for Uv {
         // start, and from source (no .pyc written, e.g. under PYTHONDONTWRITEBYTECODE) that
         // takes longer than the handshake allows on a loaded machine.
         command
-            .args(["pip", "install", "--no-config", "--compile-bytecode", "--python"])
+            .args([
+                "pip",
+                "install",
+                "--no-config",
+                "--compile-bytecode",
+                "--python",
+            ])
             .arg(&request.python)
             .args(common_args(request, &[]));
         run(command, observer).await.map(|_| ())

@@ -35,6 +35,9 @@ pub struct MaibotLaunch {
     pub instance_dir: PathBuf,
     /// The MaiBot version manifests are checked against, if the operator set one.
     pub host_version: Option<String>,
+    /// MaiBot's force-compatibility switch (`MAIBOT_FORCE_PLUGIN_COMPATIBILITY`): manifests'
+    /// version ranges are not enforced.
+    pub force_plugin_compatibility: bool,
     /// Every plugin found in `plugin_dirs`: id -> its folder.
     pub folders: BTreeMap<String, PathBuf>,
     /// Plugins whose configuration the operator set in `maitool.toml`: the runner reads
@@ -90,18 +93,22 @@ pub(crate) fn resolve(
     let python = environment.python();
     let plugin_dirs: Vec<PathBuf> = config.plugin_dirs.iter().map(|d| base.join(d)).collect();
     let mut folders = BTreeMap::new();
+    let mut declarations = BTreeMap::new();
     let mut dependencies = BTreeMap::new();
     for dir in &plugin_dirs {
         for found in discover(dir)
             .map_err(|problem| RunnerConfigError::new(format!("{key}.plugin_dirs"), problem))?
         {
-            if folders.contains_key(&found.id) {
-                continue;
+            // The first root holding an id keeps it.
+            if let std::collections::btree_map::Entry::Vacant(entry) =
+                folders.entry(found.id.clone())
+            {
+                entry.insert(found.folder);
+                if !found.dependencies.is_empty() {
+                    dependencies.insert(found.id.clone(), found.dependencies);
+                }
+                declarations.insert(found.id, found.declared);
             }
-            if !found.dependencies.is_empty() {
-                dependencies.insert(found.id.clone(), found.dependencies);
-            }
-            folders.insert(found.id, found.folder);
         }
     }
     let source = config.maibot_source.as_ref().map(|s| base.join(s));
@@ -157,6 +164,8 @@ pub(crate) fn resolve(
         let mut settings = config.plugins.get(id).cloned().unwrap_or_default();
         settings.config = config_document(folder, &settings.config)
             .map_err(|problem| RunnerConfigError::new(format!("{key}.plugins.{id}"), problem))?;
+        settings.grant_declared = Some(settings.grant_declared.unwrap_or(config.grant_declared));
+        settings.declared = declarations.remove(id).unwrap_or_default();
         plugins.insert(id.clone(), settings);
     }
     let instance_dir = config
@@ -175,6 +184,7 @@ pub(crate) fn resolve(
             source,
             instance_dir,
             host_version: config.host_version.clone(),
+            force_plugin_compatibility: config.force_plugin_compatibility,
             folders,
             overridden,
             environment,
@@ -183,10 +193,15 @@ pub(crate) fn resolve(
     })
 }
 
-/// A plugin folder `discover` found.
+/// A plugin folder found under a plugin root, with what its manifest declares.
+#[derive(Debug, PartialEq, Eq)]
 struct FoundPlugin {
     id: String,
     folder: PathBuf,
+    /// The manifest's `capabilities`, the strings among them, trimmed, each once (as MaiBot
+    /// reads them).
+    declared: Vec<String>,
+    /// The Python packages its manifest declares.
     dependencies: DeclaredDependencies,
 }
 
@@ -215,6 +230,7 @@ fn discover(dir: &Path) -> Result<Vec<FoundPlugin>, RunnerProblem> {
                     found.push(FoundPlugin {
                         id: id.trim().to_owned(),
                         folder,
+                        declared: declared_capabilities(&value),
                         dependencies: DeclaredDependencies::from_manifest(&value),
                     });
                 }
@@ -229,6 +245,25 @@ fn discover(dir: &Path) -> Result<Vec<FoundPlugin>, RunnerProblem> {
     }
     found.sort_by(|a, b| (&a.id, &a.folder).cmp(&(&b.id, &b.folder)));
     Ok(found)
+}
+
+/// A manifest's `capabilities`: its strings, trimmed, empty ones dropped, each once.
+fn declared_capabilities(manifest: &Value) -> Vec<String> {
+    let mut declared: Vec<String> = Vec::new();
+    let names = manifest
+        .get("capabilities")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .map(str::trim)
+        .filter(|name| !name.is_empty());
+    for name in names {
+        if !declared.iter().any(|seen| seen == name) {
+            declared.push(name.to_owned());
+        }
+    }
+    declared
 }
 
 /// A plugin's whole configuration: its folder's `config.toml` (as MaiBot's runner last
@@ -277,6 +312,7 @@ impl MaibotLaunch {
             && self.source == other.source
             && self.instance_dir == other.instance_dir
             && self.host_version == other.host_version
+            && self.force_plugin_compatibility == other.force_plugin_compatibility
             && self.folders == other.folders
             && self.environment == other.environment
             && self.dependencies == other.dependencies
@@ -346,6 +382,17 @@ impl MaibotLaunch {
         if let Some(version) = &self.host_version {
             vars.push((env::HOST_VERSION, version.clone()));
         }
+        // Always set, as MaiBot's supervisor does, so that the key decides and not a
+        // variable the host happened to inherit.
+        vars.push((
+            env::FORCE_PLUGIN_COMPATIBILITY,
+            if self.force_plugin_compatibility {
+                "1"
+            } else {
+                "0"
+            }
+            .to_owned(),
+        ));
         if let Some(source) = &self.source {
             let mut path = source.display().to_string();
             if let Some(existing) = std::env::var_os("PYTHONPATH").filter(|p| !p.is_empty()) {
