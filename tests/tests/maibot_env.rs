@@ -191,6 +191,20 @@ impl Managed {
         }
     }
 
+    /// Waits until a runner other than the one with `old_pid` is ready: a reload that
+    /// restarts the runner starts a new one (its restart count starts again at 0).
+    fn wait_relaunched(&self, old_pid: &Value, limit: Duration) -> Value {
+        let deadline = Instant::now() + limit;
+        loop {
+            let runner = self.runner();
+            if runner["state"] == "ready" && runner["pid"].is_u64() && &runner["pid"] != old_pid {
+                return runner;
+            }
+            assert!(Instant::now() < deadline, "runner not relaunched: {runner}");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
     fn stamp(&self) -> Value {
         let text = std::fs::read_to_string(self.venv().join("maitool-env.json")).unwrap();
         serde_json::from_str(&text).unwrap()
@@ -447,7 +461,7 @@ fn reload_installs_a_changed_manifests_package_and_no_network_blocks_with_the_co
     let managed = Managed::new();
     managed.baseline_plugin();
     let _serve = managed.serve();
-    managed.wait_ready(0, PREPARE_LIMIT);
+    let first = managed.wait_ready(0, PREPARE_LIMIT);
     assert_eq!(managed.plugin_status("tests.undeclared")["state"], "loaded");
 
     // The plugin's manifest now declares cowsay, and its code uses it: reload installs it.
@@ -462,7 +476,7 @@ fn reload_installs_a_changed_manifests_package_and_no_network_blocks_with_the_co
     let (code, out, err) = managed.run(&["reload"]);
     assert_eq!(code, 0, "{out}\n{err}");
     assert!(out.contains("restarted") && out.contains("maibot"), "{out}");
-    let runner = managed.wait_ready(1, Duration::from_secs(180));
+    let runner = managed.wait_relaunched(&first["pid"], Duration::from_secs(180));
     assert_eq!(
         runner["environment"]["installed"],
         json!(["installed cowsay==6.1 for plugin tests.undeclared"]),
@@ -486,7 +500,7 @@ fn reload_installs_a_changed_manifests_package_and_no_network_blocks_with_the_co
     );
     let (code, out, err) = managed.run(&["reload"]);
     assert_eq!(code, 0, "{out}\n{err}");
-    managed.wait_ready(2, Duration::from_secs(180));
+    managed.wait_relaunched(&runner["pid"], Duration::from_secs(180));
     let offline = managed.plugin_status("tests.offline");
     assert_eq!(offline["state"], "failed", "{offline}");
     let why = reason(&offline);
