@@ -132,7 +132,7 @@ impl Requirement {
     pub fn parse(line: &str) -> Result<Requirement, RequirementError> {
         let line = line.trim();
         let split = line
-            .find(|c: char| matches!(c, '<' | '>' | '=' | '!' | '~' | ' ' | '('))
+            .find(['<', '>', '=', '!', '~', ' ', '('])
             .unwrap_or(line.len());
         let (name, spec) = line.split_at(split);
         let spec = spec.trim().trim_start_matches('(').trim_end_matches(')');

@@ -359,7 +359,13 @@ fn force_plugin_compatibility_reaches_the_runner_and_a_change_is_another_launch(
     let plain = resolve("name = \"mb\"\nkind = \"maibot\"\nplugin_dirs = [\"plugins\"]");
     assert!(forced.force_plugin_compatibility && !plain.force_plugin_compatibility);
     let vars: BTreeMap<&str, String> = forced
-        .environment("mb", Path::new("/s"), "t", &BTreeMap::new())
+        .environment(
+            "mb",
+            Path::new("/s"),
+            "t",
+            &BTreeMap::new(),
+            &BTreeMap::new(),
+        )
         .into_iter()
         .collect();
     assert_eq!(vars["MAIBOT_FORCE_PLUGIN_COMPATIBILITY"], "1");
