@@ -11,11 +11,13 @@ use crate::builtin::{
     BuiltinToolProvider, Discovery, EngineBridge, Store, StoreEngine, seed_store,
 };
 use crate::config::{ConfigError, HostConfig, LoadedConfig};
+use crate::maibot_env::Mode;
 use crate::mcp_client::{McpConfigError, McpServerStatus, McpToolProvider};
 use crate::metrics::progress::{self, StartObserver, StartProgress};
 use crate::metrics::{CallTotals, ToolCallStats};
 use crate::plugin::{
-    CapabilityService, KvStore, MessageSink, PluginRuntime, PluginsSummary, RunnerStatus, StoreSink,
+    CapabilityService, KvStore, MessageSink, PluginRuntime, PluginsSummary, RunnerStatus,
+    RuntimeOptions, StoreSink,
 };
 use crate::provider::ToolProvider;
 use crate::registry::ToolRegistry;
@@ -125,7 +127,18 @@ impl Host {
         config: LoadedConfig,
         observer: Option<&dyn StartObserver>,
     ) -> Result<Host, HostError> {
-        Self::start_erased(config, observer, true).await
+        Self::start_erased(config, observer, true, Mode::Install).await
+    }
+
+    /// [`start_with_progress`](Self::start_with_progress) for a host that answers one command
+    /// and stops: MaiBot runners' Python environments are checked, never installed (a missing
+    /// one fails its runner with the `maitool prepare` command that makes it; a plugin whose
+    /// dependencies are not installed yet is not loaded, with that command as its reason).
+    pub async fn start_for_one_command(
+        config: LoadedConfig,
+        observer: Option<&dyn StartObserver>,
+    ) -> Result<Host, HostError> {
+        Self::start_erased(config, observer, true, Mode::CheckOnly).await
     }
 
     /// Starts the host without waiting for its tool sources: the registry has every
@@ -133,7 +146,7 @@ impl Host {
     /// (the tool-set version moves, so an MCP front tells its clients `tools/list_changed`).
     /// For serving a front whose clients must not wait on one slow or hung source.
     pub async fn start_without_waiting(config: LoadedConfig) -> Result<Host, HostError> {
-        Self::start_erased(config, None, false).await
+        Self::start_erased(config, None, false, Mode::Install).await
     }
 
     /// The start-up behind `dyn Future`, built in this crate. An `async fn` is compiled in
@@ -144,14 +157,16 @@ impl Host {
         config: LoadedConfig,
         observer: Option<&'a dyn StartObserver>,
         wait: bool,
+        environments: Mode,
     ) -> BoxFuture<'a, Result<Host, HostError>> {
-        Box::pin(Self::start_inner(config, observer, wait))
+        Box::pin(Self::start_inner(config, observer, wait, environments))
     }
 
     async fn start_inner(
         config: LoadedConfig,
         observer: Option<&dyn StartObserver>,
         wait: bool,
+        environments: Mode,
     ) -> Result<Host, HostError> {
         let settings = &config.config;
         let kv = KvStore::open(&settings.host.data_dir.join("plugin_kv.sqlite3"))
@@ -178,12 +193,15 @@ impl Host {
         capabilities.set_bot_config(settings.bot.clone());
         capabilities.set_llm_config(settings.llm.clone());
         capabilities.set_render_config(settings.render.clone());
-        let plugins = PluginRuntime::start_with_data_dir(
+        let plugins = PluginRuntime::start_with_options(
             settings.plugin_runtime.clone(),
             config.runners.clone(),
             capabilities.clone(),
-            settings.host.socket_dir.clone(),
-            Some(settings.host.data_dir.join("plugins")),
+            RuntimeOptions {
+                socket_parent: settings.host.socket_dir.clone(),
+                plugin_data: Some(settings.host.data_dir.join("plugins")),
+                environments,
+            },
         )?;
         let mcp_total = if settings.mcp.enable {
             settings

@@ -13,6 +13,7 @@
 //! * [`mcp_server`]: the registry exposed as an MCP server (`maitool serve --mcp-stdio|--mcp-http`).
 //! * [`llm`]: tool lists rendered for model APIs (OpenAI, Anthropic, Gemini) and their tool
 //!   calls parsed back.
+//! * [`maibot_env`]: the Python environment of MaiBot runners, prepared by the host.
 //! * `cli` (feature `cli`, on by default): the `maitool` binary's command line.
 
 mod accept;
@@ -25,11 +26,13 @@ pub mod control;
 mod error_text;
 mod features;
 pub mod llm;
+pub mod maibot_env;
 pub mod mcp_client;
 pub mod mcp_server;
 pub mod metrics;
 mod parent_death;
 pub mod plugin;
+mod program;
 pub mod provider;
 pub mod registry;
 pub mod render;

@@ -42,6 +42,7 @@ pub mod cli;
 pub mod fake_launch;
 pub mod logs;
 pub mod maibot;
+pub mod maibot_env;
 pub mod plugins;
 pub mod skip;
 pub mod venv;

@@ -113,6 +113,16 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Prepare the Python environment of MaiBot runners ahead of time (what `serve` does on
+    /// their first start): MaiBot's runner, the baseline and the plugins' declared
+    /// dependencies. For CI, and for machines prepared before they go offline.
+    Prepare {
+        /// The runners (default: every MaiBot runner of the configuration).
+        runners: Vec<String>,
+        /// Print a JSON array, one object per runner.
+        #[arg(long)]
+        json: bool,
+    },
     /// Stop a runner of a running `maitool serve` and start it again, also one marked failed.
     Restart {
         /// The runner's name, as in the configuration.

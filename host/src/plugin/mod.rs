@@ -51,10 +51,11 @@ pub use grant::{
 pub use kv::{KvError, KvStore};
 pub use parameter_list::ParameterListError;
 pub use provider::PluginToolProvider;
-pub use runtime::{ApplyReport, PluginRuntime};
+pub use runtime::{ApplyReport, PluginRuntime, RuntimeOptions};
 pub use runtime_error::{ReloadError, RestartError, RuntimeError};
 pub use status::{
-    NotLoaded, PluginLoadState, PluginStatus, PluginsSummary, RunnerState, RunnerStatus,
+    EnvironmentState, EnvironmentStatus, NotLoaded, PluginLoadState, PluginStatus, PluginsSummary,
+    RunnerState, RunnerStatus,
 };
 
 /// The provider name of plugin tools in the registry.

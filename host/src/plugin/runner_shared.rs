@@ -12,7 +12,9 @@ use super::components::ComponentRegistry;
 use super::config::{PluginSettings, ResolvedRunner};
 use super::executable::ExecutableId;
 use super::live_peer::LivePeer;
-use super::status::{PluginLoadState, PluginStatus, RunnerState, RunnerStatus};
+use super::status::{
+    EnvironmentState, EnvironmentStatus, PluginLoadState, PluginStatus, RunnerState, RunnerStatus,
+};
 
 /// Mutable view of one runner.
 #[derive(Debug)]
@@ -22,6 +24,9 @@ struct RunnerView {
     restart_count: u32,
     last_exit_reason: Option<String>,
     plugins: BTreeMap<String, PluginStatus>,
+    environment: Option<EnvironmentStatus>,
+    /// Plugins the runner was told not to load because of their Python dependencies, and why.
+    dependency_blocks: BTreeMap<String, String>,
 }
 
 /// One runner's identity and live state.
@@ -44,6 +49,19 @@ impl RunnerShared {
             .keys()
             .map(|id| (id.clone(), pending(id)))
             .collect();
+        let environment = launch.maibot.as_ref().map(|maibot| EnvironmentStatus {
+            python: maibot.environment.python().display().to_string(),
+            venv: match &maibot.environment.location {
+                crate::maibot_env::EnvLocation::Managed { venv } => {
+                    Some(venv.display().to_string())
+                }
+                crate::maibot_env::EnvLocation::Own { .. } => None,
+            },
+            state: EnvironmentState::Unchecked,
+            detail: None,
+            last_output: None,
+            installed: Vec::new(),
+        });
         Self {
             name: launch.name.clone(),
             settings: RwLock::new(launch.plugins.clone()),
@@ -54,6 +72,8 @@ impl RunnerShared {
                 restart_count: 0,
                 last_exit_reason: None,
                 plugins,
+                environment,
+                dependency_blocks: BTreeMap::new(),
             }),
             peer: RwLock::new(None),
             ready: Mutex::new(None),
@@ -114,6 +134,19 @@ impl RunnerShared {
         self.view.write().pid = pid;
     }
 
+    /// Updates the runner's environment status (a MaiBot runner's; others have none).
+    pub(crate) fn update_environment(&self, update: impl FnOnce(&mut EnvironmentStatus)) {
+        if let Some(environment) = self.view.write().environment.as_mut() {
+            update(environment);
+        }
+    }
+
+    /// Records the plugins blocked for their dependencies at this launch; while its
+    /// environment is prepared, the others wait with `waiting`.
+    pub(crate) fn set_dependency_blocks(&self, blocked: BTreeMap<String, String>) {
+        self.view.write().dependency_blocks = blocked;
+    }
+
     /// Counts a start after the runner was marked failed (its cool-down ended).
     pub(crate) fn count_restart(&self) {
         self.view.write().restart_count += 1;
@@ -170,6 +203,7 @@ impl RunnerShared {
                 status.reason = Some("disabled by configuration".into());
             }
             let settings = self.settings.read();
+            let dependency_blocks = view.dependency_blocks.clone();
             for id in &ready.failed_plugins {
                 let status = view
                     .plugins
@@ -181,10 +215,14 @@ impl RunnerShared {
                     status.reason = Some(super::config::DISABLED_REASON.into());
                 } else {
                     status.state = PluginLoadState::Failed;
-                    status.reason = ready
-                        .failed_plugin_reasons
-                        .get(id)
-                        .map(|reason| super::failure_hint::with_hint(reason.clone(), &self.launch));
+                    // A plugin blocked for its dependencies keeps the host's own words; the
+                    // runner only echoes them.
+                    status.reason = match dependency_blocks.get(id) {
+                        Some(reason) => Some(reason.clone()),
+                        None => ready.failed_plugin_reasons.get(id).map(|reason| {
+                            super::failure_hint::with_hint(reason.clone(), &self.launch)
+                        }),
+                    };
                 }
                 status.components.clear();
             }
@@ -255,6 +293,7 @@ impl RunnerShared {
             state: view.state,
             restart_count: view.restart_count,
             last_exit_reason: view.last_exit_reason.clone(),
+            environment: view.environment.clone(),
             plugins: view
                 .plugins
                 .values()

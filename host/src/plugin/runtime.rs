@@ -21,6 +21,7 @@ use super::runtime_error::{ReloadError, RestartError, RuntimeError};
 use super::shared::RuntimeShared;
 use super::status::{RunnerState, RunnerStatus};
 use super::supervisor::Supervisor;
+use crate::maibot_env::Mode;
 use crate::provider::ToolSetVersion;
 
 /// One supervised runner: its state, its stop switch and its supervisor task.
@@ -77,6 +78,28 @@ pub struct ApplyReport {
     pub unchanged: Vec<String>,
 }
 
+/// How a [`PluginRuntime`] starts, besides its configuration.
+#[derive(Debug, Clone)]
+pub struct RuntimeOptions {
+    /// The parent of the private runner-socket directory (the system's temporary directory
+    /// unless set).
+    pub socket_parent: Option<PathBuf>,
+    /// Where plugins' private data directories are made; none unless set.
+    pub plugin_data: Option<PathBuf>,
+    /// Whether MaiBot runners' Python environments are installed or only checked.
+    pub environments: Mode,
+}
+
+impl Default for RuntimeOptions {
+    fn default() -> Self {
+        RuntimeOptions {
+            socket_parent: None,
+            plugin_data: None,
+            environments: Mode::Install,
+        }
+    }
+}
+
 /// The running plugin runtime.
 pub struct PluginRuntime {
     shared: Arc<RuntimeShared>,
@@ -117,6 +140,33 @@ impl PluginRuntime {
         socket_parent: Option<PathBuf>,
         plugin_data: Option<PathBuf>,
     ) -> Result<Arc<PluginRuntime>, RuntimeError> {
+        Self::start_with_options(
+            config,
+            runners,
+            capabilities,
+            RuntimeOptions {
+                socket_parent,
+                plugin_data,
+                environments: Mode::Install,
+            },
+        )
+    }
+
+    /// [`PluginRuntime::start`] with every option: the socket's parent, the plugins' data
+    /// directories, and whether MaiBot runners' Python environments are installed
+    /// ([`Mode::Install`], as `serve` does) or only checked ([`Mode::CheckOnly`], as a
+    /// one-shot command does: it must not spend minutes installing).
+    pub fn start_with_options(
+        config: RuntimeConfig,
+        runners: Vec<ResolvedRunner>,
+        capabilities: Arc<CapabilityService>,
+        options: RuntimeOptions,
+    ) -> Result<Arc<PluginRuntime>, RuntimeError> {
+        let RuntimeOptions {
+            socket_parent,
+            plugin_data,
+            environments,
+        } = options;
         config.validate()?;
         let mut names = std::collections::HashSet::new();
         for runner in &runners {
@@ -137,6 +187,7 @@ impl PluginRuntime {
             launches,
             listener.path.clone(),
             plugin_data,
+            environments,
             runners.clone(),
         ));
         let slots = runners
@@ -159,10 +210,14 @@ impl PluginRuntime {
 
     /// Waits until every runner is ready, failed or stopped, or has ended a launch (a runner
     /// that never connects, or exits at once, is restarted with backoff: its first failure is
-    /// the answer a command that starts a host wants, not its retries), or `limit` passes.
-    /// Returns true when all did.
+    /// the answer a command that starts a host wants, not its retries), or is preparing its
+    /// Python environment (which may take minutes: the host serves meanwhile), or `limit`
+    /// passes. Returns true when all did.
     pub async fn wait_launched(&self, limit: Duration) -> bool {
-        self.wait_all(limit, RunnerShared::has_ended_a_launch).await
+        self.wait_all(limit, |runner| {
+            runner.has_ended_a_launch() || runner.state() == RunnerState::Preparing
+        })
+        .await
     }
 
     /// Waits until each runner is ready, failed or stopped, or `also` holds for it, or

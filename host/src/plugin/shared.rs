@@ -40,6 +40,8 @@ pub(crate) struct RuntimeShared {
     /// Where each plugin's private data directory is made (`<root>/<plugin id>`); `None`:
     /// plugins get no data directory.
     pub plugin_data: Option<PathBuf>,
+    /// Whether MaiBot runners' Python environments are installed here or only checked.
+    pub environments: crate::maibot_env::Mode,
     /// Plugin id -> the runner that registered it.
     owners: RwLock<HashMap<String, String>>,
     /// The configured runners, for the plugin ids each is given: a runner may not announce
@@ -61,6 +63,7 @@ impl RuntimeShared {
         launches: Arc<Launches>,
         socket_path: PathBuf,
         plugin_data: Option<PathBuf>,
+        environments: crate::maibot_env::Mode,
         runners: Vec<ResolvedRunner>,
     ) -> Self {
         Self {
@@ -71,6 +74,7 @@ impl RuntimeShared {
             launches,
             socket_path,
             plugin_data,
+            environments,
             owners: RwLock::new(HashMap::new()),
             configured: RwLock::new(runners),
             live: RwLock::new(HashMap::new()),

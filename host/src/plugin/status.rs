@@ -6,6 +6,8 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RunnerState {
+    /// Its Python environment is being installed (a MaiBot runner), before its spawn.
+    Preparing,
     /// Spawned, not yet ready.
     Starting,
     /// Connected and serving.
@@ -82,6 +84,41 @@ pub struct RunnerStatus {
     pub last_exit_reason: Option<String>,
     /// The runner's plugins.
     pub plugins: Vec<PluginStatus>,
+    /// A MaiBot runner's Python environment.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub environment: Option<EnvironmentStatus>,
+}
+
+/// Where a MaiBot runner's Python environment stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EnvironmentState {
+    /// Not looked at yet.
+    Unchecked,
+    /// Being installed; `step` says what is being done.
+    Preparing,
+    /// Ready (what is not installable is in the plugins' reasons).
+    Ready,
+    /// It could not be prepared; `detail` says why.
+    Failed,
+}
+
+/// A MaiBot runner's Python environment, in `status`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EnvironmentStatus {
+    /// The interpreter the runner runs.
+    pub python: String,
+    /// The venv maitool manages for it, if it does.
+    pub venv: Option<String>,
+    /// Where it stands.
+    pub state: EnvironmentState,
+    /// While preparing, the step under way; after a failure, why.
+    pub detail: Option<String>,
+    /// The installer's latest output line while preparing.
+    pub last_output: Option<String>,
+    /// What the latest preparation installed (empty when nothing had to be).
+    #[serde(default)]
+    pub installed: Vec<String>,
 }
 
 /// How many plugins loaded, and why each of the others did not: `maitool status`'s

@@ -16,6 +16,7 @@ use super::{EXIT_FAILED, EXIT_SOURCE_FAILED, EXIT_USAGE};
 mod definitions;
 mod metrics;
 mod plugins;
+mod prepare;
 mod serve;
 mod sources;
 mod status;
@@ -92,7 +93,8 @@ pub(super) async fn target(cli: &Cli, config: LoadedConfig) -> Result<Target> {
     );
     let progress = TerminalProgress::on_terminal();
     let started =
-        Host::start_with_progress(config, progress.as_ref().map(|p| p as &dyn StartObserver)).await;
+        Host::start_for_one_command(config, progress.as_ref().map(|p| p as &dyn StartObserver))
+            .await;
     drop(progress);
     let host = Arc::new(started.context("cannot start the host")?);
     let failed = sources::failed_sources(&host);
@@ -116,6 +118,7 @@ async fn dispatch(cli: Cli) -> Result<ExitCode> {
     match &cli.command {
         Command::Serve(args) => serve(&cli, args, config).await,
         Command::Plugins { json } => plugins::plugins(&cli, config, *json).await,
+        Command::Prepare { runners, json } => prepare::prepare(config, runners, *json).await,
         Command::Definitions {
             format,
             stage,

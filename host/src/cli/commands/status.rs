@@ -75,6 +75,9 @@ pub(super) fn print_status(status: &Value) -> anyhow::Result<()> {
                 format!("last exit: {last_exit}")
             }
         )?;
+        if let Some(environment) = runner.get("environment").filter(|e| e.is_object()) {
+            print_environment(environment)?;
+        }
         for plugin in items(runner, "plugins") {
             outln!(
                 "    {:28} {:8} {}",
@@ -106,6 +109,28 @@ pub(super) fn print_status(status: &Value) -> anyhow::Result<()> {
                 )?;
             }
         }
+    }
+    Ok(())
+}
+
+/// A MaiBot runner's environment: the interpreter, and while it is prepared the step and the
+/// installer's latest line (or, after a failure, why).
+fn print_environment(environment: &Value) -> anyhow::Result<()> {
+    let state = text(environment, "state");
+    let venv = text(environment, "venv");
+    let place = if venv.is_empty() {
+        format!("{} (the runner's own python)", text(environment, "python"))
+    } else {
+        format!("{venv} (managed)")
+    };
+    outln!("    python environment: {state}, {place}")?;
+    let detail = text(environment, "detail");
+    if !detail.is_empty() {
+        outln!("      {detail}")?;
+    }
+    let last = text(environment, "last_output");
+    if !last.is_empty() {
+        outln!("      {last}")?;
     }
     Ok(())
 }

@@ -47,7 +47,9 @@ impl fmt::Display for RunnerConfigError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         // A problem about the key itself reads as a sentence about it.
         let separator = match self.problem {
-            RunnerProblem::MaibotOnly | RunnerProblem::NotForMaibot => " ",
+            RunnerProblem::MaibotOnly
+            | RunnerProblem::NotForMaibot
+            | RunnerProblem::PythonEnv(crate::maibot_env::EnvConfigError::ManagedOnly) => " ",
             _ => ": ",
         };
         write!(f, "{}{separator}{}", self.key, self.problem)
@@ -63,7 +65,7 @@ pub enum RunnerProblem {
     MaibotOnly,
     /// A maitool-only field on a MaiBot runner.
     #[error(
-        "does not apply to a MaiBot runner (kind = \"maibot\"): it runs `python -m {RUNNER_MODULE}`; set `python` and `plugin_dirs`"
+        "does not apply to a MaiBot runner (kind = \"maibot\"): it runs `python -m {RUNNER_MODULE}`; set `plugin_dirs` (and `python` for an interpreter of your own)"
     )]
     NotForMaibot,
     /// Both `executable` and `plugin_dir`.
@@ -117,6 +119,9 @@ pub enum RunnerProblem {
         /// The ids the folders hold.
         found: Vec<String>,
     },
+    /// A `python_env` key that cannot be used.
+    #[error("{0}")]
+    PythonEnv(crate::maibot_env::EnvConfigError),
     /// `config_file` for a MaiBot plugin.
     #[error(
         "a MaiBot plugin's configuration is the config.toml in its folder; set overrides with `config`"

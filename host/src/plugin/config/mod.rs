@@ -6,6 +6,8 @@ use std::path::{Path, PathBuf};
 use maitool_protocol::JsonObject;
 use serde::{Deserialize, Serialize};
 
+use crate::maibot_env::PythonEnvConfig;
+
 mod error;
 mod maibot;
 
@@ -129,10 +131,15 @@ pub struct RunnerConfig {
     /// directory; a bare name is looked up in `PATH`, as a shell does.
     #[serde(default)]
     pub executable: Option<PathBuf>,
-    /// (`kind = "maibot"`) The Python interpreter, resolved like `executable`; `python3`
-    /// unless set. MaiBot's runner needs Python 3.12 or later.
+    /// (`kind = "maibot"`) The runner's own Python interpreter (3.12 or later), resolved
+    /// like `executable`. Unless set, the host prepares a managed environment for the runner
+    /// (`python_env`).
     #[serde(default)]
     pub python: Option<PathBuf>,
+    /// (`kind = "maibot"`) The managed Python environment: where it lives, what it is made
+    /// from, whether plugins' declared dependencies are installed, the package index.
+    #[serde(default)]
+    pub python_env: Option<PythonEnvConfig>,
     /// (`kind = "maibot"`) Folders of MaiBot plugins: each subfolder with a `_manifest.json`
     /// and a `plugin.py` is one plugin.
     #[serde(default)]
@@ -348,28 +355,13 @@ impl ResolvedRunner {
 /// Resolves a program the way a shell does: a bare name (no `/`) is left for a `PATH`
 /// lookup at launch, anything else is a path relative to `base`.
 pub fn resolve_program(base: &Path, program: &Path) -> PathBuf {
-    if program.components().count() == 1 && !program.is_absolute() {
-        program.to_path_buf()
-    } else {
-        base.join(program)
-    }
+    crate::program::resolve(base, program)
 }
 
 /// Where `program` (as [`resolve_program`] left it) is: itself when it has a `/`, else the
 /// first executable file of that name in `PATH`.
 pub fn find_program(program: &Path) -> Option<PathBuf> {
-    use std::os::unix::fs::PermissionsExt;
-    if program.components().count() != 1 || program.is_absolute() {
-        return program.exists().then(|| program.to_path_buf());
-    }
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .map(|dir| dir.join(program))
-        .find(|candidate| {
-            candidate
-                .metadata()
-                .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-        })
+    crate::program::find_in(program, std::env::var_os("PATH").as_deref())
 }
 
 impl RunnerConfig {
@@ -381,6 +373,7 @@ impl RunnerConfig {
             kind: RunnerKind::Maitool,
             executable: Some(executable.into()),
             python: None,
+            python_env: None,
             plugin_dirs: Vec::new(),
             maibot_source: None,
             instance_dir: None,
@@ -408,6 +401,7 @@ impl RunnerConfig {
         }
         let maibot_only = [
             ("python", self.python.is_some()),
+            ("python_env", self.python_env.is_some()),
             ("plugin_dirs", !self.plugin_dirs.is_empty()),
             ("maibot_source", self.maibot_source.is_some()),
             ("instance_dir", self.instance_dir.is_some()),

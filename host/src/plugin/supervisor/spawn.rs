@@ -11,7 +11,12 @@ use super::Supervisor;
 use crate::plugin::status::RunnerState;
 
 impl Supervisor {
-    pub(super) fn spawn(&self, token: &str) -> std::io::Result<Child> {
+    /// Starts the runner; a MaiBot runner is told not to load the plugins in `blocked`.
+    pub(super) fn spawn(
+        &self,
+        token: &str,
+        blocked: &std::collections::BTreeMap<String, String>,
+    ) -> std::io::Result<Child> {
         let launch = &self.runner.launch;
         let mut command = Command::new(&launch.executable);
         command.args(&launch.args).envs(&launch.env);
@@ -39,6 +44,7 @@ impl Supervisor {
                         &self.runtime.socket_path,
                         token,
                         &self.runner.settings(),
+                        blocked,
                     ))
                     .current_dir(maibot.working_dir());
                 None
