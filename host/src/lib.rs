@@ -32,6 +32,7 @@ mod parent_death;
 pub mod plugin;
 pub mod provider;
 pub mod registry;
+pub mod render;
 pub mod settle;
 mod sqlite;
 
