@@ -36,6 +36,7 @@ mod program;
 pub mod provider;
 pub mod registry;
 pub mod render;
+pub mod settle;
 mod sqlite;
 
 pub use app::{Host, HostError, HostStatus, ReloadError};

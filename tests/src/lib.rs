@@ -38,6 +38,7 @@ pub fn init_tracing() {
         .try_init();
 }
 
+pub mod chromium;
 pub mod cli;
 pub mod fake_launch;
 pub mod logs;

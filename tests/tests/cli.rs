@@ -18,6 +18,10 @@ fn repo_config() -> PathBuf {
 fn shipped_maitool() -> Command {
     let mut command = Command::new(workspace_bin("maitool"));
     command.arg("--config").arg(repo_config());
+    // One-shot listings wait for the runners as they start, however loaded the machine (the
+    // default bound is for MCP clients; the bound itself is tested in
+    // mcp_front_first_listing.rs).
+    command.env("MAITOOL_LISTING_WAIT_MS", "120000");
     command
 }
 

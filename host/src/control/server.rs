@@ -188,6 +188,14 @@ impl RequestHandler for ControlHandler {
             let host = Self::host(waiting).await.ok_or_else(|| {
                 RpcError::new(ErrorCode::ShuttingDown, "the host stopped before it served")
             })?;
+            // A serve that started without waiting (an MCP front) lists and calls through its
+            // settle gate, as the front does: a listing made as it starts is complete.
+            if matches!(
+                request.method(),
+                methods::TOOLS | methods::CALL | methods::DEFINITIONS
+            ) {
+                host.settled().wait().await;
+            }
             match request.method() {
                 methods::TOOLS => {
                     let ask: ToolsRequest = request.payload()?;

@@ -6,12 +6,12 @@ use crate::LoadedConfig;
 use crate::control::views::{self, PluginView};
 use anyhow::{Result, anyhow};
 
-use super::{Target, target};
+use super::{OneShotWait, Target, target};
 use crate::cli::args::Cli;
 use crate::cli::output::outln;
 
 pub(super) async fn plugins(cli: &Cli, config: LoadedConfig, json: bool) -> Result<ExitCode> {
-    let target = target(cli, config).await?;
+    let target = target(cli, config, OneShotWait::Listing).await?;
     let plugins = match &target {
         Target::Remote(client) => client.plugins().await.map_err(|e| anyhow!(e))?,
         Target::Local(host, _) => views::plugins(host),

@@ -64,8 +64,9 @@ pub(super) async fn serve(cli: &Cli, args: &ServeArgs, config: LoadedConfig) -> 
         None => None,
     };
     let started = if args.mcp_stdio || args.mcp_http.is_some() {
-        // An MCP client is waiting for its handshake: serve at once; runners and MCP servers
-        // that come up later reach it as tools/list_changed.
+        // An MCP client is waiting for its handshake: serve at once. Its first tools/list waits
+        // at the settle gate for sources that are nearly up; the rest reach it as
+        // tools/list_changed.
         Host::start_without_waiting(config).await
     } else {
         // A live "starting: n/m runners ready" line, only when stderr is a terminal.
@@ -99,7 +100,7 @@ pub(super) async fn serve(cli: &Cli, args: &ServeArgs, config: LoadedConfig) -> 
     let stop_http = CancellationToken::new();
     let mut front: FrontTask = if args.mcp_stdio {
         tracing::info!("MCP front serving on stdio");
-        Box::pin(McpFront::new(host.registry.clone(), front_config(args)).serve_stdio())
+        Box::pin(front(&host, args).serve_stdio())
     } else if let Some(listener) = http {
         http_front(&host, args, listener, &stop_http)?
     } else {
@@ -188,10 +189,10 @@ fn http_front(
     // stdout is free in HTTP mode: print the endpoint for scripts and people.
     outln!("http://{bound}{HTTP_PATH}")?;
     let stop = stop.clone();
-    Ok(Box::pin(
-        McpFront::new(host.registry.clone(), front_config(args))
-            .serve_http(listener, async move { stop.cancelled().await }),
-    ))
+    Ok(Box::pin(front(host, args).serve_http(
+        listener,
+        async move { stop.cancelled().await },
+    )))
 }
 
 #[cfg(not(feature = "http"))]
@@ -202,6 +203,15 @@ fn http_front(
     _stop: &CancellationToken,
 ) -> Result<FrontTask> {
     match listener {}
+}
+
+/// The front over `host`'s registry, listing through its settle gate.
+fn front(host: &Host, args: &ServeArgs) -> McpFront {
+    McpFront::with_gate(
+        host.registry.clone(),
+        front_config(args),
+        host.settled().clone(),
+    )
 }
 
 fn front_config(args: &ServeArgs) -> FrontConfig {
