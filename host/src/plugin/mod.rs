@@ -3,6 +3,7 @@
 //! exposed through [`PluginToolProvider`].
 
 mod availability;
+mod breaker;
 mod call_error;
 mod capabilities;
 mod chat_view;
@@ -36,7 +37,9 @@ pub use capabilities::{
     BotConfig, CapabilityService, LlmConfig, LlmConfigError, MemorySink, MessageSink,
     OutgoingImage, OutgoingMessage, SinkError, StoreSink,
 };
-pub use components::{ComponentEntry, ComponentLookupError, ComponentRegistry, DeclarationError};
+pub use components::{
+    ComponentEntry, ComponentLookupError, ComponentRegistry, DeclarationError, ExposedTool,
+};
 pub use config::{AnnouncedIdError, RunnerConfigError, RunnerProblem, RuntimeConfigError};
 pub use config::{
     MaibotLaunch, PluginManifest, PluginSettings, ResolvedRunner, RunnerConfig, RunnerKind,

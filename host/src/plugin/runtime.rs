@@ -14,11 +14,12 @@ use super::capabilities::CapabilityService;
 use super::components::ComponentLookupError;
 use super::components::ComponentRegistry;
 use super::config::{PluginSettings, ResolvedRunner, RuntimeConfig};
+use super::config_update::{ConfigUpdateError, update_config};
 use super::listener::{Launches, SocketListener};
 use super::provider::PluginToolProvider;
 use super::runner_shared::RunnerShared;
 use super::runtime_error::{ReloadError, RestartError, RuntimeError};
-use super::shared::RuntimeShared;
+use super::shared::{ConfigErrorOrigin, RuntimeShared};
 use super::status::{RunnerState, RunnerStatus};
 use super::supervisor::Supervisor;
 use crate::provider::ToolSetVersion;
@@ -73,6 +74,9 @@ pub struct ApplyReport {
     /// Plugins that refused their new configuration or could not be unloaded
     /// (`runner/plugin_id: reason`); they keep the old settings.
     pub rejected: Vec<String>,
+    /// Plugins whose new configuration is invalid (`runner/plugin_id: reason`): their tools
+    /// are paused until a reload brings a valid one (the `config_error` state).
+    pub paused: Vec<String>,
     /// Runners left running untouched.
     pub unchanged: Vec<String>,
 }
@@ -195,13 +199,18 @@ impl PluginRuntime {
         Arc::new(PluginToolProvider::new(self.shared.clone()))
     }
 
-    /// Status of every runner, in configuration order.
+    /// Status of every runner, in configuration order, with each plugin's circuit breaker.
     pub fn status(&self) -> Vec<RunnerStatus> {
-        self.runners
+        let mut statuses: Vec<RunnerStatus> = self
+            .runners
             .lock()
             .iter()
             .map(|slot| slot.shared.status())
-            .collect()
+            .collect();
+        for plugin in statuses.iter_mut().flat_map(|runner| &mut runner.plugins) {
+            plugin.circuit = self.shared.breakers.status(&plugin.id);
+        }
+        statuses
     }
 
     /// The component registry.
@@ -468,12 +477,24 @@ impl PluginRuntime {
                     .get(plugin_id)
                     .map(|s| s.config.clone())
                     .unwrap_or_default();
-            let outcome = match (
-                runner.peer(),
-                self.shared.owner_of(plugin_id).as_deref() == Some(runner.name.as_str()),
-            ) {
-                (Some(peer), true) if config_changed => {
-                    super::config_update::update_config(&peer, plugin_id, &settings.config).await
+            let owned = self.shared.owner_of(plugin_id).as_deref() == Some(runner.name.as_str());
+            let maibot = runner.launch.maibot.is_some();
+            let paused = self.shared.config_error(plugin_id);
+            let outcome = match (runner.peer(), owned) {
+                // MaiBot's runner refuses updates for a plugin it loaded with an invalid
+                // configuration: reloading it in place reads its configuration again (MaiBot's
+                // "config_repaired"), and the operator's document follows.
+                (Some(peer), true)
+                    if maibot
+                        && paused.as_ref().is_some_and(|paused| {
+                            paused.origin == ConfigErrorOrigin::Registration
+                        }) =>
+                {
+                    self.repair_maibot_plugin(runner, &peer, plugin_id, &settings.config)
+                        .await
+                }
+                (Some(peer), true) if config_changed || paused.is_some() => {
+                    update_config(&peer, plugin_id, &settings.config, maibot).await
                 }
                 // Grants only, or the plugin is not running now: it gets the settings at its
                 // next launch.
@@ -486,8 +507,23 @@ impl PluginRuntime {
                         settings.capabilities.clone(),
                         settings.config.clone(),
                     );
+                    self.shared.resume_plugin(runner, plugin_id);
                     accepted.insert(plugin_id.clone(), settings.clone());
                     report.reconfigured.push(label);
+                }
+                Err(ConfigUpdateError::Invalid(problem)) => {
+                    // The operator's intent is recorded, so that going back to a valid
+                    // document is a change the next reload delivers.
+                    self.shared.pause_plugin(
+                        runner,
+                        plugin_id,
+                        &problem,
+                        ConfigErrorOrigin::Update,
+                    );
+                    accepted.insert(plugin_id.clone(), settings.clone());
+                    report
+                        .paused
+                        .push(format!("{label}: invalid configuration: {problem}"));
                 }
                 Err(reason) => {
                     tracing::warn!(runner = %runner.name, plugin_id = %plugin_id, "new configuration rejected: {reason}");
@@ -496,6 +532,41 @@ impl PluginRuntime {
             }
         }
         runner.set_settings(accepted);
+    }
+}
+
+impl PluginRuntime {
+    /// Reloads a MaiBot plugin its runner loaded with an invalid configuration, so that the
+    /// runner reads its configuration again, then delivers the operator's document if there
+    /// is one. The plugin's new registration says whether it is still paused.
+    async fn repair_maibot_plugin(
+        &self,
+        runner: &Arc<RunnerShared>,
+        peer: &maitool_protocol::rpc::RpcPeer,
+        plugin_id: &str,
+        config: &maitool_protocol::JsonObject,
+    ) -> Result<(), ConfigUpdateError> {
+        let answer = super::maibot::reload_plugin(peer, plugin_id).await?;
+        if !answer.reloaded_plugins.iter().any(|p| p == plugin_id) {
+            let reason = answer
+                .failed_plugins
+                .get(plugin_id)
+                .cloned()
+                .unwrap_or_else(|| format!("runner {} did not reload it", runner.name));
+            return Err(ConfigUpdateError::Refused(reason));
+        }
+        if let Some(paused) = self.shared.config_error(plugin_id) {
+            return Err(ConfigUpdateError::Invalid(paused.problem));
+        }
+        let overridden = runner
+            .launch
+            .maibot
+            .as_ref()
+            .is_some_and(|maibot| maibot.overridden.contains(plugin_id));
+        if overridden {
+            update_config(peer, plugin_id, config, true).await?;
+        }
+        Ok(())
     }
 }
 

@@ -2,6 +2,7 @@
 
 use serde_json::Value;
 
+use crate::circuit::CircuitStatus;
 use crate::cli::output::outln;
 
 /// A field as text: strings as they are, null or absent as empty, anything else as JSON.
@@ -54,6 +55,12 @@ pub(super) fn print_status(status: &Value) -> anyhow::Result<()> {
                 text(plugin, "state"),
                 text(plugin, "reason")
             )?;
+            if let Some(circuit) = plugin
+                .get("circuit")
+                .and_then(|c| serde_json::from_value::<CircuitStatus>(c.clone()).ok())
+            {
+                outln!("      {}", super::plugins::circuit_line(&circuit))?;
+            }
         }
     }
     let mut servers = items(status, "mcp_servers").peekable();
