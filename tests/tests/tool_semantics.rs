@@ -258,6 +258,58 @@ fn a_malformed_platforms_value_refuses_that_plugin_alone() {
     );
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_executor_runs_the_rest_of_the_batch_then_ends_the_round_a_plugin_asked_to_end() {
+    let fixture = Fixture::new("", "", "");
+    let host =
+        maitool_host::Host::start(maitool_host::HostConfig::load(&fixture.cli.config).unwrap())
+            .await
+            .unwrap();
+    let engine = std::sync::Arc::new(maitool_host::builtin::StoreEngine::new(
+        host.store.clone().expect("built-in store"),
+    ));
+    let executor =
+        maitool_host::builtin::ToolCallExecutor::new(host.registry.clone(), engine.clone());
+    let ctx = ToolExecutionContext {
+        session_id: "s1".into(),
+        stream_id: "st1".into(),
+        ..ToolExecutionContext::default()
+    };
+    let call = |id: &str, name: &str| json!({"id": id, "type": "function", "function": {"name": name, "arguments": "{}"}});
+    let turn = json!({"choices": [{"message": {"role": "assistant", "tool_calls": [
+        call("c1", "whoami"),
+        call("c2", "wrap_up"),
+        call("c3", "plugin_examples_semantics_twin_whoami"),
+        call("c4", "farewell"),
+    ]}}]});
+    let outcome = executor
+        .execute_raw(maitool_host::llm::ModelApi::OpenAiChat, &turn, &ctx, None)
+        .await
+        .unwrap();
+    let ran: Vec<(&str, &str)> = outcome
+        .messages
+        .iter()
+        .map(|m| (m.call_id.as_str(), m.content.as_str()))
+        .collect();
+    assert_eq!(
+        ran,
+        [
+            ("c1", "examples.semantics"),
+            ("c2", "wrapped up"),
+            ("c3", "examples.semantics_twin"),
+            ("c4", "farewell"),
+        ]
+    );
+    assert_eq!(outcome.stopped_by.as_deref(), Some("c2"));
+    assert!(outcome.finish_round && outcome.paused_by.is_none());
+    let state = engine.session_state("s1");
+    assert_eq!(
+        (state.rounds_ended, state.last_end_reason.as_str()),
+        (1, "stop_after_execution")
+    );
+    host.shutdown().await;
+}
+
 #[test]
 fn stop_after_execution_reaches_call_json_and_the_text_output() {
     let fixture = Fixture::new("", "", "");
