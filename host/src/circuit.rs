@@ -8,8 +8,14 @@
 //! reports the call's outcome on the [`Permit`] (`succeeded`, `failed`); a permit dropped
 //! without either is neutral (a call that never reached the other side), and a probe permit
 //! dropped that way frees the probe slot, so a cancelled probe cannot leave a circuit
-//! half-open forever. Outcomes of calls admitted before the circuit last opened are ignored:
-//! a flood of calls that all time out opens it once, not again for every late timeout.
+//! half-open forever.
+//!
+//! Failures count **in a row, one per event**: a failure counts only if its call was admitted
+//! after the last counted failure. Calls in flight together that fail together (a crash that
+//! cuts off a hundred calls, a burst of concurrent calls to a hung plugin) are one failure, not
+//! a hundred: the next failure counts only when a call made after it fails too. Outcomes of
+//! calls admitted before the circuit last opened are ignored, so late timeouts neither reopen
+//! nor extend it.
 //!
 //! Reusable by anything that calls out to a plugin: tools, and hooks or event handlers.
 
@@ -147,6 +153,8 @@ struct Circuit {
     clean: AtomicBool,
     /// `Inner::generation`, for permits handed out without the lock.
     generation: AtomicU64,
+    /// `Inner::failure_seq`, for the same.
+    failure_seq: AtomicU64,
     inner: Mutex<Inner>,
 }
 
@@ -158,6 +166,9 @@ struct Inner {
     last_failure: Option<String>,
     /// Bumped each time the circuit opens; permits of an older generation are ignored.
     generation: u64,
+    /// Bumped for each counted failure: a failed call counts only when it was admitted after
+    /// the last one (its permit saw the current value).
+    failure_seq: u64,
     open_until: Instant,
     /// Unix milliseconds of `open_until`, for status.
     open_until_unix_ms: u64,
@@ -176,6 +187,7 @@ impl Default for Inner {
             failures: 0,
             last_failure: None,
             generation: 0,
+            failure_seq: 0,
             open_until: Instant::now(),
             open_until_unix_ms: 0,
             level: 0,
@@ -195,6 +207,7 @@ pub struct Permit {
     /// `None` when the breakers are off.
     circuit: Option<Arc<Circuit>>,
     generation: u64,
+    failure_seq: u64,
     probe: bool,
 }
 
@@ -223,6 +236,7 @@ impl CircuitBreakers {
             return Ok(Permit {
                 circuit: None,
                 generation: 0,
+                failure_seq: 0,
                 probe: false,
             });
         }
@@ -230,6 +244,7 @@ impl CircuitBreakers {
         let permit = |generation, probe| Permit {
             circuit: Some(Arc::clone(&circuit)),
             generation,
+            failure_seq: circuit.failure_seq.load(Ordering::Acquire),
             probe,
         };
         if circuit.clean.load(Ordering::Acquire) {
@@ -309,6 +324,7 @@ impl CircuitBreakers {
                 config: self.config,
                 clean: AtomicBool::new(true),
                 generation: AtomicU64::new(0),
+                failure_seq: AtomicU64::new(0),
                 inner: Mutex::new(Inner::default()),
             })
         }))
@@ -365,17 +381,17 @@ impl Permit {
             return;
         }
         match inner.state {
+            // In flight with a failure already counted: the same event.
+            CircuitState::Closed if self.failure_seq != inner.failure_seq => {}
             CircuitState::Closed => {
                 circuit.clean.store(false, Ordering::Release);
-                inner.failures += 1;
-                inner.last_failure = Some(reason);
+                count_failure(&circuit, &mut inner, reason);
                 if inner.failures >= circuit.config.failure_threshold.max(1) {
                     open(&circuit, &mut inner, now);
                 }
             }
             CircuitState::HalfOpen if self.probe => {
-                inner.failures += 1;
-                inner.last_failure = Some(reason);
+                count_failure(&circuit, &mut inner, reason);
                 open(&circuit, &mut inner, now);
             }
             _ => {}
@@ -395,6 +411,15 @@ impl Drop for Permit {
             }
         }
     }
+}
+
+fn count_failure(circuit: &Circuit, inner: &mut Inner, reason: String) {
+    inner.failures += 1;
+    inner.failure_seq += 1;
+    circuit
+        .failure_seq
+        .store(inner.failure_seq, Ordering::Release);
+    inner.last_failure = Some(reason);
 }
 
 /// How long a circuit stays open at `level`.

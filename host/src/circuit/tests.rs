@@ -111,22 +111,33 @@ fn a_probe_dropped_without_an_outcome_frees_the_slot() {
 }
 
 #[test]
-fn outcomes_of_calls_admitted_before_the_circuit_opened_are_ignored() {
+fn calls_that_fail_together_are_one_failure_and_late_outcomes_are_ignored() {
     let breakers = breakers(2);
     let t0 = Instant::now();
-    // A flood: ten calls admitted while closed, all failing.
-    let flood: Vec<_> = (0..10)
+    // A crash cuts off ten calls in flight together: one failure, not ten.
+    let cut_off: Vec<_> = (0..10)
         .map(|_| breakers.admit_at("p", t0).unwrap())
         .collect();
-    let mut flood = flood.into_iter();
-    for permit in flood.by_ref().take(2) {
-        permit.failed_at("timed out".to_owned(), t0);
+    for permit in cut_off {
+        permit.failed_at("crashed".to_owned(), t0);
     }
+    let status = breakers.status("p").unwrap();
+    assert_eq!(
+        (status.state, status.consecutive_failures),
+        (CircuitState::Closed, 1)
+    );
+    // Calls made after it fail too: the second failure opens the circuit.
+    let t1 = t0 + Duration::from_secs(1);
+    let mut flood: Vec<_> = (0..10)
+        .map(|_| breakers.admit_at("p", t1).unwrap())
+        .collect();
+    let last = flood.pop().unwrap();
+    let mut flood = flood.into_iter();
+    flood.next().unwrap().failed_at("timed out".to_owned(), t1);
     let opened = breakers.status("p").unwrap();
     assert_eq!((opened.state, opened.opened_total), (CircuitState::Open, 1));
     // The late ones neither reopen nor extend it, and a late success does not close it.
-    let late = t0 + Duration::from_secs(5);
-    let last = flood.next_back().unwrap();
+    let late = t1 + Duration::from_secs(5);
     for permit in flood {
         permit.failed_at("timed out".to_owned(), late);
     }
@@ -135,7 +146,8 @@ fn outcomes_of_calls_admitted_before_the_circuit_opened_are_ignored() {
     assert_eq!(status.state, CircuitState::Open);
     assert_eq!(status.opened_total, 1);
     assert_eq!(status.consecutive_failures, 2);
-    assert!(breakers.admit_at("p", t0 + Duration::from_secs(10)).is_ok());
+    assert_eq!(status.last_failure.as_deref(), Some("timed out"));
+    assert!(breakers.admit_at("p", t1 + Duration::from_secs(10)).is_ok());
 }
 
 #[test]
@@ -178,7 +190,7 @@ fn disabled_breakers_admit_everything_and_record_nothing() {
 
 #[test]
 fn a_clean_circuit_has_no_status_and_concurrent_callers_share_one_circuit() {
-    let breakers = Arc::new(breakers(50));
+    let breakers = Arc::new(breakers(5));
     assert!(breakers.status("p").is_none());
     let threads: Vec<_> = (0..8)
         .map(|_| {
@@ -195,11 +207,12 @@ fn a_clean_circuit_has_no_status_and_concurrent_callers_share_one_circuit() {
     for thread in threads {
         thread.join().unwrap();
     }
-    // 200 attempts from eight threads: opened exactly once, at the 50th failure; the rest
-    // were refused (or admitted just before it opened, and ignored).
+    // 200 attempts from eight threads: opened exactly once, at the fifth counted failure
+    // (a failure concurrent with a counted one is the same event); the rest were refused, or
+    // admitted before it opened and ignored.
     let status = breakers.status("p").unwrap();
     assert_eq!(status.state, CircuitState::Open);
     assert_eq!(status.opened_total, 1);
-    assert_eq!(status.consecutive_failures, 50, "{status:?}");
+    assert_eq!(status.consecutive_failures, 5, "{status:?}");
     assert!(status.rejected_total > 100, "{status:?}");
 }

@@ -53,6 +53,39 @@ pub(crate) async fn deliver_overrides(
     }
 }
 
+/// Reloads a plugin the runner loaded with an invalid `config.toml`, so that it reads the file
+/// again, then delivers the operator's document if there is one. The plugin's new registration
+/// says whether it is still paused.
+pub(crate) async fn repair_plugin(
+    runtime: &RuntimeShared,
+    runner: &RunnerShared,
+    peer: &RpcPeer,
+    plugin_id: &str,
+    config: &maitool_protocol::JsonObject,
+) -> Result<(), ConfigUpdateError> {
+    let answer = reload_plugin(peer, plugin_id).await?;
+    if !answer.reloaded_plugins.iter().any(|p| p == plugin_id) {
+        let reason = answer
+            .failed_plugins
+            .get(plugin_id)
+            .cloned()
+            .unwrap_or_else(|| format!("runner {} did not reload it", runner.name));
+        return Err(ConfigUpdateError::Refused(reason));
+    }
+    if let Some(paused) = runtime.config_error(plugin_id) {
+        return Err(ConfigUpdateError::Invalid(paused.problem));
+    }
+    let overridden = runner
+        .launch
+        .maibot
+        .as_ref()
+        .is_some_and(|maibot| maibot.overridden.contains(plugin_id));
+    if overridden {
+        update_config(peer, plugin_id, config, true).await?;
+    }
+    Ok(())
+}
+
 /// Asks a MaiBot runner to unload `plugins` without stopping.
 pub(crate) async fn unload_plugins(
     peer: &RpcPeer,

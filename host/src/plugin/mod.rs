@@ -23,6 +23,7 @@ mod maibot;
 mod nesting;
 mod parameter_list;
 mod provider;
+mod reconfigure;
 mod restart_wait;
 mod result;
 mod runner_shared;

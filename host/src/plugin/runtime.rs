@@ -14,9 +14,10 @@ use super::capabilities::CapabilityService;
 use super::components::ComponentLookupError;
 use super::components::ComponentRegistry;
 use super::config::{PluginSettings, ResolvedRunner, RuntimeConfig};
-use super::config_update::{ConfigUpdateError, update_config};
+use super::config_update::ConfigUpdateError;
 use super::listener::{Launches, SocketListener};
 use super::provider::PluginToolProvider;
+use super::reconfigure::deliver;
 use super::runner_shared::RunnerShared;
 use super::runtime_error::{ReloadError, RestartError, RuntimeError};
 use super::shared::{ConfigErrorOrigin, RuntimeShared};
@@ -478,26 +479,19 @@ impl PluginRuntime {
                     .map(|s| s.config.clone())
                     .unwrap_or_default();
             let owned = self.shared.owner_of(plugin_id).as_deref() == Some(runner.name.as_str());
-            let maibot = runner.launch.maibot.is_some();
-            let paused = self.shared.config_error(plugin_id);
-            let outcome = match (runner.peer(), owned) {
-                // MaiBot's runner refuses updates for a plugin it loaded with an invalid
-                // configuration: reloading it in place reads its configuration again (MaiBot's
-                // "config_repaired"), and the operator's document follows.
-                (Some(peer), true)
-                    if maibot
-                        && paused.as_ref().is_some_and(|paused| {
-                            paused.origin == ConfigErrorOrigin::Registration
-                        }) =>
-                {
-                    self.repair_maibot_plugin(runner, &peer, plugin_id, &settings.config)
-                        .await
+            let outcome = match runner.peer() {
+                Some(peer) if owned => {
+                    deliver(
+                        &self.shared,
+                        runner,
+                        &peer,
+                        plugin_id,
+                        &settings.config,
+                        config_changed,
+                    )
+                    .await
                 }
-                (Some(peer), true) if config_changed || paused.is_some() => {
-                    update_config(&peer, plugin_id, &settings.config, maibot).await
-                }
-                // Grants only, or the plugin is not running now: it gets the settings at its
-                // next launch.
+                // The plugin is not running now: it gets the settings at its next launch.
                 _ => Ok(()),
             };
             match outcome {
@@ -532,41 +526,6 @@ impl PluginRuntime {
             }
         }
         runner.set_settings(accepted);
-    }
-}
-
-impl PluginRuntime {
-    /// Reloads a MaiBot plugin its runner loaded with an invalid configuration, so that the
-    /// runner reads its configuration again, then delivers the operator's document if there
-    /// is one. The plugin's new registration says whether it is still paused.
-    async fn repair_maibot_plugin(
-        &self,
-        runner: &Arc<RunnerShared>,
-        peer: &maitool_protocol::rpc::RpcPeer,
-        plugin_id: &str,
-        config: &maitool_protocol::JsonObject,
-    ) -> Result<(), ConfigUpdateError> {
-        let answer = super::maibot::reload_plugin(peer, plugin_id).await?;
-        if !answer.reloaded_plugins.iter().any(|p| p == plugin_id) {
-            let reason = answer
-                .failed_plugins
-                .get(plugin_id)
-                .cloned()
-                .unwrap_or_else(|| format!("runner {} did not reload it", runner.name));
-            return Err(ConfigUpdateError::Refused(reason));
-        }
-        if let Some(paused) = self.shared.config_error(plugin_id) {
-            return Err(ConfigUpdateError::Invalid(paused.problem));
-        }
-        let overridden = runner
-            .launch
-            .maibot
-            .as_ref()
-            .is_some_and(|maibot| maibot.overridden.contains(plugin_id));
-        if overridden {
-            update_config(peer, plugin_id, config, true).await?;
-        }
-        Ok(())
     }
 }
 
