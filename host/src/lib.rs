@@ -6,6 +6,8 @@
 //!
 //! * [`provider`]: the [`ToolProvider`] trait every tool source implements.
 //! * [`registry`]: the [`ToolRegistry`] that lists and routes.
+//! * [`tool_name`]: the name a duplicate tool is kept under (MaiBot 1.3's source prefix).
+//! * [`circuit`]: circuit breakers per plugin (or any key): fail fast, probe, recover.
 //! * [`plugin`]: the plugin runtime: runner supervisor, component registry, `PluginToolProvider`.
 //! * [`builtin`]: the engine's built-in tools and the tool-call executor.
 //! * [`mcp_client`]: tools of external MCP servers (maitool as an MCP client).
@@ -19,6 +21,7 @@
 mod accept;
 pub mod app;
 pub mod builtin;
+pub mod circuit;
 #[cfg(feature = "cli")]
 pub mod cli;
 pub mod config;
@@ -38,6 +41,7 @@ pub mod registry;
 pub mod render;
 pub mod settle;
 mod sqlite;
+pub mod tool_name;
 
 pub use app::{Host, HostError, HostStatus, ReloadError};
 

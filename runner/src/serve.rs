@@ -230,6 +230,10 @@ struct LoadedPlugin {
     /// Looked up on every call: foldhash, not SipHash (SipHash showed in the runner's profile).
     handlers: foldhash::HashMap<Arc<str>, Arc<dyn ComponentHandler>>,
     loaded: AtomicBool,
+    /// Why the plugin's configuration is invalid, while it waits for a valid one: it
+    /// registered its components with this `config_error` (the host pauses them) and has not
+    /// run `on_load`; a valid `plugin.config_updated` finishes the load.
+    awaiting_config: parking_lot::Mutex<Option<String>>,
     /// Set once from the bootstrap, before the plugin loads.
     data_dir: OnceLock<Arc<Path>>,
 }
@@ -261,6 +265,7 @@ impl RunnerState {
                     spec,
                     handlers,
                     loaded: AtomicBool::new(false),
+                    awaiting_config: parking_lot::Mutex::new(None),
                     data_dir: OnceLock::new(),
                 }
             })

@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::app::Host;
 use crate::builtin::{Discovery, Stage, build_exposure};
+use crate::circuit::CircuitStatus;
 use crate::metrics::prometheus::{self, Exposition};
 use crate::plugin::PluginLoadState;
 
@@ -172,6 +173,12 @@ pub struct ComponentView {
     pub enabled: bool,
     /// A converted legacy Action.
     pub legacy_action: bool,
+    /// The platforms it is offered on; empty: every platform.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub platforms: Vec<String>,
+    /// Its every successful result ends the planner round.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub stop_after_execution: bool,
 }
 
 /// One plugin, for `maitool plugins`.
@@ -203,6 +210,9 @@ pub struct PluginView {
     /// Declared names no capability of this host answers: never granted.
     #[serde(default)]
     pub unserved_capabilities: Vec<String>,
+    /// Its circuit breaker, once a call timed out or crashed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub circuit: Option<CircuitStatus>,
 }
 
 /// Every plugin of every runner, in configuration order.
@@ -228,6 +238,8 @@ pub fn plugins(host: &Host) -> Vec<PluginView> {
                     visibility: entry.visibility,
                     enabled: components.is_enabled(&entry.full_name),
                     legacy_action: entry.legacy_action,
+                    platforms: entry.platforms.names().to_vec(),
+                    stop_after_execution: entry.stop_after_execution,
                 })
                 .collect(),
             id: plugin.id,
@@ -239,6 +251,7 @@ pub fn plugins(host: &Host) -> Vec<PluginView> {
             granted_capabilities: plugin.granted_capabilities,
             grant_declared: plugin.grant_declared,
             unserved_capabilities: plugin.unserved_capabilities,
+            circuit: plugin.circuit,
         })
         .collect()
 }

@@ -271,4 +271,10 @@ impl ToolProvider for McpToolProvider {
     fn tool_set_version(&self) -> Option<ToolSetVersion> {
         Some(self.shared.version().clone())
     }
+
+    fn tool_source(&self, name: &str) -> Option<String> {
+        let catalog = self.shared.catalog();
+        let route = catalog.route(name)?;
+        Some(self.shared.slots[route.server].config.name.clone())
+    }
 }

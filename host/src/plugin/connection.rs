@@ -18,7 +18,7 @@ use std::collections::BTreeMap;
 use super::config::PluginSettings;
 use super::grant::{grants_admit, unserved};
 use super::runner_shared::RunnerShared;
-use super::shared::RuntimeShared;
+use super::shared::{ConfigErrorOrigin, RuntimeShared};
 
 /// The host's handler for one runner connection.
 pub(crate) struct RunnerConnectionHandler {
@@ -96,8 +96,35 @@ impl RunnerConnectionHandler {
             Ok(newly) => newly,
             Err(claimed) => return refuse(claimed.to_string()),
         };
+        let config_error = payload.config_error.trim();
+        if payload.components.is_empty() && !config_error.is_empty() {
+            // MaiBot's runner registers a plugin whose configuration is invalid without its
+            // components: it is loaded but paused. Components it registered before (a reload
+            // that found the configuration broken) stay, paused, so that a call to one of
+            // them says why it is refused.
+            self.runtime.pause_plugin(
+                &self.runner,
+                &plugin_id,
+                config_error,
+                ConfigErrorOrigin::Registration,
+            );
+            self.runtime.claim_plugin(&self.runner, &payload);
+            return Payload::encode(&RegisterComponentsResponse {
+                accepted: true,
+                plugin_id: plugin_id.clone(),
+                registered_components: self
+                    .runtime
+                    .components
+                    .plugin_components(&plugin_id)
+                    .iter()
+                    .map(|entry| entry.full_name.clone())
+                    .collect(),
+                reason: String::new(),
+            });
+        }
         if payload.components.is_empty() {
             let _ = newly_claimed;
+            self.runtime.resume_plugin(&self.runner, &plugin_id);
             self.runtime.withdraw_plugin(&plugin_id);
             self.runtime.release_claim(&plugin_id, &self.runner.name);
             return Payload::encode(&RegisterComponentsResponse {
@@ -113,6 +140,17 @@ impl RunnerConnectionHandler {
             .register_plugin(&plugin_id, &payload.components)
         {
             Ok(names) => {
+                // Paused before the tools are exposed, so no listing shows them in between.
+                if config_error.is_empty() {
+                    self.runtime.resume_plugin(&self.runner, &plugin_id);
+                } else {
+                    self.runtime.pause_plugin(
+                        &self.runner,
+                        &plugin_id,
+                        config_error,
+                        ConfigErrorOrigin::Registration,
+                    );
+                }
                 self.runtime.claim_plugin(&self.runner, &payload);
                 Payload::encode(&RegisterComponentsResponse {
                     accepted: true,

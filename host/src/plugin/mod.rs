@@ -3,6 +3,7 @@
 //! exposed through [`PluginToolProvider`].
 
 mod availability;
+mod breaker;
 mod call_error;
 mod capabilities;
 mod chat_view;
@@ -23,6 +24,7 @@ mod maibot;
 mod nesting;
 mod parameter_list;
 mod provider;
+mod reconfigure;
 mod restart_wait;
 mod result;
 mod runner_shared;
@@ -37,7 +39,9 @@ pub use capabilities::{
     BotConfig, CapabilityService, LlmConfig, LlmConfigError, MemorySink, MessageSink,
     OutgoingImage, OutgoingMessage, SinkError, StoreSink,
 };
-pub use components::{ComponentEntry, ComponentLookupError, ComponentRegistry, DeclarationError};
+pub use components::{
+    ComponentEntry, ComponentLookupError, ComponentRegistry, DeclarationError, ExposedTool,
+};
 pub use config::{AnnouncedIdError, RunnerConfigError, RunnerProblem, RuntimeConfigError};
 pub use config::{
     MaibotLaunch, PluginManifest, PluginSettings, ResolvedRunner, RunnerConfig, RunnerKind,

@@ -159,7 +159,10 @@ impl RunnerShared {
         for plugin in view.plugins.values_mut() {
             if matches!(
                 plugin.state,
-                PluginLoadState::Loaded | PluginLoadState::Pending | PluginLoadState::Unloaded
+                PluginLoadState::Loaded
+                    | PluginLoadState::Pending
+                    | PluginLoadState::Unloaded
+                    | PluginLoadState::ConfigError
             ) {
                 plugin.state = state;
                 plugin.reason = Some(reason.to_owned());
@@ -191,8 +194,11 @@ impl RunnerShared {
                     .plugins
                     .entry(id.clone())
                     .or_insert_with(|| pending(id));
-                status.state = PluginLoadState::Loaded;
-                status.reason = None;
+                // Registered with an invalid configuration: loaded, but paused.
+                if status.state != PluginLoadState::ConfigError {
+                    status.state = PluginLoadState::Loaded;
+                    status.reason = None;
+                }
             }
             for id in &ready.inactive_plugins {
                 let status = view
@@ -272,7 +278,13 @@ impl RunnerShared {
         if !payload.capabilities_required.is_empty() {
             status.declared_capabilities = payload.capabilities_required.clone();
         }
-        if status.state == PluginLoadState::Unloaded {
+        if !payload.config_error.is_empty() {
+            status.state = PluginLoadState::ConfigError;
+            status.reason = Some(config_error_reason(&payload.config_error));
+        } else if matches!(
+            status.state,
+            PluginLoadState::Unloaded | PluginLoadState::ConfigError
+        ) {
             status.state = PluginLoadState::Loaded;
             status.reason = None;
         }
@@ -281,6 +293,27 @@ impl RunnerShared {
             .iter()
             .map(|e| e.full_name.clone())
             .collect();
+    }
+
+    /// Shows a plugin in the `config_error` state with `problem`, or, with `None`, takes it
+    /// out of that state (loaded again).
+    pub(crate) fn plugin_config_error(&self, plugin_id: &str, problem: Option<&str>) {
+        let mut view = self.view.write();
+        let status = view
+            .plugins
+            .entry(plugin_id.to_owned())
+            .or_insert_with(|| pending(plugin_id));
+        match problem {
+            Some(problem) => {
+                status.state = PluginLoadState::ConfigError;
+                status.reason = Some(config_error_reason(problem));
+            }
+            None if status.state == PluginLoadState::ConfigError => {
+                status.state = PluginLoadState::Loaded;
+                status.reason = None;
+            }
+            None => {}
+        }
     }
 
     pub(crate) fn status(&self) -> RunnerStatus {
@@ -318,6 +351,11 @@ impl RunnerShared {
     }
 }
 
+/// The status reason of a plugin paused by an invalid configuration.
+fn config_error_reason(problem: &str) -> String {
+    format!("invalid configuration, its tools are paused until it is fixed: {problem}")
+}
+
 fn pending(id: &str) -> PluginStatus {
     PluginStatus {
         id: id.to_owned(),
@@ -329,5 +367,6 @@ fn pending(id: &str) -> PluginStatus {
         granted_capabilities: Vec::new(),
         grant_declared: false,
         unserved_capabilities: Vec::new(),
+        circuit: None,
     }
 }

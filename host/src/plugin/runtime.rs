@@ -14,11 +14,13 @@ use super::capabilities::CapabilityService;
 use super::components::ComponentLookupError;
 use super::components::ComponentRegistry;
 use super::config::{PluginSettings, ResolvedRunner, RuntimeConfig};
+use super::config_update::ConfigUpdateError;
 use super::listener::{Launches, SocketListener};
 use super::provider::PluginToolProvider;
+use super::reconfigure::deliver;
 use super::runner_shared::RunnerShared;
 use super::runtime_error::{ReloadError, RestartError, RuntimeError};
-use super::shared::RuntimeShared;
+use super::shared::{ConfigErrorOrigin, RuntimeShared};
 use super::status::{RunnerState, RunnerStatus};
 use super::supervisor::Supervisor;
 use crate::maibot_env::Mode;
@@ -74,6 +76,9 @@ pub struct ApplyReport {
     /// Plugins that refused their new configuration or could not be unloaded
     /// (`runner/plugin_id: reason`); they keep the old settings.
     pub rejected: Vec<String>,
+    /// Plugins whose new configuration is invalid (`runner/plugin_id: reason`): their tools
+    /// are paused until a reload brings a valid one (the `config_error` state).
+    pub paused: Vec<String>,
     /// Runners left running untouched.
     pub unchanged: Vec<String>,
 }
@@ -250,13 +255,18 @@ impl PluginRuntime {
         Arc::new(PluginToolProvider::new(self.shared.clone()))
     }
 
-    /// Status of every runner, in configuration order.
+    /// Status of every runner, in configuration order, with each plugin's circuit breaker.
     pub fn status(&self) -> Vec<RunnerStatus> {
-        self.runners
+        let mut statuses: Vec<RunnerStatus> = self
+            .runners
             .lock()
             .iter()
             .map(|slot| slot.shared.status())
-            .collect()
+            .collect();
+        for plugin in statuses.iter_mut().flat_map(|runner| &mut runner.plugins) {
+            plugin.circuit = self.shared.breakers.status(&plugin.id);
+        }
+        statuses
     }
 
     /// The component registry.
@@ -523,15 +533,20 @@ impl PluginRuntime {
                     .get(plugin_id)
                     .map(|s| s.config.clone())
                     .unwrap_or_default();
-            let outcome = match (
-                runner.peer(),
-                self.shared.owner_of(plugin_id).as_deref() == Some(runner.name.as_str()),
-            ) {
-                (Some(peer), true) if config_changed => {
-                    super::config_update::update_config(&peer, plugin_id, &settings.config).await
+            let owned = self.shared.owner_of(plugin_id).as_deref() == Some(runner.name.as_str());
+            let outcome = match runner.peer() {
+                Some(peer) if owned => {
+                    deliver(
+                        &self.shared,
+                        runner,
+                        &peer,
+                        plugin_id,
+                        &settings.config,
+                        config_changed,
+                    )
+                    .await
                 }
-                // Grants only, or the plugin is not running now: it gets the settings at its
-                // next launch.
+                // The plugin is not running now: it gets the settings at its next launch.
                 _ => Ok(()),
             };
             match outcome {
@@ -541,8 +556,23 @@ impl PluginRuntime {
                         settings.grants(),
                         settings.config.clone(),
                     );
+                    self.shared.resume_plugin(runner, plugin_id);
                     accepted.insert(plugin_id.clone(), settings.clone());
                     report.reconfigured.push(label);
+                }
+                Err(ConfigUpdateError::Invalid(problem)) => {
+                    // The operator's intent is recorded, so that going back to a valid
+                    // document is a change the next reload delivers.
+                    self.shared.pause_plugin(
+                        runner,
+                        plugin_id,
+                        &problem,
+                        ConfigErrorOrigin::Update,
+                    );
+                    accepted.insert(plugin_id.clone(), settings.clone());
+                    report
+                        .paused
+                        .push(format!("{label}: invalid configuration: {problem}"));
                 }
                 Err(reason) => {
                     tracing::warn!(runner = %runner.name, plugin_id = %plugin_id, "new configuration rejected: {reason}");

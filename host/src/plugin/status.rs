@@ -2,6 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::circuit::CircuitStatus;
+
 /// A runner's lifecycle state.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -34,6 +36,10 @@ pub enum PluginLoadState {
     Inactive,
     /// Unloaded by its runner while the runner kept running; its components are withdrawn.
     Unloaded,
+    /// Loaded, but its configuration is invalid (MaiBot's `config_error`): its tools are
+    /// paused, neither listed nor callable, until a valid configuration arrives (`maitool
+    /// reload`). The reason says what is wrong.
+    ConfigError,
 }
 
 /// One plugin of a runner.
@@ -65,6 +71,10 @@ pub struct PluginStatus {
     /// never granted; a call to one is refused.
     #[serde(default)]
     pub unserved_capabilities: Vec<String>,
+    /// The plugin's circuit breaker, once a call of it timed out or crashed (absent while
+    /// it has never counted a failure, or with the breaker off).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub circuit: Option<CircuitStatus>,
 }
 
 /// One runner.

@@ -56,6 +56,10 @@ pub mod names {
     /// Host → runner, request (MaiBot runners): unload one plugin and load it again from its
     /// folder, without stopping the runner.
     pub const RELOAD: &str = "plugin.reload";
+    /// Host → runner, request (MaiBot runners): check a configuration document against the
+    /// plugin's configuration model without applying it
+    /// ([`InspectConfigPayload`](super::InspectConfigPayload)).
+    pub const INSPECT_CONFIG: &str = "plugin.inspect_config";
 }
 
 /// `runner.hello` request: the runner introduces itself.
@@ -171,6 +175,11 @@ pub struct RegisterComponentsPayload {
     pub default_config: JsonObject,
     /// JSON Schema of the configuration.
     pub config_schema: JsonObject,
+    /// Why the plugin's configuration is invalid (MaiBot's `config_error`); empty when it is
+    /// valid. A plugin registered with a configuration error is loaded but paused: it
+    /// registers no components, and the host shows it in the `config_error` state with this
+    /// reason until a valid configuration arrives.
+    pub config_error: String,
 }
 
 /// Answer to `plugin.register_components`.
@@ -423,6 +432,10 @@ pub struct ConfigUpdatedResponse {
     pub acknowledged: bool,
     /// Why not.
     pub reason: String,
+    /// Set when the refusal is because the configuration itself is invalid (it breaks the
+    /// plugin's configuration schema), as opposed to the plugin declining a valid one: the
+    /// host then pauses the plugin's tools until a valid configuration arrives.
+    pub config_error: String,
 }
 
 impl ConfigUpdatedResponse {
@@ -438,6 +451,30 @@ impl ConfigUpdatedResponse {
     pub fn applied(&self) -> bool {
         self.accepted || self.acknowledged
     }
+}
+
+/// `plugin.inspect_config` request (MaiBot runners): check `config_data` against the
+/// plugin's configuration model. MaiBot's `InspectPluginConfigPayload`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(default)]
+pub struct InspectConfigPayload {
+    /// The document to check.
+    pub config_data: JsonObject,
+    /// True: check `config_data` rather than the plugin's file.
+    pub use_provided_config: bool,
+}
+
+/// Answer to `plugin.inspect_config`. MaiBot's `InspectPluginConfigResultPayload`; the
+/// fields maitool reads.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(default)]
+pub struct InspectConfigResponse {
+    /// Whether the inspection ran.
+    pub success: bool,
+    /// Why the document is invalid; empty when it is valid.
+    pub config_error: String,
+    /// Whether the plugin counts as enabled under the document.
+    pub enabled: bool,
 }
 
 /// `cap.call` request: the plugin (envelope `plugin_id`) asks the host to do something.

@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use futures::FutureExt;
 use futures::future::BoxFuture;
+use maitool_protocol::Platforms;
 use maitool_protocol::rpc::{IncomingMessage, Payload, RequestHandler, RpcError};
 use maitool_protocol::wire::methods::{
     AckPayload, CapabilityRequestPayload, CapabilityResponsePayload, ComponentDeclaration,
@@ -25,6 +26,9 @@ pub(crate) struct HostState {
     pub(crate) capabilities: Capabilities,
     /// The components the plugin registered last (none after it withdrew them).
     pub(crate) declarations: Mutex<Vec<ComponentDeclaration>>,
+    /// The plugin's configuration error, when it registered with one (the host would pause
+    /// its tools).
+    pub(crate) config_error: Mutex<Option<String>>,
     /// Told once, when the runner reports ready.
     pub(crate) ready: Mutex<Option<oneshot::Sender<RunnerReadyPayload>>>,
 }
@@ -76,18 +80,30 @@ impl HostState {
 
     fn register(&self, request: &IncomingMessage) -> Result<Payload, RpcError> {
         let payload: RegisterComponentsPayload = request.payload()?;
-        let accepted = payload.plugin_id == self.plugin_id;
+        // As the host does: a `platforms` value that is not a name or a list of names
+        // refuses the whole set.
+        let refusal = if payload.plugin_id != self.plugin_id {
+            Some(format!(
+                "plugin {} is not the plugin under test",
+                payload.plugin_id
+            ))
+        } else {
+            payload.components.iter().find_map(|component| {
+                Platforms::from_declaration(component.metadata.get("platforms"))
+                    .err()
+                    .map(|problem| format!("component {}: {problem}", component.name))
+            })
+        };
+        let accepted = refusal.is_none();
         if accepted {
             *self.declarations.lock() = payload.components.clone();
+            *self.config_error.lock() =
+                Some(payload.config_error.clone()).filter(|problem| !problem.is_empty());
         }
         Payload::encode(&RegisterComponentsResponse {
             accepted,
             registered_components: payload.components.iter().map(|c| c.name.clone()).collect(),
-            reason: if accepted {
-                String::new()
-            } else {
-                format!("plugin {} is not the plugin under test", payload.plugin_id)
-            },
+            reason: refusal.unwrap_or_default(),
             plugin_id: payload.plugin_id,
         })
     }

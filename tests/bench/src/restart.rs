@@ -33,6 +33,9 @@ pub async fn run(bins: &Bins, plan: &Plan, report: &mut Report) -> Result<()> {
         restart_window_ms: 1,
         max_restarts: 1_000,
         restart_backoff_initial_ms: 0,
+        // The section measures how fast calls work again after each kill; a circuit breaker
+        // opened by the calls cut off would hold them back for its cool-down.
+        circuit_breaker: false,
         ..RuntimeConfig::default()
     };
     let bench = BenchHost::start(&bins.echo, 1, config).await?;

@@ -277,10 +277,13 @@ async fn reload(socket: &std::path::Path, json: bool) -> Result<ExitCode> {
         print_reload(&report)?;
     }
     // A plugin that refused its new configuration (or could not be unloaded) kept the old
-    // one: the reload did not do all it was asked to.
-    let refused = report["plugins"]["rejected"]
-        .as_array()
-        .is_some_and(|rejected| !rejected.is_empty());
+    // one, and one whose new configuration is invalid is paused: the reload did not do all it
+    // was asked to.
+    let refused = ["rejected", "paused"].iter().any(|key| {
+        report["plugins"][*key]
+            .as_array()
+            .is_some_and(|listed| !listed.is_empty())
+    });
     Ok(if refused {
         ExitCode::FAILURE
     } else {
@@ -311,6 +314,7 @@ fn print_reload(report: &serde_json::Value) -> Result<()> {
         "reconfigured",
         "unloaded",
         "rejected",
+        "paused",
         "unchanged",
     ] {
         outln!("  {key:13} {}", list(&plugins[key]))?;

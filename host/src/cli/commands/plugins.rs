@@ -3,6 +3,7 @@
 use std::process::ExitCode;
 
 use crate::LoadedConfig;
+use crate::circuit::{CircuitState, CircuitStatus};
 use crate::control::views::{self, PluginView};
 use anyhow::{Result, anyhow};
 
@@ -57,6 +58,30 @@ fn granted(plugin: &PluginView) -> String {
     text
 }
 
+/// A plugin's circuit breaker in one line: its state, the failures, the last one, and when
+/// the next call is let through.
+pub(super) fn circuit_line(circuit: &CircuitStatus) -> String {
+    let mut line = format!(
+        "circuit {}: {} failed call(s) in a row",
+        circuit.state, circuit.consecutive_failures
+    );
+    if let Some(last) = &circuit.last_failure {
+        line.push_str(&format!(" (last: {last})"));
+    }
+    match circuit.retry_in_ms {
+        Some(ms) => line.push_str(&format!("; next probe in {:.1} s", ms as f64 / 1000.0)),
+        None if circuit.state == CircuitState::HalfOpen => {
+            line.push_str("; the next call is a probe")
+        }
+        None => {}
+    }
+    line.push_str(&format!(
+        "; opened {} time(s), {} call(s) refused",
+        circuit.opened_total, circuit.rejected_total
+    ));
+    line
+}
+
 fn print_plugins(plugins: &[PluginView]) -> Result<()> {
     if plugins.is_empty() {
         outln!("no plugins configured")?;
@@ -95,6 +120,9 @@ fn print_plugins(plugins: &[PluginView]) -> Result<()> {
             plugin.id,
             plugin.runner
         )?;
+        if let Some(circuit) = &plugin.circuit {
+            outln!("    {}", circuit_line(circuit))?;
+        }
         if !plugin.declared_capabilities.is_empty()
             || !plugin.granted_capabilities.is_empty()
             || plugin.grant_declared
@@ -122,8 +150,15 @@ fn print_plugins(plugins: &[PluginView]) -> Result<()> {
             } else {
                 &component.component_type
             };
+            let mut notes = String::new();
+            if !component.platforms.is_empty() {
+                notes.push_str(&format!(" platforms={}", component.platforms.join(",")));
+            }
+            if component.stop_after_execution {
+                notes.push_str(" stop_after_execution");
+            }
             outln!(
-                "    {:40} {kind:16} {:9} {enabled}",
+                "    {:40} {kind:16} {:9} {enabled}{notes}",
                 component.full_name,
                 component.visibility
             )?;

@@ -2,6 +2,7 @@
 
 use serde_json::Value;
 
+use crate::circuit::CircuitStatus;
 use crate::cli::output::outln;
 
 /// A field as text: strings as they are, null or absent as empty, anything else as JSON.
@@ -88,6 +89,12 @@ pub(super) fn print_status(status: &Value) -> anyhow::Result<()> {
             let unserved = names(plugin, "unserved_capabilities");
             if !unserved.is_empty() {
                 outln!("      declares capabilities maitool does not serve: {unserved}")?;
+            }
+            if let Some(circuit) = plugin
+                .get("circuit")
+                .and_then(|c| serde_json::from_value::<CircuitStatus>(c.clone()).ok())
+            {
+                outln!("      {}", super::plugins::circuit_line(&circuit))?;
             }
         }
     }

@@ -23,6 +23,9 @@ pub enum RuntimeConfigError {
     /// The spawn retry's maximum is below its start.
     #[error("plugin_runtime.spawn_retry_max_ms must be >= spawn_retry_initial_ms")]
     SpawnRetry,
+    /// The circuit breaker's longest cool-down is below its first.
+    #[error("plugin_runtime.circuit_max_cooldown_ms must be >= circuit_cooldown_ms")]
+    CircuitCooldown,
 }
 
 /// A `[[runners]]` entry that cannot be resolved: the key it concerns and what is wrong.

@@ -55,6 +55,16 @@ pub struct RuntimeConfig {
     pub terminate_grace_ms: u64,
     /// Tool timeout when a tool declares none.
     pub default_tool_timeout_ms: u64,
+    /// A circuit breaker per plugin: after `circuit_failure_threshold` calls in a row that
+    /// time out or are cut off by a crash, the plugin's calls fail at once until a probe call
+    /// succeeds. False turns it off.
+    pub circuit_breaker: bool,
+    /// Calls in a row that time out or crash that open a plugin's circuit.
+    pub circuit_failure_threshold: u32,
+    /// How long an opened circuit refuses calls before it lets a probe through.
+    pub circuit_cooldown_ms: u64,
+    /// Cap of the cool-down, which doubles each time a probe fails.
+    pub circuit_max_cooldown_ms: u64,
 }
 
 impl Default for RuntimeConfig {
@@ -75,6 +85,10 @@ impl Default for RuntimeConfig {
             shutdown_grace_ms: 2_000,
             terminate_grace_ms: 1_000,
             default_tool_timeout_ms: 60_000,
+            circuit_breaker: true,
+            circuit_failure_threshold: 5,
+            circuit_cooldown_ms: 10_000,
+            circuit_max_cooldown_ms: 300_000,
         }
     }
 }
@@ -101,7 +115,28 @@ impl RuntimeConfig {
         if self.spawn_retry_max_ms < self.spawn_retry_initial_ms {
             return Err(RuntimeConfigError::SpawnRetry);
         }
+        if self.circuit_breaker {
+            if self.circuit_failure_threshold == 0 {
+                return Err(RuntimeConfigError::NotPositive("circuit_failure_threshold"));
+            }
+            if self.circuit_cooldown_ms == 0 {
+                return Err(RuntimeConfigError::NotPositive("circuit_cooldown_ms"));
+            }
+            if self.circuit_max_cooldown_ms < self.circuit_cooldown_ms {
+                return Err(RuntimeConfigError::CircuitCooldown);
+            }
+        }
         Ok(())
+    }
+
+    /// The plugins' circuit breakers, as these keys set them.
+    pub fn circuit(&self) -> crate::circuit::CircuitConfig {
+        crate::circuit::CircuitConfig {
+            enabled: self.circuit_breaker,
+            failure_threshold: self.circuit_failure_threshold,
+            cooldown: std::time::Duration::from_millis(self.circuit_cooldown_ms),
+            max_cooldown: std::time::Duration::from_millis(self.circuit_max_cooldown_ms),
+        }
     }
 }
 

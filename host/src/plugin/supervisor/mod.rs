@@ -319,8 +319,14 @@ impl Supervisor {
         if let Some(maibot) = &self.runner.launch.maibot {
             // MaiBot's runner reads only each plugin's own config.toml: the operator's
             // settings reach it as a configuration update once the plugin is loaded.
-            super::maibot::deliver_overrides(&peer, &self.runner, maibot, &ready.loaded_plugins)
-                .await;
+            super::maibot::deliver_overrides(
+                &peer,
+                &self.runtime,
+                &self.runner,
+                maibot,
+                &ready.loaded_plugins,
+            )
+            .await;
         }
         tracing::info!(runner = %name, loaded = ?ready.loaded_plugins, failed = ?ready.failed_plugins, "runner ready");
         let settings = self.runner.settings();
