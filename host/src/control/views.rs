@@ -13,6 +13,7 @@ use crate::app::Host;
 use crate::builtin::{Discovery, Stage, build_exposure};
 use crate::metrics::prometheus::{self, Exposition};
 use crate::plugin::PluginLoadState;
+use crate::sandbox::SandboxStatus;
 
 /// Which model API's request shape `maitool definitions` prints.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -203,6 +204,9 @@ pub struct PluginView {
     /// Declared names no capability of this host answers: never granted.
     #[serde(default)]
     pub unserved_capabilities: Vec<String>,
+    /// The sandbox its runner runs in (that of the runner's latest launch).
+    #[serde(default)]
+    pub sandbox: Option<SandboxStatus>,
 }
 
 /// Every plugin of every runner, in configuration order.
@@ -213,12 +217,13 @@ pub fn plugins(host: &Host) -> Vec<PluginView> {
         .into_iter()
         .flat_map(|runner| {
             let runner_name = runner.name;
+            let sandbox = runner.sandbox;
             runner
                 .plugins
                 .into_iter()
-                .map(move |plugin| (runner_name.clone(), plugin))
+                .map(move |plugin| (runner_name.clone(), sandbox.clone(), plugin))
         })
-        .map(|(runner, plugin)| PluginView {
+        .map(|(runner, sandbox, plugin)| PluginView {
             components: components
                 .plugin_components(&plugin.id)
                 .iter()
@@ -239,6 +244,7 @@ pub fn plugins(host: &Host) -> Vec<PluginView> {
             granted_capabilities: plugin.granted_capabilities,
             grant_declared: plugin.grant_declared,
             unserved_capabilities: plugin.unserved_capabilities,
+            sandbox,
         })
         .collect()
 }

@@ -13,6 +13,7 @@ use super::config::{PluginSettings, ResolvedRunner};
 use super::executable::ExecutableId;
 use super::live_peer::LivePeer;
 use super::status::{PluginLoadState, PluginStatus, RunnerState, RunnerStatus};
+use crate::sandbox::SandboxStatus;
 
 /// Mutable view of one runner.
 #[derive(Debug)]
@@ -22,6 +23,7 @@ struct RunnerView {
     restart_count: u32,
     last_exit_reason: Option<String>,
     plugins: BTreeMap<String, PluginStatus>,
+    sandbox: Option<SandboxStatus>,
 }
 
 /// One runner's identity and live state.
@@ -54,6 +56,7 @@ impl RunnerShared {
                 restart_count: 0,
                 last_exit_reason: None,
                 plugins,
+                sandbox: None,
             }),
             peer: RwLock::new(None),
             ready: Mutex::new(None),
@@ -108,6 +111,11 @@ impl RunnerShared {
 
     pub(crate) fn set_peer(&self, peer: Option<LivePeer>) {
         *self.peer.write() = peer;
+    }
+
+    /// Records the sandbox of the launch being started.
+    pub(crate) fn set_sandbox(&self, sandbox: SandboxStatus) {
+        self.view.write().sandbox = Some(sandbox);
     }
 
     pub(crate) fn set_pid(&self, pid: Option<u32>) {
@@ -255,6 +263,7 @@ impl RunnerShared {
             state: view.state,
             restart_count: view.restart_count,
             last_exit_reason: view.last_exit_reason.clone(),
+            sandbox: view.sandbox.clone(),
             plugins: view
                 .plugins
                 .values()

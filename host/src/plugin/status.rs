@@ -2,6 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::sandbox::SandboxStatus;
+
 /// A runner's lifecycle state.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -80,6 +82,9 @@ pub struct RunnerStatus {
     pub restart_count: u32,
     /// Why the last process ended (exit status, signal, hang, handshake failure).
     pub last_exit_reason: Option<String>,
+    /// The sandbox of its latest launch (none before the first).
+    #[serde(default)]
+    pub sandbox: Option<SandboxStatus>,
     /// The runner's plugins.
     pub plugins: Vec<PluginStatus>,
 }

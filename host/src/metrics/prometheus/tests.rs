@@ -12,6 +12,7 @@ fn runner(name: &str, state: RunnerState, restarts: u32) -> RunnerStatus {
         state,
         restart_count: restarts,
         last_exit_reason: None,
+        sandbox: None,
         plugins: vec![PluginStatus {
             id: format!("examples.{name}"),
             version: "1.0.0".into(),

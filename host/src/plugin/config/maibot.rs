@@ -70,6 +70,7 @@ pub(crate) fn resolve(
             RunnerProblem::NoPluginDirs,
         ));
     }
+    let sandbox = config.resolve_sandbox(base)?;
     let python = resolve_program(
         base,
         config
@@ -170,6 +171,8 @@ pub(crate) fn resolve(
             folders,
             overridden,
         }),
+        plugin_dir: None,
+        sandbox,
     })
 }
 

@@ -6,6 +6,8 @@ use std::path::{Path, PathBuf};
 use maitool_protocol::JsonObject;
 use serde::{Deserialize, Serialize};
 
+use crate::sandbox::{SandboxMode, SandboxSettings};
+
 mod error;
 mod maibot;
 
@@ -53,6 +55,10 @@ pub struct RuntimeConfig {
     pub terminate_grace_ms: u64,
     /// Tool timeout when a tool declares none.
     pub default_tool_timeout_ms: u64,
+    /// Every runner's sandbox unless its `[runners.sandbox] mode` says otherwise: `on`
+    /// (whatever the kernel supports, shown in `status`), `required` (a runner the kernel
+    /// cannot fully sandbox does not start) or `off`.
+    pub sandbox: SandboxMode,
 }
 
 impl Default for RuntimeConfig {
@@ -73,6 +79,7 @@ impl Default for RuntimeConfig {
             shutdown_grace_ms: 2_000,
             terminate_grace_ms: 1_000,
             default_tool_timeout_ms: 60_000,
+            sandbox: SandboxMode::On,
         }
     }
 }
@@ -173,6 +180,10 @@ pub struct RunnerConfig {
     /// Per-plugin settings, keyed by plugin id.
     #[serde(default)]
     pub plugins: BTreeMap<String, PluginSettings>,
+    /// What the runner's sandbox allows besides the defaults, and its mode
+    /// (`[runners.sandbox]`).
+    #[serde(default)]
+    pub sandbox: SandboxSettings,
 }
 
 /// The operator's settings for one plugin.
@@ -319,6 +330,11 @@ pub struct ResolvedRunner {
     pub plugins: BTreeMap<String, PluginSettings>,
     /// What MaiBot's runner needs besides, for a `kind = "maibot"` runner.
     pub maibot: Option<MaibotLaunch>,
+    /// The plugin folder the runner came from (`plugin_dir`), if it did: its sandbox may
+    /// read it.
+    pub plugin_dir: Option<PathBuf>,
+    /// The runner's sandbox settings, paths resolved.
+    pub sandbox: SandboxSettings,
 }
 
 impl ResolvedRunner {
@@ -332,6 +348,8 @@ impl ResolvedRunner {
             env: BTreeMap::new(),
             plugins: BTreeMap::new(),
             maibot: None,
+            plugin_dir: None,
+            sandbox: SandboxSettings::default(),
         }
     }
 
@@ -392,6 +410,7 @@ impl RunnerConfig {
             env: BTreeMap::new(),
             enabled: true,
             plugins: BTreeMap::new(),
+            sandbox: SandboxSettings::default(),
         }
     }
 
@@ -424,6 +443,7 @@ impl RunnerConfig {
                 RunnerProblem::MaibotOnly,
             ));
         }
+        let sandbox = self.resolve_sandbox(base)?;
         let mut plugins = self.plugins.clone();
         let executable = match (&self.executable, &self.plugin_dir) {
             (Some(exe), None) => resolve_program(base, exe),
@@ -507,6 +527,21 @@ impl RunnerConfig {
             env: self.env.clone(),
             plugins,
             maibot: None,
+            plugin_dir: self.plugin_dir.as_ref().map(|dir| base.join(dir)),
+            sandbox,
+        })
+    }
+
+    /// `[runners.sandbox]` with its paths resolved against `base`, checked.
+    pub(crate) fn resolve_sandbox(
+        &self,
+        base: &Path,
+    ) -> Result<SandboxSettings, RunnerConfigError> {
+        self.sandbox.resolve(base).map_err(|(key, problem)| {
+            RunnerConfigError::new(
+                format!("runners.{}.sandbox.{key}", self.name),
+                RunnerProblem::Sandbox(problem),
+            )
         })
     }
 }
