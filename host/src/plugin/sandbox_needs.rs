@@ -5,7 +5,7 @@
 //! - a maitool runner reads its executable (and its plugin folder, if it came from one) and
 //!   writes its plugins' data folders;
 //! - MaiBot's runner reads its Python (the venv and the installation it was made from) and its
-//!   plugin roots, and writes its instance folder (MaiBot's `data/plugins/<id>`,
+//!   plugin roots, and writes its instance folder (and a checkout's `logs/`) (MaiBot's `data/plugins/<id>`,
 //!   `temp/plugins/<id>` and `logs/`) and each plugin folder: the runner writes each plugin's
 //!   `config.toml` back into its folder, and market plugins keep their own files there
 //!   (`daily_state.json`, `data/`), as MaiBot lets them.
@@ -27,6 +27,8 @@ pub(crate) fn needs(launch: &ResolvedRunner, data_dirs: Vec<PathBuf>) -> RunnerN
         Some(maibot) => {
             read.extend(python_roots(&launch.executable));
             read.extend(maibot.source.iter().cloned());
+            // MaiBot's logger makes `logs/` in its working directory, the checkout.
+            write.extend(maibot.source.iter().map(|source| source.join("logs")));
             read.extend(maibot.plugin_dirs.iter().cloned());
             write.push(maibot.instance_dir.clone());
             write.extend(maibot.folders.values().cloned());

@@ -41,6 +41,10 @@ impl Supervisor {
                         ),
                     )
                 })?;
+                if let Some(source) = &maibot.source {
+                    // Made before the sandbox grants it; the runner's logger would make it.
+                    let _ = std::fs::create_dir_all(source.join("logs"));
+                }
                 command
                     .envs(maibot.environment(
                         &self.runner.name,
