@@ -54,20 +54,15 @@ impl ChildSetup {
             // The crate sets no_new_privs, then restricts this (single-threaded) process; its
             // error carries the errno, read here without formatting anything.
             if ruleset.restrict_self().is_err() {
-                let errno = Errno::last();
-                return Err(std::io::Error::from_raw_os_error(if errno as i32 == 0 {
-                    libc_eperm()
-                } else {
-                    errno as i32
-                }));
+                let errno = match Errno::last() {
+                    Errno::UnknownErrno => Errno::EPERM,
+                    errno => errno,
+                };
+                return Err(std::io::Error::from_raw_os_error(errno as i32));
             }
         }
         Ok(())
     }
-}
-
-fn libc_eperm() -> i32 {
-    Errno::EPERM as i32
 }
 
 /// Empties the capability bounding set, the ambient set and the permitted, effective and

@@ -76,12 +76,11 @@ pub(crate) fn limit(runner: &str, max: u64) -> ProcessLimit {
     if max == 0 {
         return ProcessLimit::Unavailable("max_processes = 0".into());
     }
-    match own_pids_cgroup() {
-        Some(parent) => match make_cgroup(parent, runner, max) {
+    if let Some(parent) = own_pids_cgroup() {
+        match make_cgroup(parent, runner, max) {
             Ok(launch) => return ProcessLimit::Cgroup(launch),
             Err(err) => tracing::debug!("no pids cgroup for runner {runner}: {err}"),
-        },
-        None => {}
+        }
     }
     if nix::unistd::getuid().is_root() {
         return ProcessLimit::Unavailable(
