@@ -40,6 +40,7 @@ pub mod provider;
 pub mod registry;
 pub mod render;
 pub mod settle;
+pub mod sandbox;
 mod sqlite;
 pub mod tool_name;
 

@@ -118,7 +118,13 @@ impl ControlServer {
                     host: waiting.clone(),
                     activity: activity.clone(),
                 });
-                let peer = RpcPeer::start(stream, handler, PeerConfig::new("control"));
+                // A client that sends what no one can answer learns it at once, and the
+                // connection does not hold a slot until the idle deadline.
+                let config = PeerConfig {
+                    close_on_unanswerable: true,
+                    ..PeerConfig::new("control")
+                };
+                let peer = RpcPeer::start(stream, handler, config);
                 connections.admit(peer, activity);
             }
         });

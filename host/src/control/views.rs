@@ -14,6 +14,7 @@ use crate::builtin::{Discovery, Stage, build_exposure};
 use crate::circuit::CircuitStatus;
 use crate::metrics::prometheus::{self, Exposition};
 use crate::plugin::PluginLoadState;
+use crate::sandbox::SandboxStatus;
 
 /// Which model API's request shape `maitool definitions` prints.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -213,6 +214,9 @@ pub struct PluginView {
     /// Its circuit breaker, once a call timed out or crashed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub circuit: Option<CircuitStatus>,
+    /// The sandbox its runner runs in (that of the runner's latest launch).
+    #[serde(default)]
+    pub sandbox: Option<SandboxStatus>,
 }
 
 /// Every plugin of every runner, in configuration order.
@@ -223,12 +227,13 @@ pub fn plugins(host: &Host) -> Vec<PluginView> {
         .into_iter()
         .flat_map(|runner| {
             let runner_name = runner.name;
+            let sandbox = runner.sandbox;
             runner
                 .plugins
                 .into_iter()
-                .map(move |plugin| (runner_name.clone(), plugin))
+                .map(move |plugin| (runner_name.clone(), sandbox.clone(), plugin))
         })
-        .map(|(runner, plugin)| PluginView {
+        .map(|(runner, sandbox, plugin)| PluginView {
             components: components
                 .plugin_components(&plugin.id)
                 .iter()
@@ -252,6 +257,7 @@ pub fn plugins(host: &Host) -> Vec<PluginView> {
             grant_declared: plugin.grant_declared,
             unserved_capabilities: plugin.unserved_capabilities,
             circuit: plugin.circuit,
+            sandbox,
         })
         .collect()
 }

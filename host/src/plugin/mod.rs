@@ -30,6 +30,7 @@ mod result;
 mod runner_shared;
 mod runtime;
 mod runtime_error;
+mod sandbox_needs;
 mod shared;
 mod status;
 mod supervisor;

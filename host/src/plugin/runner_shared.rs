@@ -15,6 +15,7 @@ use super::live_peer::LivePeer;
 use super::status::{
     EnvironmentState, EnvironmentStatus, PluginLoadState, PluginStatus, RunnerState, RunnerStatus,
 };
+use crate::sandbox::SandboxStatus;
 
 /// Mutable view of one runner.
 #[derive(Debug)]
@@ -27,6 +28,7 @@ struct RunnerView {
     environment: Option<EnvironmentStatus>,
     /// Plugins the runner was told not to load because of their Python dependencies, and why.
     dependency_blocks: BTreeMap<String, String>,
+    sandbox: Option<SandboxStatus>,
 }
 
 /// One runner's identity and live state.
@@ -74,6 +76,7 @@ impl RunnerShared {
                 plugins,
                 environment,
                 dependency_blocks: BTreeMap::new(),
+                sandbox: None,
             }),
             peer: RwLock::new(None),
             ready: Mutex::new(None),
@@ -128,6 +131,11 @@ impl RunnerShared {
 
     pub(crate) fn set_peer(&self, peer: Option<LivePeer>) {
         *self.peer.write() = peer;
+    }
+
+    /// Records the sandbox of the launch being started.
+    pub(crate) fn set_sandbox(&self, sandbox: SandboxStatus) {
+        self.view.write().sandbox = Some(sandbox);
     }
 
     pub(crate) fn set_pid(&self, pid: Option<u32>) {
@@ -327,6 +335,7 @@ impl RunnerShared {
             restart_count: view.restart_count,
             last_exit_reason: view.last_exit_reason.clone(),
             environment: view.environment.clone(),
+            sandbox: view.sandbox.clone(),
             plugins: view
                 .plugins
                 .values()

@@ -338,6 +338,8 @@ impl PluginRuntime {
             let same_launch = old.executable == launch.executable
                 && old.args == launch.args
                 && old.env == launch.env
+                && old.sandbox == launch.sandbox
+                && old.plugin_dir == launch.plugin_dir
                 && match (&old.maibot, &launch.maibot) {
                     (Some(old), Some(new)) => old.same_launch(new),
                     (None, None) => true,

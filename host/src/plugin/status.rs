@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::circuit::CircuitStatus;
+use crate::sandbox::SandboxStatus;
 
 /// A runner's lifecycle state.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -92,6 +93,9 @@ pub struct RunnerStatus {
     pub restart_count: u32,
     /// Why the last process ended (exit status, signal, hang, handshake failure).
     pub last_exit_reason: Option<String>,
+    /// The sandbox of its latest launch (none before the first).
+    #[serde(default)]
+    pub sandbox: Option<SandboxStatus>,
     /// The runner's plugins.
     pub plugins: Vec<PluginStatus>,
     /// A MaiBot runner's Python environment.

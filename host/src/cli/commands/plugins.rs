@@ -139,6 +139,9 @@ fn print_plugins(plugins: &[PluginView]) -> Result<()> {
                 plugin.unserved_capabilities.join(", ")
             )?;
         }
+        if let Some(sandbox) = &plugin.sandbox {
+            outln!("    sandbox: {}", sandbox.line())?;
+        }
         for component in &plugin.components {
             let enabled = if component.enabled {
                 "enabled"

@@ -79,6 +79,13 @@ pub(super) fn print_status(status: &Value) -> anyhow::Result<()> {
         if let Some(environment) = runner.get("environment").filter(|e| e.is_object()) {
             print_environment(environment)?;
         }
+        if let Some(sandbox) = runner
+            .get("sandbox")
+            .filter(|s| !s.is_null())
+            .and_then(|s| serde_json::from_value::<crate::sandbox::SandboxStatus>(s.clone()).ok())
+        {
+            outln!("    sandbox: {}", sandbox.line())?;
+        }
         for plugin in items(runner, "plugins") {
             outln!(
                 "    {:28} {:8} {}",

@@ -13,6 +13,7 @@ fn runner(state: RunnerState) -> RunnerStatus {
         restart_count: 0,
         last_exit_reason: None,
         environment: None,
+        sandbox: None,
         plugins: Vec::new(),
     }
 }

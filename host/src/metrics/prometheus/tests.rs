@@ -14,6 +14,7 @@ fn runner(name: &str, state: RunnerState, restarts: u32) -> RunnerStatus {
         restart_count: restarts,
         last_exit_reason: None,
         environment: None,
+        sandbox: None,
         plugins: vec![PluginStatus {
             id: format!("examples.{name}"),
             version: "1.0.0".into(),

@@ -107,6 +107,9 @@ pub enum RunnerProblem {
     /// A capability grant that would grant something other than it seems to.
     #[error("{0}")]
     Grant(GrantError),
+    /// A `[runners.sandbox]` value the host refuses.
+    #[error("{0}")]
+    Sandbox(crate::sandbox::SandboxConfigError),
     /// A MaiBot runner without plugin folders.
     #[error("a MaiBot runner needs at least one folder of plugins")]
     NoPluginDirs,

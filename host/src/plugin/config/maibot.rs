@@ -76,6 +76,7 @@ pub(crate) fn resolve(
             RunnerProblem::NoPluginDirs,
         ));
     }
+    let sandbox = config.resolve_sandbox(base)?;
     let own_python = config.python.as_deref().map(|p| resolve_program(base, p));
     let environment = EnvSettings::resolve(
         &config.python_env.clone().unwrap_or_default(),
@@ -190,6 +191,8 @@ pub(crate) fn resolve(
             environment,
             dependencies,
         }),
+        plugin_dir: None,
+        sandbox,
     })
 }
 

@@ -7,6 +7,7 @@ use maitool_protocol::JsonObject;
 use serde::{Deserialize, Serialize};
 
 use crate::maibot_env::PythonEnvConfig;
+use crate::sandbox::{SandboxMode, SandboxSettings};
 
 mod error;
 mod maibot;
@@ -65,6 +66,10 @@ pub struct RuntimeConfig {
     pub circuit_cooldown_ms: u64,
     /// Cap of the cool-down, which doubles each time a probe fails.
     pub circuit_max_cooldown_ms: u64,
+    /// Every runner's sandbox unless its `[runners.sandbox] mode` says otherwise: `on`
+    /// (whatever the kernel supports, shown in `status`), `required` (a runner the kernel
+    /// cannot fully sandbox does not start) or `off`.
+    pub sandbox: SandboxMode,
 }
 
 impl Default for RuntimeConfig {
@@ -89,6 +94,7 @@ impl Default for RuntimeConfig {
             circuit_failure_threshold: 5,
             circuit_cooldown_ms: 10_000,
             circuit_max_cooldown_ms: 300_000,
+            sandbox: SandboxMode::On,
         }
     }
 }
@@ -215,6 +221,10 @@ pub struct RunnerConfig {
     /// Per-plugin settings, keyed by plugin id.
     #[serde(default)]
     pub plugins: BTreeMap<String, PluginSettings>,
+    /// What the runner's sandbox allows besides the defaults, and its mode
+    /// (`[runners.sandbox]`).
+    #[serde(default)]
+    pub sandbox: SandboxSettings,
 }
 
 /// The operator's settings for one plugin.
@@ -361,6 +371,11 @@ pub struct ResolvedRunner {
     pub plugins: BTreeMap<String, PluginSettings>,
     /// What MaiBot's runner needs besides, for a `kind = "maibot"` runner.
     pub maibot: Option<MaibotLaunch>,
+    /// The plugin folder the runner came from (`plugin_dir`), if it did: its sandbox may
+    /// read it.
+    pub plugin_dir: Option<PathBuf>,
+    /// The runner's sandbox settings, paths resolved.
+    pub sandbox: SandboxSettings,
 }
 
 impl ResolvedRunner {
@@ -374,6 +389,8 @@ impl ResolvedRunner {
             env: BTreeMap::new(),
             plugins: BTreeMap::new(),
             maibot: None,
+            plugin_dir: None,
+            sandbox: SandboxSettings::default(),
         }
     }
 
@@ -420,6 +437,7 @@ impl RunnerConfig {
             env: BTreeMap::new(),
             enabled: true,
             plugins: BTreeMap::new(),
+            sandbox: SandboxSettings::default(),
         }
     }
 
@@ -453,6 +471,7 @@ impl RunnerConfig {
                 RunnerProblem::MaibotOnly,
             ));
         }
+        let sandbox = self.resolve_sandbox(base)?;
         let mut plugins = self.plugins.clone();
         let executable = match (&self.executable, &self.plugin_dir) {
             (Some(exe), None) => resolve_program(base, exe),
@@ -536,6 +555,21 @@ impl RunnerConfig {
             env: self.env.clone(),
             plugins,
             maibot: None,
+            plugin_dir: self.plugin_dir.as_ref().map(|dir| base.join(dir)),
+            sandbox,
+        })
+    }
+
+    /// `[runners.sandbox]` with its paths resolved against `base`, checked.
+    pub(crate) fn resolve_sandbox(
+        &self,
+        base: &Path,
+    ) -> Result<SandboxSettings, RunnerConfigError> {
+        self.sandbox.resolve(base).map_err(|(key, problem)| {
+            RunnerConfigError::new(
+                format!("runners.{}.sandbox.{key}", self.name),
+                RunnerProblem::Sandbox(problem),
+            )
         })
     }
 }

@@ -206,7 +206,7 @@ impl Supervisor {
             Err(outcome) => return outcome,
         };
         let token = fresh_token();
-        let bootstrap = self
+        let bootstrap: std::collections::BTreeMap<_, _> = self
             .runner
             .settings()
             .iter()
@@ -221,12 +221,18 @@ impl Supervisor {
                 (id.clone(), boot)
             })
             .collect();
+        let data_dirs = bootstrap
+            .values()
+            .filter(|boot| !boot.data_dir.is_empty())
+            .map(|boot| std::path::PathBuf::from(&boot.data_dir))
+            .collect();
         let connection = self
             .runtime
             .launches
             .expect(token.clone(), &name, bootstrap);
-        let mut child = match self.spawn(&token, &blocked) {
-            Ok(child) => child,
+        // The sandbox lives until the process group is gone (its cgroup, its temporary folder).
+        let (mut child, _sandbox) = match self.spawn(&token, &blocked, data_dirs) {
+            Ok(spawned) => spawned,
             Err(err) => {
                 self.runtime.launches.forget(&token);
                 let hint = match self
