@@ -6,6 +6,7 @@ mod availability;
 mod call_error;
 mod capabilities;
 mod chat_view;
+mod component_call;
 mod components;
 mod config;
 mod config_update;
@@ -36,7 +37,13 @@ pub use capabilities::{
     BotConfig, CapabilityService, LlmConfig, LlmConfigError, MemorySink, MessageSink,
     OutgoingImage, OutgoingMessage, SinkError, StoreSink,
 };
-pub use components::{ComponentEntry, ComponentLookupError, ComponentRegistry, DeclarationError};
+pub(crate) use capabilities::{message_dict, sha256_hex};
+pub(crate) use chat_view::ChatView;
+pub use component_call::ComponentCallError;
+pub use components::{
+    CommandTrigger, ComponentEntry, ComponentLookupError, ComponentRegistry, DeclarationError,
+    EventTrigger, Trigger,
+};
 pub use config::{AnnouncedIdError, RunnerConfigError, RunnerProblem, RuntimeConfigError};
 pub use config::{
     MaibotLaunch, PluginManifest, PluginSettings, ResolvedRunner, RunnerConfig, RunnerKind,

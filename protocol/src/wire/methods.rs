@@ -42,6 +42,14 @@ pub mod names {
     pub const INVOKE_TOOL: &str = "plugin.invoke_tool";
     /// Host → runner, request: run a legacy Action converted to a tool.
     pub const INVOKE_ACTION: &str = "plugin.invoke_action";
+    /// Host → runner, request: run a command a chat message matched
+    /// ([`CommandArgs`](crate::wire::message_flow::CommandArgs) as the invocation's `args`,
+    /// answered as a [`CommandReply`](crate::wire::message_flow::CommandReply)).
+    pub const INVOKE_COMMAND: &str = "plugin.invoke_command";
+    /// Host → runner, request: run an event handler
+    /// ([`EventArgs`](crate::wire::message_flow::EventArgs) as the invocation's `args`,
+    /// answered with an [`EventResultPayload`](crate::wire::message_flow::EventResultPayload)).
+    pub const EMIT_EVENT: &str = "plugin.emit_event";
     /// Host → runner, request: liveness and load state.
     pub const HEALTH: &str = "plugin.health";
     /// Host → runner, request: stop accepting new work, report what is in flight.

@@ -158,7 +158,7 @@ fn listed(emoji: &Emoji) -> Value {
     payload(emoji, UNTAGGED)
 }
 
-pub(super) fn sha256_hex(data: &[u8]) -> String {
+pub(crate) fn sha256_hex(data: &[u8]) -> String {
     Sha256::digest(data)
         .iter()
         .map(|byte| format!("{byte:02x}"))

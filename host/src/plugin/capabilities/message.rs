@@ -165,38 +165,48 @@ async fn dicts(
             }
             raw.push(segment);
         }
-        let group_info = stream
-            .as_ref()
-            .filter(|s| s.chat_type == Some(ChatType::Group))
-            .map(|s| json!({ "group_id": s.target_id, "group_name": s.name }));
-        out.push(json!({
-            "message_id": message.message_id,
-            "timestamp": message.time.to_string(),
-            "platform": stream.as_ref().map(|s| s.platform.clone()).unwrap_or_default(),
-            "account_id": null,
-            "scope": null,
-            "message_info": {
-                "user_info": {
-                    "user_id": message.sender_id,
-                    "user_nickname": message.sender_name,
-                    "user_cardname": null,
-                },
-                "group_info": group_info,
-                "additional_config": {},
-            },
-            "raw_message": raw,
-            "is_mentioned": false,
-            "is_at": !message.mentions.is_empty(),
-            "is_emoji": false,
-            "is_picture": message.image_count > 0 && message.text.is_empty(),
-            "is_command": false,
-            "is_notify": false,
-            "session_id": message.stream_id,
-            "reply_to": message.reply_to,
-            "processed_plain_text": message.text,
-        }));
+        out.push(message_dict(&message, stream.as_ref(), raw));
     }
     Ok(out)
+}
+
+/// One message as MaiBot's message dict, with its segments (`raw_message`) already built;
+/// group streams carry `group_info`. Shared by `message.*` and the message flow, which
+/// hands plugins a message before it is stored.
+pub(crate) fn message_dict(
+    message: &HistoryMessage,
+    stream: Option<&StreamInfo>,
+    raw: Vec<Value>,
+) -> Value {
+    let group_info = stream
+        .filter(|s| s.chat_type == Some(ChatType::Group))
+        .map(|s| json!({ "group_id": s.target_id, "group_name": s.name }));
+    json!({
+        "message_id": message.message_id,
+        "timestamp": message.time.to_string(),
+        "platform": stream.map(|s| s.platform.clone()).unwrap_or_default(),
+        "account_id": null,
+        "scope": null,
+        "message_info": {
+            "user_info": {
+                "user_id": message.sender_id,
+                "user_nickname": message.sender_name,
+                "user_cardname": null,
+            },
+            "group_info": group_info,
+            "additional_config": {},
+        },
+        "raw_message": raw,
+        "is_mentioned": false,
+        "is_at": !message.mentions.is_empty(),
+        "is_emoji": false,
+        "is_picture": message.image_count > 0 && message.text.is_empty(),
+        "is_command": false,
+        "is_notify": false,
+        "session_id": message.stream_id,
+        "reply_to": message.reply_to,
+        "processed_plain_text": message.text,
+    })
 }
 
 fn line(time: f64, sender: &str, text: &str) -> String {

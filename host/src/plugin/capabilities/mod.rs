@@ -42,7 +42,9 @@ use crate::builtin::Store;
 use crate::registry::ToolRegistry;
 
 pub use config::BotConfig;
+pub(crate) use emoji::sha256_hex;
 pub use llm::{LlmConfig, LlmConfigError};
+pub(crate) use message::message_dict;
 pub use plugin_control::PluginControl;
 pub use sink::{MemorySink, MessageSink, OutgoingImage, OutgoingMessage, SinkError, StoreSink};
 

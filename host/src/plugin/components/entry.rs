@@ -9,6 +9,7 @@ use maitool_protocol::{
     ChatScope, JsonObject, ProviderType, ToolAnnotation, ToolIcon, ToolSpec, Visibility,
 };
 
+use super::trigger::Trigger;
 use crate::plugin::PLUGIN_PROVIDER_NAME;
 use crate::plugin::invoke_args::ContextKeys;
 
@@ -94,6 +95,8 @@ pub struct ComponentEntry {
     pub legacy_action: bool,
     /// The spec exposed to the registry, built once at registration.
     pub spec: Arc<ToolSpec>,
+    /// What makes it run: a call (tools), a message (commands), an event (event handlers).
+    pub trigger: Trigger,
     /// The context keys its calls' arguments carry when its runner reads the context from
     /// the payload: those its parameters declare, or all of them for a legacy Action.
     pub(crate) context_keys: ContextKeys,
@@ -139,6 +142,11 @@ impl ComponentEntry {
                 .to_owned()
         };
         let component_type = decl.component_type.trim().to_ascii_uppercase();
+        let trigger = Trigger::of(
+            &component_type,
+            component_type == "TOOL" || component_type == "ACTION",
+            meta,
+        );
         let legacy_action = component_type == "ACTION"
             || meta
                 .get("legacy_action")
@@ -232,6 +240,7 @@ impl ComponentEntry {
             visibility,
             legacy_action,
             spec: Arc::new(spec),
+            trigger,
             context_keys,
         })
     }
