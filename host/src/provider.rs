@@ -168,9 +168,10 @@ pub trait ToolProvider: Send + Sync + 'static {
     }
 
     /// Why a tool this provider declares is offered to no one, for example
-    /// `tool NAME is hidden: ...`. The registry asks only when no provider had the tool
-    /// available for a call, so that the caller reads this cause instead of
-    /// `tool not found: NAME`. The default is `None`.
+    /// `tool NAME is hidden: ...`, or what a name that is no tool of this provider is instead
+    /// (a plugin's command: how it runs). The registry asks only when no provider had the
+    /// tool available for a call (the providers declaring the name first, then all), so that
+    /// the caller reads this cause instead of `tool not found: NAME`. The default is `None`.
     fn refusal(&self, name: &str) -> Option<String> {
         let _ = name;
         None

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use crate::app::Host;
 use crate::builtin::{Discovery, Stage, build_exposure};
 use crate::metrics::prometheus::{self, Exposition};
-use crate::plugin::PluginLoadState;
+use crate::plugin::{PluginLoadState, Trigger, event_source};
 
 /// Which model API's request shape `maitool definitions` prints.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -172,6 +172,61 @@ pub struct ComponentView {
     pub enabled: bool,
     /// A converted legacy Action.
     pub legacy_action: bool,
+    /// When it runs, as a sentence (`when a chat message matches /^\/weather/ ...`).
+    #[serde(default)]
+    pub runs: String,
+    /// What triggers a command or an event handler, field by field; `None` for tools.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trigger: Option<TriggerView>,
+}
+
+/// What makes a command or an event handler run, for `maitool plugins --json`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum TriggerView {
+    /// A command: a chat message that matches.
+    Command {
+        /// Its regular expression (Python syntax), searched in the message's text.
+        pattern: String,
+        /// Prefixes that call it too.
+        aliases: Vec<String>,
+        /// Whether the message stops after it unless it says otherwise.
+        intercepts: bool,
+        /// Why the pattern does not compile, if it does not (aliases still match).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pattern_error: Option<String>,
+    },
+    /// An event handler.
+    Event {
+        /// The event's name.
+        event: String,
+        /// Higher runs first.
+        weight: i64,
+        /// Waited for, and able to change or stop the message.
+        intercept_message: bool,
+        /// Who fires the event.
+        fired_by: String,
+    },
+}
+
+impl TriggerView {
+    fn of(trigger: &Trigger) -> Option<TriggerView> {
+        match trigger {
+            Trigger::Command(command) => Some(TriggerView::Command {
+                pattern: command.matcher.pattern().to_owned(),
+                aliases: command.matcher.aliases().to_vec(),
+                intercepts: command.intercepts,
+                pattern_error: command.matcher.pattern_error().map(str::to_owned),
+            }),
+            Trigger::Event(event) => Some(TriggerView::Event {
+                event: event.event_type.to_string(),
+                weight: event.weight,
+                intercept_message: event.intercept_message,
+                fired_by: event_source(&event.event_type).to_owned(),
+            }),
+            Trigger::Call | Trigger::Never => None,
+        }
+    }
 }
 
 /// One plugin, for `maitool plugins`.
@@ -220,6 +275,8 @@ pub fn plugins(host: &Host) -> Vec<PluginView> {
                     visibility: entry.visibility,
                     enabled: components.is_enabled(&entry.full_name),
                     legacy_action: entry.legacy_action,
+                    runs: entry.trigger.describe(),
+                    trigger: TriggerView::of(&entry.trigger),
                 })
                 .collect(),
             id: plugin.id,

@@ -42,7 +42,7 @@ pub(crate) use chat_view::ChatView;
 pub use component_call::ComponentCallError;
 pub use components::{
     CommandTrigger, ComponentEntry, ComponentLookupError, ComponentRegistry, DeclarationError,
-    EventTrigger, Trigger,
+    EventTrigger, Trigger, event_source,
 };
 pub use config::{AnnouncedIdError, RunnerConfigError, RunnerProblem, RuntimeConfigError};
 pub use config::{

@@ -104,10 +104,22 @@ impl ToolProvider for PluginToolProvider {
     }
 
     fn refusal(&self, name: &str) -> Option<String> {
-        let entry = self
+        let Some(entry) = self
             .runtime
             .components
-            .hidden_tool(name, |plugin| self.runtime.is_live(plugin))?;
+            .hidden_tool(name, |plugin| self.runtime.is_live(plugin))
+        else {
+            let other = self
+                .runtime
+                .components
+                .non_tool(name, |plugin| self.runtime.is_live(plugin))?;
+            return Some(format!(
+                "{name} is not a tool: it is {} of plugin {}, which runs {}",
+                super::components::kind_phrase(&other.component_type),
+                other.plugin_id,
+                other.trigger.describe()
+            ));
+        };
         Some(format!(
             "tool {name} is hidden: plugin {} declares it with visibility hidden, which offers \
              it neither to models nor to direct calls",

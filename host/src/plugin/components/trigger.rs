@@ -101,3 +101,83 @@ fn event_type(value: Option<&Value>) -> EventType {
         known => known,
     }
 }
+
+/// Who fires an event: the message flow (`messages/`) for the message and send events,
+/// `maitool serve` for `on_start` and `on_stop`, the embedding engine for the rest. Kept in
+/// step with `messages/mod.rs` and `messages/send_events.rs`.
+pub fn event_source(event: &EventType) -> &'static str {
+    match event {
+        EventType::OnMessagePreProcess | EventType::OnMessage => {
+            "the host, for every chat message it receives (`maitool message`)"
+        }
+        EventType::PostSendPreProcess | EventType::PostSend | EventType::AfterSend => {
+            "the host, for every message a plugin sends"
+        }
+        EventType::OnStart => "`maitool serve` once it is serving",
+        EventType::OnStop => "`maitool serve` when it stops",
+        _ => {
+            "only an embedding engine (`MessageFlow::emit_event`): the host has no such point of its own"
+        }
+    }
+}
+
+impl Trigger {
+    /// When the component runs, as a clause: `when a chat message matches ...`.
+    pub fn describe(&self) -> String {
+        match self {
+            Trigger::Call => "when called by name (`maitool call`, a model's tool call)".to_owned(),
+            Trigger::Command(command) => {
+                let matcher = &command.matcher;
+                let mut ways = Vec::new();
+                if !matcher.pattern().is_empty() && matcher.pattern_error().is_none() {
+                    ways.push(format!("matches /{}/", matcher.pattern()));
+                }
+                if !matcher.aliases().is_empty() {
+                    ways.push(format!("starts with {}", matcher.aliases().join(" or ")));
+                }
+                let mut text = if ways.is_empty() {
+                    "never: it declares no pattern and no alias".to_owned()
+                } else {
+                    format!(
+                        "when a chat message {} (send one with `maitool message`)",
+                        ways.join(" or ")
+                    )
+                };
+                if let Some(error) = matcher.pattern_error() {
+                    text.push_str(&format!(
+                        "; its pattern /{}/ does not compile ({error}), so only its aliases match",
+                        matcher.pattern()
+                    ));
+                }
+                text
+            }
+            Trigger::Event(event) => format!(
+                "on event {} (weight {}, {}), fired by {}",
+                event.event_type,
+                event.weight,
+                if event.intercept_message {
+                    "waited for: it may change or stop the message"
+                } else {
+                    "not waited for"
+                },
+                event_source(&event.event_type)
+            ),
+            Trigger::Never => "never: maitool does not run this kind of component".to_owned(),
+        }
+    }
+}
+
+/// A component type as a sentence names it, with its article: `a command`, `an event
+/// handler`.
+pub fn kind_phrase(component_type: &str) -> String {
+    let kind = match component_type {
+        "API" => "API".to_owned(),
+        other => other.to_ascii_lowercase().replace('_', " "),
+    };
+    let article = if kind.starts_with(['a', 'e', 'i', 'o', 'u', 'A', 'E', 'I', 'O', 'U']) {
+        "an"
+    } else {
+        "a"
+    };
+    format!("{article} {kind}")
+}
