@@ -415,3 +415,6 @@ impl Inner {
         true
     }
 }
+
+#[cfg(test)]
+mod tests;
