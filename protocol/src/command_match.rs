@@ -1,12 +1,17 @@
-//! How a chat message picks a command: MaiBot's rule, shared by the host and the SDK's test
-//! harness (feature `command-match`).
+//! How a chat message picks a command, shared by the host and the SDK's test harness
+//! (feature `command-match`).
 //!
 //! A command declares a regular expression (`command_pattern`) and aliases. A message matches
 //! it when the pattern is found anywhere in its text (Python's `re.search`; anchor it with `^`
-//! to match at the start), which gives the pattern's named groups; failing that, when the
-//! text starts with one of the aliases, with no groups. Patterns are Python's syntax, read by
+//! to match at the start), which gives the pattern's named groups, or when the text starts
+//! with one of the aliases, with no groups. Patterns are Python's syntax, read by
 //! `fancy-regex`: named groups `(?P<name>...)`, lookaround and backreferences work. A search
 //! that backtracks too long is abandoned as no match (Python's `re` would hang the bot).
+//!
+//! Among several commands ([`first_match`]), every pattern is tried before any alias, and
+//! the longest alias wins. MaiBot tries each command's pattern and then its aliases before
+//! the next command, so that an alias `/r` of one command took `/remember ...` from the
+//! next command's pattern.
 
 use serde_json::Value;
 
@@ -84,8 +89,28 @@ impl CommandMatcher {
         self.pattern.as_ref().err().map(String::as_str)
     }
 
-    /// Whether `text` calls this command, and with which groups.
+    /// Whether `text` calls this command, and with which groups: its pattern, else an
+    /// alias.
     pub fn matches(&self, text: &str) -> Option<CommandMatch> {
+        self.pattern_match(text).or_else(|| {
+            self.alias_match(text).map(|alias| CommandMatch {
+                groups: JsonObject::new(),
+                by: MatchedBy::Alias(alias.to_owned()),
+            })
+        })
+    }
+
+    /// The longest of the aliases that `text` starts with.
+    pub fn alias_match(&self, text: &str) -> Option<&str> {
+        self.aliases
+            .iter()
+            .filter(|alias| text.starts_with(alias.as_str()))
+            .max_by_key(|alias| alias.len())
+            .map(String::as_str)
+    }
+
+    /// Whether the pattern is found in `text`, with its named groups.
+    pub fn pattern_match(&self, text: &str) -> Option<CommandMatch> {
         if let Ok(Some(pattern)) = &self.pattern {
             match pattern.captures(text) {
                 Ok(Some(captures)) => {
@@ -112,14 +137,50 @@ impl CommandMatcher {
                 ),
             }
         }
-        self.aliases
-            .iter()
-            .find(|alias| text.starts_with(alias.as_str()))
-            .map(|alias| CommandMatch {
-                groups: JsonObject::new(),
-                by: MatchedBy::Alias(alias.clone()),
-            })
+        None
     }
+}
+
+/// The command among `commands` (in their order) that `text` calls: the first whose pattern
+/// is found in it; else the one with the longest alias the text starts with (the first of
+/// equals).
+///
+/// ```
+/// use maitool_protocol::command_match::{CommandMatcher, MatchedBy, first_match};
+///
+/// let roll = CommandMatcher::new(r"^/roll\b", vec!["/r".into()]);
+/// let remember = CommandMatcher::new(r"^/remember\s+(?P<note>.+)", vec![]);
+/// let commands = [("roll", &roll), ("remember", &remember)];
+/// let (name, hit) = first_match(commands, "/remember milk").unwrap();
+/// assert_eq!((name, hit.groups["note"].as_str()), ("remember", Some("milk")));
+/// assert_eq!(first_match(commands, "/r").unwrap().1.by, MatchedBy::Alias("/r".into()));
+/// ```
+pub fn first_match<'a, T>(
+    commands: impl IntoIterator<Item = (T, &'a CommandMatcher)>,
+    text: &str,
+) -> Option<(T, CommandMatch)> {
+    let mut best_alias: Option<(T, &'a str)> = None;
+    for (command, matcher) in commands {
+        if let Some(hit) = matcher.pattern_match(text) {
+            return Some((command, hit));
+        }
+        if let Some(alias) = matcher.alias_match(text)
+            && best_alias
+                .as_ref()
+                .is_none_or(|(_, best)| alias.len() > best.len())
+        {
+            best_alias = Some((command, alias));
+        }
+    }
+    best_alias.map(|(command, alias)| {
+        (
+            command,
+            CommandMatch {
+                groups: JsonObject::new(),
+                by: MatchedBy::Alias(alias.to_owned()),
+            },
+        )
+    })
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use maitool_protocol::command_match::CommandMatcher;
+use maitool_protocol::command_match::{CommandMatcher, first_match};
 use maitool_protocol::wire::message_flow::{
     CommandArgs, CommandReply, EventArgs, EventResultPayload, EventType,
 };
@@ -95,8 +95,9 @@ impl RunningPlugin {
     }
 
     /// Hands the plugin a chat message `text` in the test's context, as the host does: the
-    /// first of its commands whose pattern is found in the text, or whose alias starts it,
-    /// runs (`plugin.invoke_command`). Disabled commands are skipped.
+    /// first of its commands whose pattern is found in the text, else the one with the
+    /// longest alias that starts it, runs (`plugin.invoke_command`). Disabled commands are
+    /// skipped.
     ///
     /// `Err(TestError::NoCommand)` when none matches; a command that fails is `Ok` with
     /// `success: false`.
@@ -131,11 +132,8 @@ impl RunningPlugin {
             .iter()
             .filter(|d| d.component_type == "COMMAND" && enabled(d))
             .collect();
-        let hit = commands.iter().find_map(|declaration| {
-            matcher(declaration)
-                .matches(text)
-                .map(|hit| (*declaration, hit))
-        });
+        let matchers: Vec<CommandMatcher> = commands.iter().map(|d| matcher(d)).collect();
+        let hit = first_match(commands.iter().copied().zip(&matchers), text);
         let Some((declaration, hit)) = hit else {
             return Err(TestError::NoCommand {
                 text: text.to_owned(),

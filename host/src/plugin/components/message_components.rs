@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use maitool_protocol::command_match::CommandMatch;
+use maitool_protocol::command_match::{CommandMatch, first_match};
 use maitool_protocol::wire::message_flow::EventType;
 
 use super::trigger::Trigger;
@@ -11,11 +11,12 @@ use super::{ComponentEntry, ComponentRegistry};
 use crate::plugin::chat_view::ChatView;
 
 impl ComponentRegistry {
-    /// The first command enabled in `chat`, of a plugin passing `is_live`, that `text`
-    /// matches, and how. Commands are tried in plugin registration order, then in each
-    /// plugin's declaration order (MaiBot's order: its registry's insertion order). A command
-    /// disabled globally or for the session, outside its chat scope or its allowed sessions
-    /// is skipped, so a later one may match instead.
+    /// The command enabled in `chat`, of a plugin passing `is_live`, that `text` calls, and
+    /// how ([`first_match`]: every pattern before any alias, the longest alias among them).
+    /// Commands are taken in plugin registration order, then in each plugin's declaration
+    /// order (MaiBot's order: its registry's insertion order). A command disabled globally
+    /// or for the session, outside its chat scope or its allowed sessions is skipped, so
+    /// another may match instead.
     pub(crate) fn match_command(
         &self,
         text: &str,
@@ -37,13 +38,11 @@ impl ComponentRegistry {
                 .collect()
         };
         // Matched outside the lock: a pattern may take a while.
-        candidates.into_iter().find_map(|entry| {
-            let Trigger::Command(command) = &entry.trigger else {
-                return None;
-            };
-            let hit = command.matcher.matches(text)?;
-            Some((entry, hit))
-        })
+        let commands = candidates.iter().filter_map(|entry| match &entry.trigger {
+            Trigger::Command(command) => Some((entry, &command.matcher)),
+            _ => None,
+        });
+        first_match(commands, text).map(|(entry, hit)| (Arc::clone(entry), hit))
     }
 
     /// The handlers of `event` enabled in `chat`, of plugins passing `is_live`, highest weight
