@@ -8,15 +8,17 @@
 //!    not know needs the platform; an id already stored is refused) and its stream opened;
 //! 2. hook `chat.receive.before_process` (may change or drop the message);
 //! 3. event `on_message_pre_process` (handlers may change or stop it);
-//! 4. hook `chat.receive.after_process`;
-//! 5. the first command its text matches ([`commands`]: hooks around it,
-//!    `plugin.invoke_command`); a command that intercepts ends the flow;
-//! 6. event `on_message`;
-//! 7. stored in the built-in store's history (with its final text), so `message.*`,
-//!    `fetch_history` and the built-in tools see it.
+//! 4. hook `chat.receive.after_process` (may change or drop it);
+//! 5. stored in the built-in store's history, with its text as changed so far, so
+//!    `message.*`, `fetch_history` and the built-in tools see it, and what the command and
+//!    the handlers send comes after it;
+//! 6. the command its text calls ([`commands`]: hooks around it, `plugin.invoke_command`);
+//!    a command that intercepts ends the flow;
+//! 7. event `on_message` (handlers may stop the message from going further, and change it).
 //!
-//! A message stopped at 2, 3, 4 or 6 is not stored (a filter keeps it out of history); one a
-//! command intercepted is. The [`MessageOutcome`] says what happened at each stage. What
+//! A message stopped at 2, 3 or 4 is not stored (a filter keeps it out of history); later
+//! stages see a stored message, and what they change is in the outcome's text, not in the
+//! history. The [`MessageOutcome`] says what happened at each stage. What
 //! plugins send while the message is processed goes through [`SendEvents`], the send-side
 //! events and hooks, and is listed in the outcome.
 //!
@@ -140,26 +142,35 @@ impl MessageFlow {
         let watch = self.sent.watch(&message.stream_id);
         let mut dict = dict::render(&message, &message_id, time, &stream, true);
 
-        let stopped = self.receive_stages(&mut dict, &context, &mut outcome).await;
-        if let Some(text) = dict::text_of(&dict) {
-            message.text = text;
-        }
-        outcome.text = message.text.clone();
-        if stopped {
+        if self
+            .admission_stages(&mut dict, &context, &mut outcome)
+            .await
+        {
+            outcome.text = dict::text_of(&dict).unwrap_or(message.text);
             outcome.not_stored_because = Some(match &outcome.stopped {
                 Some(stop) => format!("stopped by {} at {}", stop.by, stop.at),
                 None => "stopped".to_owned(),
             });
-        } else {
-            self.store_message(message, message_id, time, &mut outcome)
-                .await;
+            outcome.sent = watch.take();
+            return Ok(outcome);
         }
+        if let Some(text) = dict::text_of(&dict) {
+            message.text = text;
+        }
+        // Stored before the command runs: what the command and the handlers send comes after
+        // it in the history, as it happened (MaiBot stores a command's message after the
+        // command, below its own reply).
+        self.store_message(message, message_id, time, &mut outcome)
+            .await;
+        self.command_and_on_message(&mut dict, &context, &mut outcome)
+            .await;
+        outcome.text = dict::text_of(&dict).unwrap_or_default();
         outcome.sent = watch.take();
         Ok(outcome)
     }
 
-    /// Stages 2 to 6; true when the message was dropped (not to be stored).
-    async fn receive_stages(
+    /// Stages 2 to 4; true when the message was dropped (not to be stored).
+    async fn admission_stages(
         &self,
         dict: &mut JsonObject,
         context: &ToolExecutionContext,
@@ -183,18 +194,23 @@ impl MessageFlow {
         {
             return true;
         }
-        if self
-            .hook(
-                hooks::names::RECEIVE_AFTER_PROCESS,
-                dict,
-                JsonObject::new(),
-                outcome,
-            )
-            .await
-            .is_none()
-        {
-            return true;
-        }
+        self.hook(
+            hooks::names::RECEIVE_AFTER_PROCESS,
+            dict,
+            JsonObject::new(),
+            outcome,
+        )
+        .await
+        .is_none()
+    }
+
+    /// Stages 6 and 7: the command the text calls, then, unless it intercepted, `on_message`.
+    async fn command_and_on_message(
+        &self,
+        dict: &mut JsonObject,
+        context: &ToolExecutionContext,
+        outcome: &mut MessageOutcome,
+    ) {
         let text = dict::text_of(dict).unwrap_or_default();
         if !text.trim().is_empty() {
             let hit =
@@ -214,13 +230,12 @@ impl MessageFlow {
                             by: full_name,
                         });
                     }
-                    // Intercepted, yet stored: MaiBot keeps command messages.
-                    return false;
+                    return;
                 }
             }
         }
         self.message_event(EventType::OnMessage, dict, context, outcome)
-            .await
+            .await;
     }
 
     /// Runs a message event's handlers on `dict`; true when one stopped the message.
@@ -370,7 +385,7 @@ impl MessageFlow {
         Ok((message, stream, message_id, time))
     }
 
-    /// Stage 7: the message into the store's history.
+    /// Stage 5: the message into the store's history.
     async fn store_message(
         &self,
         message: ChatMessage,

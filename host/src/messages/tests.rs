@@ -107,10 +107,7 @@ async fn malformed_messages_are_refused_and_nothing_is_stored() {
     let mut with_id = hello("st1");
     with_id.message_id = "m1".into();
     flow.receive(with_id.clone()).await.unwrap();
-    assert_eq!(
-        refusal(with_id).await,
-        "message m1 is already in the store"
-    );
+    assert_eq!(refusal(with_id).await, "message m1 is already in the store");
     assert_eq!(history(&store, "st1").await.len(), 2);
 }
 
@@ -221,7 +218,10 @@ async fn a_plugins_send_passes_the_send_hooks_and_a_stopped_one_is_not_delivered
             .unwrap()
             .clone()
     };
-    let sent = capabilities.call("p", "send.text", &args("hi")).await.unwrap();
+    let sent = capabilities
+        .call("p", "send.text", &args("hi"))
+        .await
+        .unwrap();
     assert_eq!(sent["success"], true);
     let stopped = capabilities
         .call("p", "send.text", &args("HI!"))

@@ -55,9 +55,16 @@ fn every_pattern_is_tried_before_any_alias_and_the_longest_alias_wins() {
     let roll = CommandMatcher::new(r"^/roll\b", vec!["/r".into()]);
     let remember = CommandMatcher::new(r"^/remember\s+(?P<note>.+)", vec!["/rem".into()]);
     let report = CommandMatcher::new("", vec!["/report".into()]);
-    let commands = [("roll", &roll), ("remember", &remember), ("report", &report)];
+    let commands = [
+        ("roll", &roll),
+        ("remember", &remember),
+        ("report", &report),
+    ];
     // A later command's pattern beats an earlier command's alias.
-    assert_eq!(first_match(commands, "/remember milk").unwrap().0, "remember");
+    assert_eq!(
+        first_match(commands, "/remember milk").unwrap().0,
+        "remember"
+    );
     // Among aliases, the longest that starts the text.
     assert_eq!(first_match(commands, "/report now").unwrap().0, "report");
     assert_eq!(first_match(commands, "/remx").unwrap().0, "remember");
@@ -65,6 +72,11 @@ fn every_pattern_is_tried_before_any_alias_and_the_longest_alias_wins() {
     // Patterns keep their order.
     let any = CommandMatcher::new("x", vec![]);
     let also = CommandMatcher::new("x", vec![]);
-    assert_eq!(first_match([("any", &any), ("also", &also)], "x").unwrap().0, "any");
+    assert_eq!(
+        first_match([("any", &any), ("also", &also)], "x")
+            .unwrap()
+            .0,
+        "any"
+    );
     assert!(first_match(commands, "hello").is_none());
 }

@@ -50,7 +50,13 @@ fn matched(registry: &ComponentRegistry, text: &str) -> Option<String> {
 fn commands_are_tried_in_registration_then_declaration_order() {
     let registry = ComponentRegistry::new();
     registry
-        .register_plugin("a", &[command("first", "^/x", &[]), command("second", "^/x y", &[])])
+        .register_plugin(
+            "a",
+            &[
+                command("first", "^/x", &[]),
+                command("second", "^/x y", &[]),
+            ],
+        )
         .unwrap();
     registry
         .register_plugin("b", &[command("other", "^/x", &[])])
@@ -63,7 +69,9 @@ fn commands_are_tried_in_registration_then_declaration_order() {
     registry
         .register_plugin("c", &[command("help", "^/help$", &["帮助"])])
         .unwrap();
-    let (entry, hit) = registry.match_command("帮助我", group_chat(), |_| true).unwrap();
+    let (entry, hit) = registry
+        .match_command("帮助我", group_chat(), |_| true)
+        .unwrap();
     assert_eq!(entry.full_name, "c.help");
     assert_eq!(hit.by, MatchedBy::Alias("帮助".into()));
     assert_eq!(matched(&registry, "nothing"), None);
@@ -84,7 +92,9 @@ fn a_command_disabled_globally_or_for_the_session_or_out_of_scope_is_skipped() {
         session_id: "st2",
         ..group_chat()
     };
-    let hit = registry.match_command("/x", other_session, |_| true).unwrap();
+    let hit = registry
+        .match_command("/x", other_session, |_| true)
+        .unwrap();
     assert_eq!(hit.0.full_name, "a.first");
     registry.set_enabled("b.fallback", false, None).unwrap();
     assert_eq!(matched(&registry, "/x"), None);
@@ -171,7 +181,11 @@ fn event_types_are_read_as_maibot_and_its_legacy_plugins_write_them() {
                     "EVENT_HANDLER",
                     json!({"event_type": "EventType.ON_MESSAGE_PRE_PROCESS", "weight": 2.0}),
                 ),
-                declaration("custom", "EVENT_HANDLER", json!({"event_type": "Engine.Tick"})),
+                declaration(
+                    "custom",
+                    "EVENT_HANDLER",
+                    json!({"event_type": "Engine.Tick"}),
+                ),
             ],
         )
         .unwrap();

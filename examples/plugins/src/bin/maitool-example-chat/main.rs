@@ -48,29 +48,36 @@ fn roll(dice: u32, faces: u32, seed: u64) -> Vec<u32> {
 }
 
 fn roll_command() -> Command {
-    Command::new("roll", "Rolls dice: /roll NdM", |input: CommandInput| async move {
-        let number = |name: &str, default: u32| {
-            input
-                .group(name)
-                .and_then(|n| n.parse::<u32>().ok())
-                .unwrap_or(default)
-        };
-        let (dice, faces) = (number("dice", 1), number("faces", 6));
-        if dice == 0 || dice > 20 || faces < 2 {
-            return Ok(CommandOutput::failed(format!(
-                "cannot roll {dice}d{faces}: 1 to 20 dice of 2 faces or more"
-            )));
-        }
-        let seed = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_nanos() as u64)
-            .unwrap_or(7);
-        let rolls = roll(dice, faces, seed);
-        let total: u32 = rolls.iter().sum();
-        let said = format!("{} rolled {dice}d{faces}: {rolls:?} = {total}", input.user_id());
-        input.send().text(said.clone()).await?;
-        Ok(CommandOutput::reply(said))
-    })
+    Command::new(
+        "roll",
+        "Rolls dice: /roll NdM",
+        |input: CommandInput| async move {
+            let number = |name: &str, default: u32| {
+                input
+                    .group(name)
+                    .and_then(|n| n.parse::<u32>().ok())
+                    .unwrap_or(default)
+            };
+            let (dice, faces) = (number("dice", 1), number("faces", 6));
+            if dice == 0 || dice > 20 || faces < 2 {
+                return Ok(CommandOutput::failed(format!(
+                    "cannot roll {dice}d{faces}: 1 to 20 dice of 2 faces or more"
+                )));
+            }
+            let seed = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_nanos() as u64)
+                .unwrap_or(7);
+            let rolls = roll(dice, faces, seed);
+            let total: u32 = rolls.iter().sum();
+            let said = format!(
+                "{} rolled {dice}d{faces}: {rolls:?} = {total}",
+                input.user_id()
+            );
+            input.send().text(said.clone()).await?;
+            Ok(CommandOutput::reply(said))
+        },
+    )
     .pattern(r"^/roll(?:\s+(?P<dice>\d+)d(?P<faces>\d+))?\s*$")
     .alias("/r")
     .intercept()
@@ -105,7 +112,10 @@ fn spam_filter() -> EventHandler {
                 .map(|config| config.banned.clone())
                 .unwrap_or_default();
             let text = event.text().unwrap_or_default().to_lowercase();
-            match banned.iter().find(|word| text.contains(&word.to_lowercase())) {
+            match banned
+                .iter()
+                .find(|word| text.contains(&word.to_lowercase()))
+            {
                 Some(word) => Ok(EventOutput::stop().with_custom_result(json!({ "banned": word }))),
                 None => Ok(EventOutput::proceed()),
             }
@@ -117,18 +127,22 @@ fn spam_filter() -> EventHandler {
 }
 
 fn redact() -> EventHandler {
-    EventHandler::new("redact", EventType::OnMessagePreProcess, |event: Event| async move {
-        let text = event.text().unwrap_or_default();
-        match text.find("password:") {
-            Some(at) => {
-                let kept = &text[..at + "password:".len()];
-                Ok(EventOutput::modified(
-                    event.message_with_text(format!("{kept} [redacted]")),
-                ))
+    EventHandler::new(
+        "redact",
+        EventType::OnMessagePreProcess,
+        |event: Event| async move {
+            let text = event.text().unwrap_or_default();
+            match text.find("password:") {
+                Some(at) => {
+                    let kept = &text[..at + "password:".len()];
+                    Ok(EventOutput::modified(
+                        event.message_with_text(format!("{kept} [redacted]")),
+                    ))
+                }
+                None => Ok(EventOutput::proceed()),
             }
-            None => Ok(EventOutput::proceed()),
-        }
-    })
+        },
+    )
     .description("Hides passwords before anything stores or reads them")
     .weight(10)
     .intercept_message()

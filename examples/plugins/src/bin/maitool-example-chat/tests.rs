@@ -36,7 +36,10 @@ async fn the_filter_stops_banned_words_and_redact_hides_passwords() -> Result<()
         .start()
         .await?;
     let spam = t
-        .emit(EventType::OnMessagePreProcess, Some(t.message_dict("Best CASINO here")))
+        .emit(
+            EventType::OnMessagePreProcess,
+            Some(t.message_dict("Best CASINO here")),
+        )
         .await?;
     assert_eq!(spam.stopped_by.as_deref(), Some("spam_filter"));
     let secret = t
