@@ -276,10 +276,13 @@ fn outgoing_dict(message: &OutgoingMessage, chat: &ToolExecutionContext) -> Json
     }
 }
 
+/// What one watch heard so far.
+type Heard = Arc<Mutex<Vec<SentMessage>>>;
+
 /// Who wants to hear of messages sent to a stream: the flows processing a message of it.
 #[derive(Debug, Default)]
 pub(super) struct SendWatchers {
-    by_stream: Mutex<HashMap<String, Vec<Arc<Mutex<Vec<SentMessage>>>>>>,
+    by_stream: Mutex<HashMap<String, Vec<Heard>>>,
 }
 
 impl SendWatchers {
@@ -312,7 +315,7 @@ impl SendWatchers {
 pub(super) struct SendWatch {
     watchers: Arc<SendWatchers>,
     stream: String,
-    heard: Arc<Mutex<Vec<SentMessage>>>,
+    heard: Heard,
 }
 
 impl SendWatch {

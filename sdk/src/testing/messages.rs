@@ -221,7 +221,7 @@ impl RunningPlugin {
                 (weight, waited, d)
             })
             .collect();
-        handlers.sort_by(|a, b| b.0.cmp(&a.0));
+        handlers.sort_by_key(|h| std::cmp::Reverse(h.0));
         let mut result = EventResult {
             continued: true,
             stopped_by: None,

@@ -70,7 +70,7 @@ impl ComponentRegistry {
             })
             .collect();
         // Stable: equal weights stay in registration order.
-        handlers.sort_by(|a, b| b.0.cmp(&a.0));
+        handlers.sort_by_key(|h| std::cmp::Reverse(h.0));
         handlers.into_iter().map(|(_, entry)| entry).collect()
     }
 
