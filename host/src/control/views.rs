@@ -195,6 +195,9 @@ pub enum TriggerView {
         /// Why the pattern does not compile, if it does not (aliases still match).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pattern_error: Option<String>,
+        /// Only operators may run it (`permission = "operator"`).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        operator_only: bool,
     },
     /// An event handler.
     Event {
@@ -217,6 +220,7 @@ impl TriggerView {
                 aliases: command.matcher.aliases().to_vec(),
                 intercepts: command.intercepts,
                 pattern_error: command.matcher.pattern_error().map(str::to_owned),
+                operator_only: command.operator_only,
             }),
             Trigger::Event(event) => Some(TriggerView::Event {
                 event: event.event_type.to_string(),

@@ -35,9 +35,9 @@ impl MessageFlow {
         context: &ToolExecutionContext,
         outcome: &mut MessageOutcome,
     ) -> CommandEffect {
-        let declared_intercept = match &entry.trigger {
-            Trigger::Command(command) => command.intercepts,
-            _ => false,
+        let (declared_intercept, operator_only) = match &entry.trigger {
+            Trigger::Command(command) => (command.intercepts, command.operator_only),
+            _ => (false, false),
         };
         dict.insert("is_command".into(), true.into());
         let mut run = CommandRun {
@@ -50,6 +50,23 @@ impl MessageFlow {
             matched_groups: hit.groups,
             ..CommandRun::default()
         };
+
+        if operator_only {
+            let bot = self.plugins.capabilities().bot_config();
+            if let Some(refusal) = super::permission::refusal(
+                &bot,
+                &entry.full_name,
+                &context.platform,
+                &context.user_id,
+                &context.stream_id,
+            ) {
+                // MaiBot's rule: the message, a command all the same, stops here.
+                run.error = Some(refusal);
+                run.intercepted = true;
+                outcome.command = Some(run);
+                return CommandEffect::Intercepted;
+            }
+        }
 
         let mut kwargs = JsonObject::new();
         kwargs.insert("command_name".into(), entry.name.clone().into());

@@ -12,7 +12,7 @@
 //! 5. stored in the built-in store's history, with its text as changed so far, so
 //!    `message.*`, `fetch_history` and the built-in tools see it, and what the command and
 //!    the handlers send comes after it;
-//! 6. the command its text calls ([`commands`]: hooks around it, `plugin.invoke_command`);
+//! 6. the command its text calls (hooks around it, `plugin.invoke_command`);
 //!    a command that intercepts ends the flow;
 //! 7. event `on_message` (handlers may stop the message from going further, and change it).
 //!
@@ -52,6 +52,7 @@ mod events;
 mod hooks;
 mod incoming;
 mod outcome;
+mod permission;
 mod send_events;
 
 use std::sync::Arc;

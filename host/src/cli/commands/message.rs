@@ -53,10 +53,11 @@ pub(super) async fn message(
     } else {
         print_outcome(&outcome)?;
     }
+    // A command that failed, or could not run (its runner failed, the sender may not).
     let command_failed = outcome
         .command
         .as_ref()
-        .is_some_and(|c| c.ran && !c.success);
+        .is_some_and(|c| c.error.is_some() || (c.ran && !c.success));
     Ok(if command_failed {
         ExitCode::from(EXIT_FAILED)
     } else {
@@ -102,10 +103,10 @@ fn print_outcome(outcome: &MessageOutcome) -> Result<()> {
                 serde_json::Value::Object(command.matched_groups.clone())
             )
         };
-        let status = if !command.ran {
-            "did not run".to_owned()
-        } else if let Some(error) = &command.error {
+        let status = if let Some(error) = &command.error {
             error.clone()
+        } else if !command.ran {
+            "did not run".to_owned()
         } else if command.success {
             "succeeded".to_owned()
         } else {

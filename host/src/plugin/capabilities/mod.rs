@@ -108,6 +108,11 @@ impl CapabilityService {
         *self.bot.write() = bot;
     }
 
+    /// The `[bot]` section `config.get` answers from.
+    pub fn bot_config(&self) -> BotConfig {
+        self.bot.read().clone()
+    }
+
     /// Where `llm.*` go (`[llm]`); `None` refuses them.
     pub fn set_llm_config(&self, llm: Option<LlmConfig>) {
         *self.llm.write() = llm;

@@ -28,6 +28,8 @@ pub struct CommandTrigger {
     /// Whether the message stops after the command unless the command says otherwise
     /// (MaiBot's `intercept_message_level`, any non-zero level).
     pub intercepts: bool,
+    /// Declared `permission = "operator"`: only operators may run it.
+    pub operator_only: bool,
 }
 
 /// Which event an event handler takes, and where it stands among the others.
@@ -69,6 +71,10 @@ impl Trigger {
                         .get("intercept_message_level")
                         .or_else(|| metadata.get("intercept_message"))
                         .is_some_and(python_truth),
+                    operator_only: metadata
+                        .get("permission")
+                        .and_then(Value::as_str)
+                        .is_some_and(|p| p.trim().eq_ignore_ascii_case("operator")),
                 })
             }
             "EVENT_HANDLER" => Trigger::Event(EventTrigger {
@@ -143,6 +149,9 @@ impl Trigger {
                         ways.join(" or ")
                     )
                 };
+                if command.operator_only {
+                    text.push_str(", for operators only ([bot.extra.plugin] permission)");
+                }
                 if let Some(error) = matcher.pattern_error() {
                     text.push_str(&format!(
                         "; its pattern /{}/ does not compile ({error}), so only its aliases match",
