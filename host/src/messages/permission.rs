@@ -77,3 +77,6 @@ fn normalized(entry: &str) -> String {
         None => entry.to_owned(),
     }
 }
+
+#[cfg(test)]
+mod tests;
