@@ -58,6 +58,9 @@ pub enum Handler {
     Command(Arc<dyn CommandHandler>),
     /// An event handler (`plugin.emit_event`).
     Event(Arc<dyn EventHandler>),
+    /// Nothing to run: a component the host never invokes (a receiving message gateway,
+    /// which the plugin uses to hand the host messages).
+    None,
 }
 
 impl fmt::Debug for Handler {
@@ -66,6 +69,7 @@ impl fmt::Debug for Handler {
             Handler::Tool(_) => "Handler::Tool",
             Handler::Command(_) => "Handler::Command",
             Handler::Event(_) => "Handler::Event",
+            Handler::None => "Handler::None",
         })
     }
 }

@@ -52,6 +52,7 @@ enum Component {
     Action(Action),
     Command(Command),
     EventHandler(EventHandler),
+    Gateway(String),
 }
 
 /// A plugin: an id and a version, the tools (and legacy Actions) it offers, the commands and
@@ -172,6 +173,14 @@ impl Plugin {
         self
     }
 
+    /// Declares a receiving message gateway named `name`: the plugin bridges a chat
+    /// platform, and hands the host the messages it receives there with
+    /// [`HostClient::route_message`] (MaiBot's `@MessageGateway(route_type="receive")`).
+    pub fn message_gateway(mut self, name: impl Into<String>) -> Self {
+        self.components.push(Component::Gateway(name.into()));
+        self
+    }
+
     /// Declares a typed configuration. The operator's TOML table for this plugin is merged
     /// over `C::default()` and validated at load; a bad configuration fails this plugin only.
     pub fn config<C: PluginConfig>(mut self) -> Self {
@@ -270,6 +279,10 @@ impl Plugin {
                 Component::EventHandler(handler) => ComponentSpec {
                     declaration: handler.declaration(&self.id),
                     handler: Handler::Event(handler.into_handler(config.clone())),
+                },
+                Component::Gateway(name) => ComponentSpec {
+                    declaration: crate::gateway::receiving_gateway(&name, &self.id),
+                    handler: Handler::None,
                 },
             };
             components.push(spec);

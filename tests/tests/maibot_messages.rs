@@ -13,7 +13,8 @@ use maitool_e2e::maibot::maibot_python;
 use messages_support::Host;
 use serde_json::{Value, json};
 
-/// A host with MaiBot's runner over the fixture plugins, both granted `send.text`.
+/// A host with MaiBot's runner over the fixture plugins, the commands and the handlers
+/// granted `send.text`.
 fn maibot_host(python: &std::path::Path) -> Host {
     let fixtures =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/maibot-message-plugins");
@@ -225,6 +226,50 @@ fn plugins_shows_maibot_commands_and_handlers_and_call_explains_them() {
         result["error_message"].as_str().unwrap().starts_with(
             "weather_query_cmd is not a tool: it is a command of plugin tests.maibot_commands"
         ),
+        "{result}"
+    );
+}
+
+#[test]
+fn a_maibot_gateway_hands_the_host_messages_that_reach_the_commands() {
+    let Some(python) = maibot_python() else {
+        return;
+    };
+    let host = maibot_host(&python);
+    let _serve = host.serve();
+    let (code, out, err) = host.maitool(&[
+        "call",
+        "inject",
+        "--args",
+        r#"{"text": "/天气 西安", "user_id": "u9"}"#,
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    let result: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(result["content"], "accepted=True", "{result}");
+    // The message and the command's reply, in the gateway's stream.
+    let history = host.history("gw-stream");
+    assert_eq!(history.len(), 2, "{history:?}");
+    assert!(history[0].ends_with("U9: /天气 西安"), "{history:?}");
+    assert!(
+        history[1].ends_with("西安: 晴, 25°C (asked by U9)"),
+        "{history:?}"
+    );
+    // Only through a receiving gateway the plugin declared.
+    let (code, out, _) = host.maitool(&[
+        "call",
+        "inject",
+        "--args",
+        r#"{"text": "hi", "user_id": "u9", "gateway": "elsewhere"}"#,
+        "--json",
+    ]);
+    assert_eq!(code, 1, "{out}");
+    let result: Value = serde_json::from_str(&out).unwrap();
+    assert!(
+        result["error_message"]
+            .as_str()
+            .unwrap()
+            .contains("declares no message gateway \"elsewhere\" that receives"),
         "{result}"
     );
 }

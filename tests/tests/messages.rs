@@ -275,3 +275,51 @@ fn malformed_messages_get_a_clear_error_and_serve_keeps_serving() {
     assert_eq!(outcome["command"]["success"], true, "{outcome}");
     assert_eq!(host.history("st1").len(), 3);
 }
+
+#[test]
+fn a_rust_plugin_hands_the_host_a_message_through_its_gateway() {
+    let host = chat_host();
+    let _serve = host.serve();
+    let (code, out, err) = host.maitool(&[
+        "call",
+        "relay",
+        "--args",
+        r#"{"user_id": "bob", "text": "/roll 1d6", "platform": "irc", "group": "rust"}"#,
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    let result: Value = serde_json::from_str(&out).unwrap();
+    let outcome = &result["structured_content"];
+    // The routed message went through the flow: the command ran, and said so in the chat.
+    assert_eq!(outcome["stream_id"], "irc:group:rust", "{result}");
+    assert_eq!(
+        outcome["command"]["full_name"], "examples.chat.roll",
+        "{result}"
+    );
+    assert!(
+        result["content"]
+            .as_str()
+            .unwrap()
+            .starts_with("routed; command examples.chat.roll answered \"bob rolled 1d6: ["),
+        "{result}"
+    );
+    let history = host.history("irc:group:rust");
+    assert_eq!(history.len(), 2, "{history:?}");
+    assert!(history[0].ends_with("bob: /roll 1d6"), "{history:?}");
+    // A malformed routed message is the plugin's failure, and the host goes on.
+    let (code, out, _) = host.maitool(&[
+        "call",
+        "relay",
+        "--args",
+        r#"{"user_id": "bob", "text": "   "}"#,
+        "--json",
+    ]);
+    assert_eq!(code, 1, "{out}");
+    let error = serde_json::from_str::<Value>(&out).unwrap()["error_message"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(error.contains("the message is empty"), "{error}");
+    let (code, _, _) = host.message("st1", "/roll");
+    assert_eq!(code, 0);
+}

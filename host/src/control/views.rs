@@ -228,7 +228,7 @@ impl TriggerView {
                 intercept_message: event.intercept_message,
                 fired_by: event_source(&event.event_type).to_owned(),
             }),
-            Trigger::Call | Trigger::Never => None,
+            Trigger::Call | Trigger::Gateway { .. } | Trigger::Never => None,
         }
     }
 }

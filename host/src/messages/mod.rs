@@ -1,7 +1,9 @@
 //! The message flow: how the host learns of a chat message and what plugins do with it.
 //!
 //! One entry point, [`MessageFlow::receive`], for every source: the embedding engine (this
-//! API), the control socket (`maitool message`) and the runners. A message goes through the
+//! API), the control socket (`maitool message`) and the runners (a plugin's receiving message
+//! gateway, `host.route_message`, its MaiBot message dict read by `inbound.rs`). A message
+//! goes through the
 //! stages of MaiBot's receive path, in its order:
 //!
 //! 1. checked ([`ChatMessage`]: a stream, a sender, text or an image; a stream the store does
@@ -50,6 +52,7 @@ mod dict;
 mod error;
 mod events;
 mod hooks;
+mod inbound;
 mod incoming;
 mod outcome;
 mod permission;
@@ -84,6 +87,8 @@ pub struct MessageFlow {
     hooks: RwLock<Arc<dyn MessageHooks>>,
     events: EventDispatcher,
     sent: Arc<SendWatchers>,
+    /// What takes the messages plugins route (the runtime holds it weakly).
+    inbound: parking_lot::Mutex<Option<Arc<inbound::Inbound>>>,
 }
 
 impl std::fmt::Debug for MessageFlow {
@@ -97,7 +102,8 @@ impl std::fmt::Debug for MessageFlow {
 impl MessageFlow {
     /// The flow over `plugins`, storing into `store` (none: messages are not stored), with
     /// the send side `sends` (the sink wrapper the capability service delivers through; it
-    /// runs the send events of this flow from now on).
+    /// runs the send events of this flow from now on). Messages plugins route
+    /// (`host.route_message`) come through it too.
     pub fn new(
         plugins: Arc<PluginRuntime>,
         store: Option<Store>,
@@ -112,8 +118,10 @@ impl MessageFlow {
             store,
             hooks: RwLock::new(Arc::new(NoHooks)),
             sent: sends.watchers(),
+            inbound: parking_lot::Mutex::new(None),
         });
         sends.attach(&flow);
+        flow.take_routed_messages();
         flow
     }
 

@@ -15,6 +15,7 @@ mod data_dir;
 mod executable;
 mod exit;
 mod grant;
+mod inbound;
 mod invoke_args;
 mod kv;
 mod listener;
@@ -51,6 +52,7 @@ pub use config::{
 };
 pub use data_dir::{DataDirError, PluginIdError, PluginIdProblem, check_plugin_id};
 pub use grant::{GrantError, PRIVILEGED_FAMILIES, check_grant, grants_admit};
+pub use inbound::InboundMessages;
 pub use kv::{KvError, KvStore};
 pub use parameter_list::ParameterListError;
 pub use provider::PluginToolProvider;

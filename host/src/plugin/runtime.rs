@@ -258,6 +258,12 @@ impl PluginRuntime {
             .await
     }
 
+    /// Hands the chat messages plugins route (`host.route_message`) to `taker` from now on.
+    pub fn attach_inbound<T: super::InboundMessages>(&self, taker: &Arc<T>) {
+        let weak: std::sync::Weak<T> = Arc::downgrade(taker);
+        self.shared.inbound.set(weak);
+    }
+
     /// The socket runners connect to.
     pub fn socket_path(&self) -> &std::path::Path {
         &self.shared.socket_path

@@ -51,6 +51,8 @@ pub(crate) struct RuntimeShared {
     /// Runner name -> its state, for calls that wait for a restarting runner
     /// (`restart_wait.rs`).
     pub(super) states: RwLock<HashMap<String, watch::Receiver<RunnerState>>>,
+    /// Where chat messages plugins route (`host.route_message`) go.
+    pub(crate) inbound: super::inbound::InboundSlot,
 }
 
 impl RuntimeShared {
@@ -75,6 +77,7 @@ impl RuntimeShared {
             configured: RwLock::new(runners),
             live: RwLock::new(HashMap::new()),
             states: RwLock::new(HashMap::new()),
+            inbound: Default::default(),
         }
     }
 

@@ -4,7 +4,8 @@
 //! Both requests are an [`InvokePayload`]: the component's name and its `args`, which are
 //! MaiBot's keyword arguments (a MaiBot runner calls the handler as `handler(**args)`).
 //! [`CommandArgs`] and [`EventArgs`] are those arguments, typed; [`CommandReply`] and
-//! [`EventResultPayload`] read the answers. docs/PROTOCOL.md shows each in MessagePack.
+//! [`EventResultPayload`] read the answers. A plugin hands the host a chat message with
+//! `host.route_message` ([`RouteMessagePayload`]). docs/PROTOCOL.md shows each in MessagePack.
 //!
 //! [`InvokePayload`]: super::methods::InvokePayload
 
@@ -381,6 +382,84 @@ impl Default for EventResultPayload {
             custom_result: None,
         }
     }
+}
+
+/// `host.route_message` request: a plugin hands the host a chat message it received from
+/// outside (MaiBot's message gateways: an adapter bridging a chat platform). The plugin must
+/// have declared a `MESSAGE_GATEWAY` component named `gateway_name` that receives
+/// (`route_type` `receive` or `duplex`). MaiBot's `RouteMessagePayload`.
+///
+/// ```
+/// use maitool_protocol::wire::message_flow::RouteMessagePayload;
+/// use serde_json::json;
+///
+/// let payload = RouteMessagePayload {
+///     gateway_name: "inbox".into(),
+///     message: json!({"message_id": "m1", "processed_plain_text": "hi"})
+///         .as_object().unwrap().clone(),
+///     ..RouteMessagePayload::default()
+/// };
+/// let bytes = rmp_serde::to_vec_named(&payload).unwrap();
+/// assert_eq!(rmp_serde::from_slice::<RouteMessagePayload>(&bytes).unwrap(), payload);
+/// ```
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct RouteMessagePayload {
+    /// The receiving gateway component of the calling plugin.
+    pub gateway_name: String,
+    /// The message, a MaiBot message dict.
+    pub message: JsonObject,
+    /// Routing hints of the gateway (kept for MaiBot compatibility; the host reads none).
+    pub route_metadata: JsonObject,
+    /// The platform's own id of the message.
+    pub external_message_id: String,
+    /// A key to drop duplicates by (the message id serves when it is empty).
+    pub dedupe_key: String,
+}
+
+/// Answer to `host.route_message`. MaiBot's `ReceiveExternalMessageResultPayload`, with the
+/// flow's account added.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct RouteMessageResponse {
+    /// Whether the host took the message (false: `reason` says why).
+    pub accepted: bool,
+    /// The route the message took: `platform`, `stream_id`.
+    pub route_key: JsonObject,
+    /// (maitool) Why the message was refused.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub reason: String,
+    /// (maitool) What happened to the message: the host's account of its way through the
+    /// flow (the same map `maitool message --json` prints).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub outcome: Option<Value>,
+}
+
+/// `host.update_message_gateway_state` request: a gateway says whether its link to the
+/// platform is up. MaiBot's payload; maitool acknowledges it and routes regardless.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct GatewayStatePayload {
+    /// The gateway component.
+    pub gateway_name: String,
+    /// Whether the link is up.
+    pub ready: bool,
+    /// The platform it serves.
+    pub platform: String,
+    /// The bot's account on it.
+    pub account_id: String,
+    /// Its routing scope.
+    pub scope: String,
+    /// Anything else.
+    pub metadata: JsonObject,
+}
+
+/// Answer to `host.update_message_gateway_state`.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct GatewayStateResponse {
+    /// Whether the host took the update (false: no such receiving gateway).
+    pub accepted: bool,
 }
 
 #[cfg(test)]

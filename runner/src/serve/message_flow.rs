@@ -37,7 +37,7 @@ impl MessageHandlers {
                 Handler::Event(event) => {
                     handlers.events.insert(name, event.clone());
                 }
-                Handler::Tool(_) => {}
+                Handler::Tool(_) | Handler::None => {}
             }
         }
         handlers

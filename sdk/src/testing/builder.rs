@@ -193,6 +193,7 @@ impl PluginTest {
             },
             declarations: Mutex::new(Vec::new()),
             ready: Mutex::new(Some(ready_tx)),
+            routed: Mutex::new(Vec::new()),
         });
         let (host_end, runner_end) = tokio::io::duplex(PIPE_CAPACITY);
         let peer = RpcPeer::start(

@@ -58,6 +58,18 @@ pub struct EventResult {
 }
 
 impl RunningPlugin {
+    /// The chat messages the plugin handed the host (`HostClient::route_message`), as
+    /// `(gateway, MaiBot message dict)`, in order. The test host runs no message flow: it
+    /// answers each as accepted, with no outcome.
+    pub fn routed(&self) -> Vec<(String, JsonObject)> {
+        self.state
+            .routed
+            .lock()
+            .iter()
+            .map(|r| (r.gateway_name.clone(), r.message.clone()))
+            .collect()
+    }
+
     /// A MaiBot message dict of `text`, sent by the test's user in the test's chat: what
     /// the host gives commands and event handlers.
     pub fn message_dict(&self, text: &str) -> JsonObject {

@@ -103,6 +103,12 @@ pub struct ComponentEntry {
 }
 
 impl ComponentEntry {
+    /// True for a message gateway that takes messages in (`route_type` `receive` or
+    /// `duplex`, MaiBot's `recv` and `recive` too).
+    pub fn receives_messages(&self) -> bool {
+        matches!(self.trigger, Trigger::Gateway { receives: true })
+    }
+
     /// True for components exposed as tools (tools and converted Actions).
     pub fn is_tool(&self) -> bool {
         self.component_type == "TOOL" || self.component_type == "ACTION"

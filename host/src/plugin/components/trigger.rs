@@ -16,6 +16,12 @@ pub enum Trigger {
     Command(CommandTrigger),
     /// An event handler: an event of its type.
     Event(EventTrigger),
+    /// A message gateway: its plugin hands the host chat messages through it
+    /// (`host.route_message`) when it receives; maitool sends nothing through gateways.
+    Gateway {
+        /// `route_type` `receive` or `duplex`.
+        receives: bool,
+    },
     /// A component kind the host never runs (`HOOK_HANDLER`, `MESSAGE_GATEWAY`, `API`, ...).
     Never,
 }
@@ -77,6 +83,18 @@ impl Trigger {
                         .is_some_and(|p| p.trim().eq_ignore_ascii_case("operator")),
                 })
             }
+            "MESSAGE_GATEWAY" => Trigger::Gateway {
+                receives: matches!(
+                    metadata
+                        .get("route_type")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default()
+                        .trim()
+                        .to_ascii_lowercase()
+                        .as_str(),
+                    "receive" | "recv" | "recive" | "duplex"
+                ),
+            },
             "EVENT_HANDLER" => Trigger::Event(EventTrigger {
                 event_type: event_type(metadata.get("event_type")),
                 weight: metadata
@@ -171,6 +189,13 @@ impl Trigger {
                 },
                 event_source(&event.event_type)
             ),
+            Trigger::Gateway { receives: true } => "never by the host: its plugin hands the host \
+                 chat messages through it (`host.route_message`), which go through the message \
+                 flow; maitool sends nothing out through gateways"
+                .to_owned(),
+            Trigger::Gateway { receives: false } => {
+                "never: maitool sends nothing out through message gateways".to_owned()
+            }
             Trigger::Never => "never: maitool does not run this kind of component".to_owned(),
         }
     }

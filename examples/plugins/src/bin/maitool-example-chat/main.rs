@@ -9,10 +9,14 @@
 //!   contain one of the configured banned words, before any command sees them;
 //! - `redact` (`on_message_pre_process`, weight 10, waited for): replaces what follows
 //!   `password:` with `[redacted]`, so the stored message never holds it;
-//! - `count` (`on_message`, not waited for): counts the messages of each stream.
+//! - `count` (`on_message`, not waited for): counts the messages of each stream;
+//! - `relay`, a tool, and `inbox`, a receiving message gateway: what a bridge to a chat
+//!   platform does with what it receives there, hand it to the host
+//!   (`host.route_message`); here a tool call stands for the platform, to try the path.
 //!
 //! Configuration: `banned = ["..."]` (default `["buy now"]`).
 
+use maitool_sdk::InboundMessage;
 use maitool_sdk::prelude::*;
 
 /// The plugin's configuration.
@@ -158,6 +162,47 @@ fn count() -> EventHandler {
     .description("Counts each stream's messages")
 }
 
+/// Arguments of `relay`.
+#[maitool_sdk::args]
+struct RelayArgs {
+    /// The sender's user id on the platform.
+    user_id: String,
+    /// What they said.
+    text: String,
+    /// The platform (default `bridge`).
+    #[serde(default)]
+    platform: Option<String>,
+    /// The group, for a group chat.
+    #[serde(default)]
+    group: Option<String>,
+}
+
+fn relay() -> Tool {
+    Tool::new(
+        "relay",
+        "Hand the host a chat message as if a user of a bridged platform sent it",
+        |args: RelayArgs, ctx: ToolContext| async move {
+            let platform = args.platform.unwrap_or_else(|| "bridge".to_owned());
+            let mut message = InboundMessage::new(platform, args.user_id, args.text);
+            if let Some(group) = args.group {
+                message = message.group(group);
+            }
+            let routed = ctx.host().route_message("inbox", message).await?;
+            let command = &routed.outcome["command"];
+            let summary = if command.is_null() {
+                "routed; no command ran".to_owned()
+            } else {
+                format!(
+                    "routed; command {} answered {}",
+                    command["full_name"].as_str().unwrap_or_default(),
+                    command["reply"]
+                )
+            };
+            Ok(ToolOutput::text(summary).with_structured(routed.outcome))
+        },
+    )
+}
+
 fn chat() -> Plugin {
     Plugin::new("examples.chat", "1.0.0")
         .name("Chat")
@@ -170,6 +215,8 @@ fn chat() -> Plugin {
         .event_handler(spam_filter())
         .event_handler(redact())
         .event_handler(count())
+        .message_gateway("inbox")
+        .tool(relay())
 }
 
 fn main() {

@@ -57,3 +57,24 @@ async fn the_filter_stops_banned_words_and_redact_hides_passwords() -> Result<()
     );
     Ok(())
 }
+
+#[tokio::test]
+async fn relay_hands_the_host_a_message_through_its_gateway() -> Result<(), TestError> {
+    let t = PluginTest::new(chat()).start().await?;
+    let result = t
+        .call(
+            "relay",
+            json!({ "user_id": "bob", "text": "/roll", "platform": "irc", "group": "rust" }),
+        )
+        .await?;
+    assert!(result.success, "{result:?}");
+    let routed = t.routed();
+    assert_eq!(routed.len(), 1);
+    let (gateway, message) = &routed[0];
+    assert_eq!(gateway, "inbox");
+    assert_eq!(message["processed_plain_text"], "/roll");
+    assert_eq!(message["platform"], "irc");
+    assert_eq!(message["message_info"]["user_info"]["user_id"], "bob");
+    assert_eq!(message["message_info"]["group_info"]["group_id"], "rust");
+    Ok(())
+}
