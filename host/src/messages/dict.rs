@@ -41,7 +41,7 @@ pub(super) fn render(
         let mut segment = json!({
             "type": "image",
             "data": image.description,
-            "hash": crate::plugin::sha256_hex(&image.data),
+            "hash": crate::builtin::store::sha256_hex(&image.data),
         });
         if with_bytes {
             segment["binary_data_base64"] = base64::engine::general_purpose::STANDARD
