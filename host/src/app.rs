@@ -13,6 +13,7 @@ use crate::builtin::{
 use crate::config::{ConfigError, HostConfig, LoadedConfig};
 use crate::maibot_env::Mode;
 use crate::mcp_client::{McpConfigError, McpServerStatus, McpToolProvider};
+use crate::messages::{MessageFlow, SendEvents};
 use crate::metrics::progress::{self, StartObserver, StartProgress};
 use crate::metrics::{CallTotals, ToolCallStats};
 use crate::plugin::{
@@ -84,6 +85,7 @@ pub struct Host {
     pub plugins: Arc<PluginRuntime>,
     /// The built-in tools' store, when enabled.
     pub store: Option<Store>,
+    messages: Arc<MessageFlow>,
     builtin: RwLock<Option<Arc<BuiltinToolProvider>>>,
     mcp: RwLock<Option<Arc<McpToolProvider>>>,
     config: RwLock<LoadedConfig>,
@@ -224,7 +226,9 @@ impl Host {
         } else {
             (None, Arc::new(crate::plugin::MemorySink::default()))
         };
-        let capabilities = Arc::new(CapabilityService::new(sink, kv));
+        // Plugins' messages pass the flow's send hooks and events before the sink.
+        let sends = SendEvents::new(sink);
+        let capabilities = Arc::new(CapabilityService::new(sends.clone(), kv));
         if let Some(store) = &store {
             capabilities.attach_store(store.clone());
         }
@@ -309,9 +313,11 @@ impl Host {
                 gate
             }
         };
+        let messages = MessageFlow::new(plugins.clone(), store.clone(), &sends);
         Ok(Host {
             registry,
             plugins,
+            messages,
             store,
             builtin: RwLock::new(builtin),
             mcp: RwLock::new(mcp),
@@ -332,6 +338,13 @@ impl Host {
     /// The configuration the host runs with.
     pub fn config(&self) -> LoadedConfig {
         self.config.read().clone()
+    }
+
+    /// The message flow: where the host learns of chat messages, runs the commands and event
+    /// handlers they reach, and stores them ([`MessageFlow::receive`]); and where an engine
+    /// emits the events the host does not fire itself ([`MessageFlow::emit_event`]).
+    pub fn messages(&self) -> &Arc<MessageFlow> {
+        &self.messages
     }
 
     /// The built-in tools provider, when enabled.

@@ -10,6 +10,8 @@
 //! * [`circuit`]: circuit breakers per plugin (or any key): fail fast, probe, recover.
 //! * [`plugin`]: the plugin runtime: runner supervisor, component registry, `PluginToolProvider`.
 //! * [`builtin`]: the engine's built-in tools and the tool-call executor.
+//! * [`messages`]: the message flow: chat messages in, commands and event handlers run,
+//!   messages stored.
 //! * [`mcp_client`]: tools of external MCP servers (maitool as an MCP client).
 //! * [`metrics`]: per-tool call statistics, the Prometheus endpoint, start-up progress.
 //! * [`mcp_server`]: the registry exposed as an MCP server (`maitool serve --mcp-stdio|--mcp-http`).
@@ -32,6 +34,7 @@ pub mod llm;
 pub mod maibot_env;
 pub mod mcp_client;
 pub mod mcp_server;
+pub mod messages;
 pub mod metrics;
 mod parent_death;
 pub mod plugin;

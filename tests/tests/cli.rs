@@ -225,6 +225,37 @@ fn check_verbs(control: &std::path::Path, one_shot: bool) {
         (Some("s9"), Some("st9"), Some("g9"), Some(true))
     );
 
+    // A chat message reaches the chat example's command. In a stream of its own: the
+    // shipped store outlives the test, and the seeded chats' last words are other tests'.
+    let stream = format!("cli-message-{}", std::process::id());
+    let (code, out, err) = maitool(
+        control,
+        &[
+            "message",
+            "--stream-id",
+            &stream,
+            "--platform",
+            "qq",
+            "--user-id",
+            "u-alice",
+            "--json",
+            "/roll 1d20",
+        ],
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    let outcome = json(&out);
+    assert_eq!(
+        outcome["command"]["full_name"], "examples.chat.roll",
+        "{outcome}"
+    );
+    assert!(
+        outcome["sent"][0]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("u-alice rolled 1d20: ["),
+        "{outcome}"
+    );
+
     let (code, out, _) = maitool(control, &["call", "no_such_tool", "--json"]);
     assert_eq!(code, 1);
     assert_eq!(json(&out)["error_message"], "tool not found: no_such_tool");
@@ -237,7 +268,7 @@ fn check_verbs(control: &std::path::Path, one_shot: bool) {
     assert_eq!(code, listing_code, "{err}");
     let status = json(&out);
     let runners = status["runners"].as_array().unwrap();
-    assert_eq!(runners.len(), 5);
+    assert_eq!(runners.len(), 6);
     for runner in runners {
         if runner["name"] == "maibot" && !maibot_ready {
             assert_ne!(runner["state"], "ready", "{runner}");
@@ -395,7 +426,7 @@ fn killing_the_host_with_sigkill_takes_every_runner_down() {
         .collect();
     // The MaiBot runner (Python, which does not watch its parent) is among them when its
     // runner is installed.
-    let expected = if shipped_maibot_ready() { 5 } else { 4 };
+    let expected = if shipped_maibot_ready() { 6 } else { 5 };
     assert_eq!(pids.len(), expected, "{out}");
     kill(Pid::from_raw(serve.child.id() as i32), Signal::SIGKILL).unwrap();
     let _ = serve.child.wait();

@@ -213,6 +213,13 @@ impl RequestHandler for ControlHandler {
                     let call: CallRequest = request.payload()?;
                     Payload::encode(&host.registry.invoke(call.invocation, &call.context).await)
                 }
+                methods::MESSAGE => {
+                    let ask: super::MessageRequest = request.payload()?;
+                    let outcome = host.messages().receive(ask.message).await.map_err(|err| {
+                        RpcError::new(ErrorCode::BadPayload, crate::error_text::chain(&err))
+                    })?;
+                    Payload::encode(&outcome)
+                }
                 methods::STATUS => {
                     let _: EmptyPayload = request.payload().unwrap_or_default();
                     let status = serde_json::to_value(host.status())

@@ -13,7 +13,7 @@ use crate::app::Host;
 use crate::builtin::{Discovery, Stage, build_exposure};
 use crate::circuit::CircuitStatus;
 use crate::metrics::prometheus::{self, Exposition};
-use crate::plugin::PluginLoadState;
+use crate::plugin::{PluginLoadState, Trigger, event_source};
 use crate::sandbox::SandboxStatus;
 
 /// Which model API's request shape `maitool definitions` prints.
@@ -180,6 +180,65 @@ pub struct ComponentView {
     /// Its every successful result ends the planner round.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub stop_after_execution: bool,
+    /// When it runs, as a sentence (`when a chat message matches /^\/weather/ ...`).
+    #[serde(default)]
+    pub runs: String,
+    /// What triggers a command or an event handler, field by field; `None` for tools.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trigger: Option<TriggerView>,
+}
+
+/// What makes a command or an event handler run, for `maitool plugins --json`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum TriggerView {
+    /// A command: a chat message that matches.
+    Command {
+        /// Its regular expression (Python syntax), searched in the message's text.
+        pattern: String,
+        /// Prefixes that call it too.
+        aliases: Vec<String>,
+        /// Whether the message stops after it unless it says otherwise.
+        intercepts: bool,
+        /// Why the pattern does not compile, if it does not (aliases still match).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pattern_error: Option<String>,
+        /// Only operators may run it (`permission = "operator"`).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        operator_only: bool,
+    },
+    /// An event handler.
+    Event {
+        /// The event's name.
+        event: String,
+        /// Higher runs first.
+        weight: i64,
+        /// Waited for, and able to change or stop the message.
+        intercept_message: bool,
+        /// Who fires the event.
+        fired_by: String,
+    },
+}
+
+impl TriggerView {
+    fn of(trigger: &Trigger) -> Option<TriggerView> {
+        match trigger {
+            Trigger::Command(command) => Some(TriggerView::Command {
+                pattern: command.matcher.pattern().to_owned(),
+                aliases: command.matcher.aliases().to_vec(),
+                intercepts: command.intercepts,
+                pattern_error: command.matcher.pattern_error().map(str::to_owned),
+                operator_only: command.operator_only,
+            }),
+            Trigger::Event(event) => Some(TriggerView::Event {
+                event: event.event_type.to_string(),
+                weight: event.weight,
+                intercept_message: event.intercept_message,
+                fired_by: event_source(&event.event_type).to_owned(),
+            }),
+            Trigger::Call | Trigger::Gateway { .. } | Trigger::Never => None,
+        }
+    }
 }
 
 /// One plugin, for `maitool plugins`.
@@ -245,6 +304,8 @@ pub fn plugins(host: &Host) -> Vec<PluginView> {
                     legacy_action: entry.legacy_action,
                     platforms: entry.platforms.names().to_vec(),
                     stop_after_execution: entry.stop_after_execution,
+                    runs: entry.trigger.describe(),
+                    trigger: TriggerView::of(&entry.trigger),
                 })
                 .collect(),
             id: plugin.id,

@@ -7,6 +7,7 @@ mod breaker;
 mod call_error;
 mod capabilities;
 mod chat_view;
+mod component_call;
 mod components;
 mod config;
 mod config_update;
@@ -16,6 +17,7 @@ mod executable;
 mod exit;
 mod failure_hint;
 mod grant;
+mod inbound;
 mod invoke_args;
 mod kv;
 mod listener;
@@ -36,12 +38,16 @@ mod status;
 mod supervisor;
 mod token_pipe;
 
+pub(crate) use capabilities::message_dict;
 pub use capabilities::{
     BotConfig, CapabilityService, LlmConfig, LlmConfigError, MemorySink, MessageSink,
     OutgoingImage, OutgoingMessage, SinkError, StoreSink,
 };
+pub(crate) use chat_view::ChatView;
+pub use component_call::ComponentCallError;
 pub use components::{
-    ComponentEntry, ComponentLookupError, ComponentRegistry, DeclarationError, ExposedTool,
+    CommandTrigger, ComponentEntry, ComponentLookupError, ComponentRegistry, DeclarationError,
+    EventTrigger, ExposedTool, Trigger, event_source,
 };
 pub use config::{AnnouncedIdError, RunnerConfigError, RunnerProblem, RuntimeConfigError};
 pub use config::{
@@ -53,6 +59,7 @@ pub use grant::{
     GrantError, PRIVILEGED_FAMILIES, Suggestion, check_grant, declared_grants, grants_admit,
     suggest, unserved,
 };
+pub use inbound::InboundMessages;
 pub use kv::{KvError, KvStore};
 pub use parameter_list::ParameterListError;
 pub use provider::PluginToolProvider;

@@ -117,10 +117,31 @@ impl ToolProvider for PluginToolProvider {
     }
 
     fn refusal(&self, name: &str, ctx: &ToolExecutionContext) -> Option<ToolExecutionResult> {
-        let entry = self
+        let Some(entry) = self
             .runtime
             .components
-            .declared_tool(name, |plugin| self.runtime.is_live(plugin))?;
+            .declared_tool(name, |plugin| self.runtime.is_live(plugin))
+        else {
+            // A name that is no tool at all may be a plugin's command or event handler: say
+            // how it runs instead of `tool not found`.
+            let other = self
+                .runtime
+                .components
+                .non_tool(name, |plugin| self.runtime.is_live(plugin))?;
+            return Some(
+                ToolExecutionResult::failure(
+                    name,
+                    format!(
+                        "{name} is not a tool: it is {} of plugin {}, which runs {}",
+                        super::components::kind_phrase(&other.component_type),
+                        other.plugin_id,
+                        other.trigger.describe()
+                    ),
+                )
+                .with_metadata("plugin_id", other.plugin_id.clone())
+                .with_metadata("error_code", "E_NOT_A_TOOL".to_owned()),
+            );
+        };
         let refused = |message: String, code: &str| {
             ToolExecutionResult::failure(name, message)
                 .with_metadata("plugin_id", entry.plugin_id.clone())

@@ -296,6 +296,39 @@ impl PluginRuntime {
         Ok(full_name)
     }
 
+    /// Whether calls to `plugin_id` can be routed: its runner serves it, or is (re)starting
+    /// and a call waits for it.
+    pub fn is_routable(&self, plugin_id: &str) -> bool {
+        self.shared.is_routable(plugin_id)
+    }
+
+    /// The limit of a component call whose declaration sets none
+    /// (`plugin_runtime.default_tool_timeout_ms`).
+    pub fn default_component_timeout_ms(&self) -> u64 {
+        self.shared.config.default_tool_timeout_ms
+    }
+
+    /// Runs a component of `plugin_id` that is not a tool (`plugin.invoke_command`,
+    /// `plugin.emit_event`, ...) with `payload`, and decodes its answer. A restarting runner
+    /// is waited for within `timeout`, as a tool call waits.
+    pub async fn call_component<T: serde::de::DeserializeOwned>(
+        &self,
+        plugin_id: &str,
+        method: &str,
+        payload: &maitool_protocol::wire::methods::InvokePayload,
+        timeout: Duration,
+    ) -> Result<T, super::ComponentCallError> {
+        self.shared
+            .call_component(plugin_id, method, payload, timeout)
+            .await
+    }
+
+    /// Hands the chat messages plugins route (`host.route_message`) to `taker` from now on.
+    pub fn attach_inbound<T: super::InboundMessages>(&self, taker: &Arc<T>) {
+        let weak: std::sync::Weak<T> = Arc::downgrade(taker);
+        self.shared.inbound.set(weak);
+    }
+
     /// The socket runners connect to.
     pub fn socket_path(&self) -> &std::path::Path {
         &self.shared.socket_path

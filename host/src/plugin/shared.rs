@@ -79,6 +79,8 @@ pub(crate) struct RuntimeShared {
     /// Plugins whose configuration is invalid: their tools are paused (MaiBot's
     /// `config_error`). Empty unless some plugin's configuration is broken.
     config_errors: RwLock<HashMap<String, ConfigError>>,
+    /// Where chat messages plugins route (`host.route_message`) go.
+    pub(crate) inbound: super::inbound::InboundSlot,
 }
 
 impl RuntimeShared {
@@ -107,6 +109,7 @@ impl RuntimeShared {
             live: RwLock::new(HashMap::new()),
             states: RwLock::new(HashMap::new()),
             config_errors: RwLock::new(HashMap::new()),
+            inbound: Default::default(),
         }
     }
 

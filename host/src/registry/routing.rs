@@ -105,8 +105,9 @@ impl ToolRegistry {
     /// `invalid arguments for tool NAME: at /FIELD: PROBLEM`.
     ///
     /// Never fails: an unknown tool gives a failed result `tool not found: NAME`, a tool its
-    /// provider offers to no one the provider's [`refusal`](crate::ToolProvider::refusal)
-    /// (`tool NAME is hidden: ...`); a provider
+    /// provider offers to no one, or a name a provider knows as something else than a tool,
+    /// the provider's [`refusal`](crate::ToolProvider::refusal) (`tool NAME is hidden: ...`,
+    /// `NAME is a command of plugin ...`); a provider
     /// error gives `tool NAME failed: CAUSE`; a provider panic gives
     /// `tool NAME failed: provider PROVIDER panicked: MESSAGE`, and the registry keeps serving.
     /// A result whose `tool_name` the provider left empty gets the invoked name.
@@ -191,10 +192,19 @@ impl ToolRegistry {
             Some(cause) => {
                 ToolExecutionResult::failure(&name, format!("tool {name} failed: {cause}"))
             }
-            // A tool that exists but is offered to no one (a hidden plugin tool) says so.
+            // A tool that exists but is offered to no one (a hidden plugin tool) says so, and
+            // so does a name that is no tool at all (a plugin's command): the declaring
+            // providers are asked first, then every provider.
             None => match index
                 .candidates(&name)
                 .find_map(|(slot, own_name)| slot.provider.refusal(own_name, ctx))
+                .or_else(|| {
+                    index
+                        .snapshot
+                        .slots
+                        .iter()
+                        .find_map(|slot| slot.provider.refusal(&name, ctx))
+                })
             {
                 Some(mut refusal) => {
                     refusal.success = false;

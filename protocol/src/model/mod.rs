@@ -23,7 +23,7 @@ pub use chat_scope::ChatScope;
 pub use content::{ContentType, ToolContentItem};
 pub use context::{ToolAvailabilityContext, ToolExecutionContext};
 pub use invocation::ToolInvocation;
-pub use json_kind::json_kind;
+pub use json_kind::{json_kind, python_truth};
 pub use platforms::{Platforms, PlatformsError};
 pub use result::{NamedResult, ToolExecutionResult};
 pub use spec::{ProviderType, ToolDefinition, ToolSpec};

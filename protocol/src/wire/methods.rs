@@ -38,10 +38,25 @@ pub mod names {
     /// Runner → host, request (maitool): a plugin makes one of its tools available or
     /// unavailable at run time ([`SetToolAvailablePayload`](super::SetToolAvailablePayload)).
     pub const SET_TOOL_AVAILABLE: &str = "tool.set_available";
+    /// Runner → host, request: a plugin hands the host a chat message it received from
+    /// outside, through one of its receiving message gateways
+    /// ([`RouteMessagePayload`](crate::wire::message_flow::RouteMessagePayload)).
+    pub const ROUTE_MESSAGE: &str = "host.route_message";
+    /// Runner → host, request: a message gateway's link is up or down
+    /// ([`GatewayStatePayload`](crate::wire::message_flow::GatewayStatePayload)).
+    pub const UPDATE_GATEWAY_STATE: &str = "host.update_message_gateway_state";
     /// Host → runner, request: run a tool.
     pub const INVOKE_TOOL: &str = "plugin.invoke_tool";
     /// Host → runner, request: run a legacy Action converted to a tool.
     pub const INVOKE_ACTION: &str = "plugin.invoke_action";
+    /// Host → runner, request: run a command a chat message matched
+    /// ([`CommandArgs`](crate::wire::message_flow::CommandArgs) as the invocation's `args`,
+    /// answered as a [`CommandReply`](crate::wire::message_flow::CommandReply)).
+    pub const INVOKE_COMMAND: &str = "plugin.invoke_command";
+    /// Host → runner, request: run an event handler
+    /// ([`EventArgs`](crate::wire::message_flow::EventArgs) as the invocation's `args`,
+    /// answered with an [`EventResultPayload`](crate::wire::message_flow::EventResultPayload)).
+    pub const EMIT_EVENT: &str = "plugin.emit_event";
     /// Host → runner, request: liveness and load state.
     pub const HEALTH: &str = "plugin.health";
     /// Host → runner, request: stop accepting new work, report what is in flight.

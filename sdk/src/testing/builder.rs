@@ -194,6 +194,7 @@ impl PluginTest {
             declarations: Mutex::new(Vec::new()),
             config_error: Mutex::new(None),
             ready: Mutex::new(Some(ready_tx)),
+            routed: Mutex::new(Vec::new()),
         });
         let (host_end, runner_end) = tokio::io::duplex(PIPE_CAPACITY);
         let peer = RpcPeer::start(

@@ -65,11 +65,11 @@ const LIFECYCLE_TIMEOUT: Duration = Duration::from_secs(10);
 /// # }
 /// ```
 pub struct RunningPlugin {
-    peer: RpcPeer,
-    state: Arc<HostState>,
+    pub(super) peer: RpcPeer,
+    pub(super) state: Arc<HostState>,
     /// Taken by `stop`.
     runner: Option<JoinHandle<Result<(), maitool_runner::RunnerError>>>,
-    context: ToolExecutionContext,
+    pub(super) context: ToolExecutionContext,
     calls: AtomicU64,
 }
 

@@ -14,6 +14,7 @@ use super::output::{StdoutClosed, TerminalProgress, outln, print_result, print_t
 use super::{EXIT_FAILED, EXIT_SOURCE_FAILED, EXIT_USAGE};
 
 mod definitions;
+mod message;
 mod metrics;
 mod plugins;
 mod prepare;
@@ -138,6 +139,7 @@ async fn dispatch(cli: Cli) -> Result<ExitCode> {
         Command::Serve(args) => serve(&cli, args, config).await,
         Command::Plugins { json } => plugins::plugins(&cli, config, *json).await,
         Command::Prepare { runners, json } => prepare::prepare(config, runners, *json).await,
+        Command::Message(args) => message::message(&cli, config, args).await,
         Command::Definitions {
             format,
             stage,

@@ -165,6 +165,13 @@ fn print_plugins(plugins: &[PluginView]) -> Result<()> {
                 component.full_name,
                 component.visibility
             )?;
+            // A tool runs when called; anything else says what makes it run, or that
+            // nothing does.
+            if !matches!(component.component_type.as_str(), "TOOL" | "ACTION")
+                && !component.runs.is_empty()
+            {
+                outln!("        runs {}", component.runs)?;
+            }
         }
     }
     Ok(())

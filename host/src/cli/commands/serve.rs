@@ -14,6 +14,7 @@ use crate::mcp_server::{FrontConfig, FrontError, McpFront};
 use crate::{Host, LoadedConfig};
 use anyhow::{Context, Result, anyhow};
 use maitool_protocol::ToolExecutionContext;
+use maitool_protocol::wire::message_flow::EventType;
 use tokio_util::sync::CancellationToken;
 
 use crate::cli::EXIT_FAILED;
@@ -96,6 +97,10 @@ pub(super) async fn serve(cli: &Cli, args: &ServeArgs, config: LoadedConfig) -> 
     let mut terminate = signal(SignalKind::terminate())?;
     let mut hangup = signal(SignalKind::hangup())?;
     tracing::info!(control = %control_path, tools, "maitool is serving");
+    // MaiBot fires on_start once the bot runs; handlers of a runner still starting are
+    // waited for, within their timeout.
+    let starting = host.clone();
+    tokio::spawn(async move { lifecycle_event(&starting, EventType::OnStart).await });
 
     let stop_http = CancellationToken::new();
     let mut front: FrontTask = if args.mcp_stdio {
@@ -157,8 +162,37 @@ pub(super) async fn serve(cli: &Cli, args: &ServeArgs, config: LoadedConfig) -> 
         let _ = tokio::time::timeout(HTTP_DRAIN, front).await;
     }
     drop(control);
+    if tokio::time::timeout(STOP_EVENT_LIMIT, lifecycle_event(&host, EventType::OnStop))
+        .await
+        .is_err()
+    {
+        tracing::warn!(
+            "on_stop handlers did not finish within {} s",
+            STOP_EVENT_LIMIT.as_secs()
+        );
+    }
+    host.messages().settle(STOP_EVENT_LIMIT).await;
     host.shutdown().await;
     Ok(code)
+}
+
+/// How long `serve` gives the `on_stop` handlers before it stops the runners.
+const STOP_EVENT_LIMIT: Duration = Duration::from_secs(5);
+
+/// Emits a lifecycle event (about no message) to every plugin's handlers, logging who failed.
+async fn lifecycle_event(host: &Host, event: EventType) {
+    let emission = host
+        .messages()
+        .emit_event(
+            event,
+            None,
+            Default::default(),
+            &ToolExecutionContext::default(),
+        )
+        .await;
+    for run in emission.handlers.iter().filter(|run| run.error.is_some()) {
+        tracing::warn!(handler = %run.handler, "{}", run.error.as_deref().unwrap_or_default());
+    }
 }
 
 #[cfg(feature = "http")]

@@ -10,6 +10,7 @@ use maitool_protocol::{
     ToolSpec, Visibility,
 };
 
+use super::trigger::Trigger;
 use crate::plugin::PLUGIN_PROVIDER_NAME;
 use crate::plugin::invoke_args::ContextKeys;
 
@@ -116,12 +117,20 @@ pub struct ComponentEntry {
     pub legacy_action: bool,
     /// The spec exposed to the registry, built once at registration.
     pub spec: Arc<ToolSpec>,
+    /// What makes it run: a call (tools), a message (commands), an event (event handlers).
+    pub trigger: Trigger,
     /// The context keys its calls' arguments carry when its runner reads the context from
     /// the payload: those its parameters declare, or all of them for a legacy Action.
     pub(crate) context_keys: ContextKeys,
 }
 
 impl ComponentEntry {
+    /// True for a message gateway that takes messages in (`route_type` `receive` or
+    /// `duplex`, MaiBot's `recv` and `recive` too).
+    pub fn receives_messages(&self) -> bool {
+        matches!(self.trigger, Trigger::Gateway { receives: true })
+    }
+
     /// True for components exposed as tools (tools and converted Actions).
     pub fn is_tool(&self) -> bool {
         self.component_type == "TOOL" || self.component_type == "ACTION"
@@ -161,6 +170,11 @@ impl ComponentEntry {
                 .to_owned()
         };
         let component_type = decl.component_type.trim().to_ascii_uppercase();
+        let trigger = Trigger::of(
+            &component_type,
+            component_type == "TOOL" || component_type == "ACTION",
+            meta,
+        );
         let legacy_action = component_type == "ACTION"
             || meta
                 .get("legacy_action")
@@ -278,6 +292,7 @@ impl ComponentEntry {
             stop_after_execution,
             legacy_action,
             spec: Arc::new(spec),
+            trigger,
             context_keys,
         })
     }

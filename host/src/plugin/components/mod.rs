@@ -3,8 +3,11 @@
 //! declaration's checks are `entry.rs`.
 
 mod entry;
+mod message_components;
+mod trigger;
 
 pub use entry::{ComponentEntry, DeclarationError};
+pub use trigger::{CommandTrigger, EventTrigger, Trigger, event_source, kind_phrase};
 
 use super::chat_view::ChatView;
 use std::collections::HashSet;

@@ -2,7 +2,7 @@ use maitool_protocol::ToolAvailabilityContext;
 use maitool_protocol::wire::methods::ComponentDeclaration;
 use serde_json::{Value, json};
 
-use super::{ComponentRegistry, DeclarationError};
+use crate::plugin::components::{ComponentRegistry, DeclarationError};
 use crate::plugin::chat_view::ChatView;
 
 fn tool(name: &str, metadata: Value) -> ComponentDeclaration {
