@@ -10,7 +10,7 @@ mod error;
 mod maibot;
 
 pub use error::{AnnouncedIdError, RunnerConfigError, RunnerProblem, RuntimeConfigError};
-pub(crate) use maibot::DISABLED_REASON;
+pub(crate) use maibot::{DISABLED_REASON, config_document};
 pub use maibot::MaibotLaunch;
 
 /// Supervision limits shared by every runner (`[plugin_runtime]`).
