@@ -15,9 +15,10 @@ mod market_support;
 
 use std::time::{Duration, Instant};
 
+use market_support::declared::DECLARED;
 use market_support::{
-    CAPPED_BELOW_1_3, DECLARED, Env, Market, PLUGINS, Setup, plugin, plugin_logs, python_says,
-    shared_env, text, tool,
+    CAPPED_BELOW_1_3, Env, Market, PLUGINS, Setup, plugin, plugin_logs, python_says, shared_env,
+    text, tool,
 };
 use serde_json::{Value, json};
 

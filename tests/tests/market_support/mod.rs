@@ -21,9 +21,8 @@ use maitool_e2e::cli::Maitool;
 use serde_json::Value;
 
 pub use crate::maibot_support::{Serve, copy_dir};
-pub use declared::DECLARED;
-
-mod declared;
+pub mod declared;
+pub mod servers;
 
 /// The variable under which a missing environment fails the tests instead of skipping them.
 pub const REQUIRE_VAR: &str = "MAITOOL_REQUIRE_MARKET_PLUGINS";
@@ -195,7 +194,7 @@ impl Market {
         let text = format!(
             "[host]\ncontrol_socket = \"{root}/control.sock\"\ndata_dir = \"{root}/data\"\n\
              enable_builtin = true\n\n\
-             [builtin]\ndatabase = \"{root}/maitool.sqlite3\"\n\n\
+             [builtin]\ndatabase = \"{root}/maitool.sqlite3\"\nfocus_mode = true\n\n\
              [builtin.seed]\nprofiles = \"{seed}/profiles.json\"\n\n\
              [bot]\nnickname = \"Mai\"\nqq_account = \"10000\"\n\n\
              [[runners]]\nname = \"market\"\nkind = \"maibot\"\nplugin_dirs = [\"plugins\"]\n\
