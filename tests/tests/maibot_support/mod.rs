@@ -189,7 +189,12 @@ impl Serve {
 
     /// Waits for a JSON log line matching `wanted`; panics after 30 s.
     pub fn wait_for_log(&self, wanted: impl Fn(&Value) -> bool) -> Value {
-        let deadline = Instant::now() + Duration::from_secs(30);
+        self.wait_for_log_within(Duration::from_secs(30), wanted)
+    }
+
+    /// [`wait_for_log`](Self::wait_for_log), panicking after `limit`.
+    pub fn wait_for_log_within(&self, limit: Duration, wanted: impl Fn(&Value) -> bool) -> Value {
+        let deadline = Instant::now() + limit;
         loop {
             if let Some(line) = self.log().into_iter().find(|line| wanted(line)) {
                 return line;

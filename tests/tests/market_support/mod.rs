@@ -277,7 +277,9 @@ impl Market {
             .stdout(Stdio::null())
             .stderr(Stdio::piped());
         let serve = Serve::start(command);
-        serve.wait_for_log(|line| line["fields"]["message"] == "maitool is serving");
+        serve.wait_for_log_within(limit, |line| {
+            line["fields"]["message"] == "maitool is serving"
+        });
         self.wait_settled(limit);
         serve
     }
