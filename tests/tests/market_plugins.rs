@@ -57,27 +57,62 @@ fn readme_serve_prepares_a_fresh_environment_itself_and_every_market_plugin_load
         ..Setup::default()
     });
     let started = Instant::now();
-    let serve = market.serve_within(Duration::from_secs(600));
+    let limit = Duration::from_secs(600);
+    let _serve = market.serve_started(limit);
+
+    // The runner's environment is prepared in the background: the runner shows `preparing`,
+    // while the built-in tools already answer.
+    let mut saw_preparing = false;
+    let mut builtin_served_meanwhile = false;
+    loop {
+        let runner = market.runner();
+        if runner["state"] == "preparing" {
+            saw_preparing = true;
+            assert_eq!(runner["environment"]["state"], "preparing", "{runner}");
+            let tools = market.json(&["tools", "--json"]);
+            builtin_served_meanwhile |= tools
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|t| t["name"] == "query_person_profile");
+        } else if runner["environment"]["state"] == "ready" {
+            break;
+        }
+        assert!(
+            started.elapsed() < limit,
+            "not prepared within {limit:?}: {runner}"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    assert!(saw_preparing, "the runner never showed `preparing`");
+    assert!(
+        builtin_served_meanwhile,
+        "the built-in tools answer while it prepares"
+    );
+    let runner = market.wait_settled(limit);
     eprintln!(
         "fresh environment prepared and plugins loaded in {:.1?}",
         started.elapsed()
     );
 
-    // The host prepared the environment in the background: the runner went through
-    // `preparing`, and its interpreter is the managed venv under data_dir.
-    let preparing = serve.log().into_iter().any(|line| {
-        line["fields"]["runner"] == "market"
-            && line["fields"]["message"]
-                .as_str()
-                .is_some_and(|m| m.contains("prepar"))
-    });
-    assert!(preparing, "no preparation logged: {:?}", serve.log());
-    let runner = market.runner();
-    assert_eq!(runner["state"], "ready", "{runner}");
+    // The managed venv under data_dir, and what its preparation installed.
+    let environment = &runner["environment"];
+    let venv = environment["venv"].as_str().unwrap();
+    assert!(
+        std::path::Path::new(venv).starts_with(market.root().join("data")),
+        "the managed venv is under data_dir: {environment}"
+    );
+    let installed = environment["installed"].to_string();
+    for package in ["maibot", "markdownify", "pypdf", "lxml", "tomli-w"] {
+        assert!(
+            installed.contains(package),
+            "{package} installed: {environment}"
+        );
+    }
     let python = market.python();
     assert!(
-        python.starts_with(market.root().join("data")),
-        "the managed venv is under data_dir: {}",
+        python.starts_with(venv),
+        "{} runs in {venv}",
         python.display()
     );
     assert_all_loaded(&market.json(&["plugins", "--json"]));

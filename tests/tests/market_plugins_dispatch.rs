@@ -17,25 +17,38 @@ use market_support::servers::Servers;
 use market_support::{Market, Serve, plugin_logs, shared_env, text};
 use serde_json::{Value, json};
 
-/// `maitool message TEXT` from `u-alice` in group `10001`'s chat `st1` on `qq`; the outcome.
+/// `maitool message TEXT` from `u-alice` (Alice) in group `10001`'s chat `st1` on `qq`; the
+/// outcome. A command that failed makes it exit 1.
 fn message(market: &Market, text: &str) -> Value {
+    message_from(market, "u-alice", text).1
+}
+
+/// `maitool message TEXT` from `user`; (exit code, outcome).
+fn message_from(market: &Market, user: &str, text: &str) -> (i32, Value) {
     let (code, out, err) = market.run(&[
         "message",
         text,
         "--stream-id",
         "st1",
         "--user-id",
-        "u-alice",
+        user,
         "--user-name",
-        "Alice",
+        if user == "u-alice" { "Alice" } else { user },
         "--group-id",
         "10001",
         "--platform",
         "qq",
         "--json",
     ]);
-    assert_eq!(code, 0, "maitool message {text:?}: {out}\n{err}");
-    serde_json::from_str(&out).unwrap_or_else(|e| panic!("no JSON ({e}): {out}\n{err}"))
+    let outcome: Value =
+        serde_json::from_str(&out).unwrap_or_else(|e| panic!("no JSON ({e}): {out}\n{err}"));
+    let failed = outcome["command"]["success"] == false;
+    assert_eq!(
+        code,
+        i32::from(failed),
+        "maitool message {text:?}: {out}\n{err}"
+    );
+    (code, outcome)
 }
 
 /// The texts plugins sent while a message was processed.
@@ -119,7 +132,10 @@ fn market_commands_run_from_maitool_message_with_their_groups_and_state_and_repl
         "{right}"
     );
     let wrong = message(&market, "/答 不是这个");
-    assert_eq!(sent(&wrong), ["@u-alice ❌ 不对喵~"], "{wrong}");
+    assert!(
+        sent(&wrong)[0].starts_with("@u-alice ❌ 不对喵~"),
+        "{wrong}"
+    );
 
     // impression-card's help command.
     let help = message(&market, "/印象卡片帮助");
@@ -159,11 +175,21 @@ fn custom_commands_are_added_by_a_command_and_answered_by_the_plugins_receive_ho
     let Some(env) = shared_env() else {
         return;
     };
-    let market = Market::new(&env, "");
+    let admins = "[runners.plugins.\"TAIY2020.custom-commands-plugin\"]\n\
+                  config = { settings = { admin_user_ids = [\"u-alice\"] } }\n";
+    let market = Market::new(&env, admins);
     let serve = market.serve();
     let id = "TAIY2020.custom-commands-plugin";
 
-    // `.问：TRIGGER答：REPLY` is one of its commands (the prefix is its configuration's).
+    // `.问：TRIGGER答：REPLY` is one of its commands (the prefix is its configuration's), for
+    // the admins its configuration names.
+    let (code, refused) = message_from(&market, "u-bob", ".问：早上好答：早呀");
+    assert_eq!(code, 1, "{refused}");
+    assert_eq!(
+        sent(&refused),
+        ["❌ 你没有权限执行此管理员命令"],
+        "{refused}"
+    );
     let added = message(&market, ".问：早上好答：早呀，今天也要加油");
     assert_eq!(
         added["command"]["full_name"],

@@ -270,6 +270,14 @@ impl Market {
     /// reported every plugin (waiting up to `limit`, which covers preparing a fresh
     /// environment).
     pub fn serve_within(&self, limit: Duration) -> Serve {
+        let serve = self.serve_started(limit);
+        self.wait_settled(limit);
+        serve
+    }
+
+    /// `maitool serve`, returned as soon as it serves (its runner may still be preparing or
+    /// loading).
+    pub fn serve_started(&self, limit: Duration) -> Serve {
         let mut command = self.cli().command();
         command
             .args(["--log-format", "json", "serve"])
@@ -280,7 +288,6 @@ impl Market {
         serve.wait_for_log_within(limit, |line| {
             line["fields"]["message"] == "maitool is serving"
         });
-        self.wait_settled(limit);
         serve
     }
 
