@@ -364,3 +364,37 @@ fn an_engine_runs_the_planner_hook_and_the_world_clock_rewrites_the_time_hint() 
         "{planner}"
     );
 }
+
+#[test]
+fn the_impression_card_finds_a_person_through_person_and_database_get_and_keeps_its_scores() {
+    let Some(env) = shared_env() else {
+        return;
+    };
+    let market = Market::new(&env, "");
+    let _serve = market.serve();
+
+    // By name: person.get_id_by_name, then MaiBot's PersonInfo table through database.get
+    // (the seeded profile of Alice: person_name Alice, nickname Ali, on qq as u-alice).
+    let (code, detail) = market.call("get_impression_detail", r#"{"target": "Alice"}"#);
+    assert_eq!(code, 0, "{detail}");
+    let detail = text(&detail);
+    assert!(
+        detail.starts_with("## Alice 的") && detail.contains("- QQ 昵称：Ali\n"),
+        "{detail}"
+    );
+    // Its own scores, kept in its data folder: set, then read back.
+    let (code, set) = market.call(
+        "set_score",
+        r#"{"target": "Alice", "dimension": "trust", "value": 88}"#,
+    );
+    assert_eq!(code, 0, "{set}");
+    let (_, detail) = market.call("get_impression_detail", r#"{"target": "Alice"}"#);
+    assert!(text(&detail).contains("| 信赖 | 88"), "{detail}");
+    // Someone the store does not know.
+    let (_, nobody) = market.call("get_impression_detail", r#"{"target": "Zed"}"#);
+    assert_eq!(
+        text(&nobody),
+        "找不到名为「Zed」的人物（可试 QQ 号、昵称、别名或群名片）。",
+        "{nobody}"
+    );
+}
