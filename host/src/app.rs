@@ -15,7 +15,7 @@ use crate::mcp_client::{McpConfigError, McpServerStatus, McpToolProvider};
 use crate::metrics::progress::{self, StartObserver, StartProgress};
 use crate::metrics::{CallTotals, ToolCallStats};
 use crate::plugin::{
-    CapabilityService, KvStore, MessageSink, PluginRuntime, RunnerStatus, StoreSink,
+    CapabilityService, KvStore, MessageSink, PluginRuntime, PluginsSummary, RunnerStatus, StoreSink,
 };
 use crate::provider::ToolProvider;
 use crate::registry::ToolRegistry;
@@ -59,6 +59,8 @@ pub struct HostStatus {
     pub config: Option<String>,
     /// The runner socket.
     pub socket: String,
+    /// How many plugins loaded, and why the others did not.
+    pub plugins: PluginsSummary,
     /// Plugin runners.
     pub runners: Vec<RunnerStatus>,
     /// MCP servers.
@@ -175,6 +177,7 @@ impl Host {
         }
         capabilities.set_bot_config(settings.bot.clone());
         capabilities.set_llm_config(settings.llm.clone());
+        capabilities.set_render_config(settings.render.clone());
         let plugins = PluginRuntime::start_with_data_dir(
             settings.plugin_runtime.clone(),
             config.runners.clone(),
@@ -305,10 +308,11 @@ impl Host {
             None
         };
         report.plugins = self.plugins.apply(next.runners.clone()).await;
-        // `[bot]` and `[llm]` are read per call: the next capability call sees the new values.
+        // `[bot]`, `[llm]` and `[render]` are read per call: the next capability call sees the new values.
         let capabilities = self.plugins.capabilities();
         capabilities.set_bot_config(new.bot.clone());
         capabilities.set_llm_config(new.llm.clone());
+        capabilities.set_render_config(new.render.clone());
         if old.builtin != new.builtin
             && let Some(store) = &self.store
         {
@@ -353,6 +357,7 @@ impl Host {
 
     /// Runners, MCP servers and providers.
     pub fn status(&self) -> HostStatus {
+        let runners = self.plugins.status();
         HostStatus {
             config: self
                 .config
@@ -361,7 +366,8 @@ impl Host {
                 .as_ref()
                 .map(|p| p.display().to_string()),
             socket: self.plugins.socket_path().display().to_string(),
-            runners: self.plugins.status(),
+            plugins: PluginsSummary::of(&runners),
+            runners,
             mcp_servers: self.mcp().map(|m| m.status()).unwrap_or_default(),
             providers: self
                 .registry

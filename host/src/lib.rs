@@ -32,6 +32,7 @@ mod parent_death;
 pub mod plugin;
 pub mod provider;
 pub mod registry;
+pub mod render;
 mod sqlite;
 
 pub use app::{Host, HostError, HostStatus, ReloadError};
