@@ -191,15 +191,16 @@ impl Market {
             Env::Shared(path) => format!("\n[runners.python_env]\npath = \"{}\"\n", path.display()),
             Env::Fresh => String::new(),
         };
-        // MaiBot's runner reports ready once all fifteen plugins are imported and registered:
-        // seconds here, but well over the default 30 s on a loaded two-core CI machine.
+        // MaiBot's runner says hello once MaiBot is imported and reports ready once all fifteen
+        // plugins are imported and registered: seconds here, but over the defaults (10 s and
+        // 30 s) on a loaded two-core CI machine running other tests beside.
         let text = format!(
             "[host]\ncontrol_socket = \"{root}/control.sock\"\ndata_dir = \"{root}/data\"\n\
              enable_builtin = true\n\n\
              [builtin]\ndatabase = \"{root}/maitool.sqlite3\"\nfocus_mode = true\n\n\
              [builtin.seed]\nprofiles = \"{seed}/profiles.json\"\n\n\
              [bot]\nnickname = \"Mai\"\nqq_account = \"10000\"\n\n\
-             [plugin_runtime]\nready_timeout_ms = 180000\n\n\
+             [plugin_runtime]\nhandshake_timeout_ms = 60000\nready_timeout_ms = 180000\n\n\
              [[runners]]\nname = \"market\"\nkind = \"maibot\"\nplugin_dirs = [\"plugins\"]\n\
              force_plugin_compatibility = {}\ngrant_declared = {}\n{env}\n{}",
             setup.force_compatibility,
