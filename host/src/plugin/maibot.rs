@@ -9,7 +9,7 @@ use maitool_protocol::wire::methods::{
     ReloadPluginPayload, ReloadPluginResponse, UnloadPluginsPayload, UnloadPluginsResponse, names,
 };
 
-use super::config::{DISABLED_REASON, MaibotLaunch};
+use super::config::{DISABLED_REASON, MaibotLaunch, config_document};
 use super::config_update::{ConfigUpdateError, update_config};
 use super::runner_shared::RunnerShared;
 use super::shared::{ConfigErrorOrigin, RuntimeShared};
@@ -39,7 +39,21 @@ pub(crate) async fn deliver_overrides(
         if runtime.is_paused(plugin_id) {
             continue;
         }
-        match update_config(peer, plugin_id, &plugin.config, true).await {
+        // The document was merged over the plugin's config.toml when the configuration was
+        // read. A plugin that had none then has one now: MaiBot's runner writes it back,
+        // normalised, as it loads the plugin, and refuses a document without its `[plugin]`
+        // section. So the operator's settings are merged again over the file as it is now.
+        let document = match maibot.folders.get(plugin_id) {
+            Some(folder) => match config_document(folder, &plugin.config) {
+                Ok(document) => document,
+                Err(problem) => {
+                    tracing::warn!(runner = %runner.name, plugin_id = %plugin_id, "cannot read the plugin's config.toml again; sending the configuration as read at start: {problem}");
+                    plugin.config.clone()
+                }
+            },
+            None => plugin.config.clone(),
+        };
+        match update_config(peer, plugin_id, &document, true).await {
             Ok(()) => {
                 tracing::debug!(runner = %runner.name, plugin_id = %plugin_id, "operator configuration delivered")
             }

@@ -13,8 +13,8 @@ mod error;
 mod maibot;
 
 pub use error::{AnnouncedIdError, RunnerConfigError, RunnerProblem, RuntimeConfigError};
-pub(crate) use maibot::DISABLED_REASON;
 pub use maibot::MaibotLaunch;
+pub(crate) use maibot::{DISABLED_REASON, config_document};
 
 /// Supervision limits shared by every runner (`[plugin_runtime]`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
