@@ -6,6 +6,7 @@ mod availability;
 mod call_error;
 mod capabilities;
 mod chat_view;
+mod circuit;
 mod components;
 mod config;
 mod config_update;
@@ -43,6 +44,7 @@ pub use config::{
     RuntimeConfig, check_announced_plugin_id, find_program, resolve_program,
 };
 pub use data_dir::{DataDirError, PluginIdError, PluginIdProblem, check_plugin_id};
+pub use circuit::{CircuitBreaker, CircuitPolicy, CircuitRefusal, CircuitStatus};
 pub use grant::{GrantError, PRIVILEGED_FAMILIES, check_grant, grants_admit};
 pub use kv::{KvError, KvStore};
 pub use parameter_list::ParameterListError;
