@@ -222,6 +222,8 @@ impl Host {
         }
         capabilities.attach_registry(&registry);
         capabilities.attach_runtime(&plugins);
+        // The planner's request hook shapes what a session's listing offers.
+        registry.attach_hooks(plugins.hooks().clone());
         // tool_search must see plugin and MCP tools, not only the built-ins.
         if let Some(builtin) = &builtin {
             builtin.discovery().attach_registry(&registry);
@@ -349,6 +351,19 @@ impl Host {
         if let Some(mcp) = self.mcp() {
             self.registry.register_provider(mcp);
         }
+    }
+
+    /// Runs the named hook `name` (one of MaiBot's, see [`crate::hook::CATALOG`]) with
+    /// `kwargs` over the plugins' hook handlers, as MaiBot's host runs it: for an engine that
+    /// runs a hook at its own point (its replyer, its message pipeline, ...). The kwargs are
+    /// checked against the hook's parameter schema first; the outcome carries the kwargs as
+    /// the handlers left them and whether one aborted the point.
+    pub async fn invoke_hook(
+        &self,
+        name: &str,
+        kwargs: maitool_protocol::JsonObject,
+    ) -> Result<crate::hook::HookOutcome, crate::hook::HookError> {
+        crate::hook::run_named(self.plugins.hooks().as_ref(), name, kwargs).await
     }
 
     /// Runners, MCP servers and providers.

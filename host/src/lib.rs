@@ -7,6 +7,7 @@
 //! * [`provider`]: the [`ToolProvider`] trait every tool source implements.
 //! * [`registry`]: the [`ToolRegistry`] that lists and routes.
 //! * [`plugin`]: the plugin runtime: runner supervisor, component registry, `PluginToolProvider`.
+//! * [`hook`]: MaiBot's named hooks: where maitool runs them, and how an engine runs the rest.
 //! * [`builtin`]: the engine's built-in tools and the tool-call executor.
 //! * [`mcp_client`]: tools of external MCP servers (maitool as an MCP client).
 //! * [`metrics`]: per-tool call statistics, the Prometheus endpoint, start-up progress.
@@ -24,6 +25,7 @@ pub mod config;
 pub mod control;
 mod error_text;
 mod features;
+pub mod hook;
 pub mod llm;
 pub mod mcp_client;
 pub mod mcp_server;

@@ -167,10 +167,11 @@ pub trait ToolProvider: Send + Sync + 'static {
         None
     }
 
-    /// Why a tool this provider declares is offered to no one, for example
-    /// `tool NAME is hidden: ...`. The registry asks only when no provider had the tool
-    /// available for a call, so that the caller reads this cause instead of
-    /// `tool not found: NAME`. The default is `None`.
+    /// Why a call of `name` cannot run here although this provider knows the name: a tool it
+    /// declares but offers to no one (`tool NAME is hidden: ...`), or a component that is not
+    /// a tool (a plugin's hook handler: what it is and how it runs). The registry asks only
+    /// when no provider had a tool `name` available for a call, so that the caller reads this
+    /// cause instead of `tool not found: NAME`. The default is `None`.
     fn refusal(&self, name: &str) -> Option<String> {
         let _ = name;
         None

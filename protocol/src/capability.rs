@@ -94,6 +94,8 @@ capabilities! {
         Component = "component",
         /// `llm.*`: the operator's language model endpoint.
         Llm = "llm",
+        /// `api.*`: other plugins' APIs.
+        Api = "api",
     }
     /// Sends a text message.
     SendText = "send.text" in Send,
@@ -193,6 +195,15 @@ capabilities! {
     LlmGetAvailableModels = "llm.get_available_models" in Llm,
     /// Embeddings of texts.
     LlmEmbed = "llm.embed" in Llm,
+    /// Calls another plugin's API (or one of the caller's own).
+    ApiCall = "api.call" in Api,
+    /// One API visible to the caller.
+    ApiGet = "api.get" in Api,
+    /// The APIs visible to the caller.
+    ApiList = "api.list" in Api,
+    /// Replaces the caller's dynamic APIs; needs no grant, as in MaiBot: it only changes
+    /// what the caller itself offers.
+    ApiReplaceDynamic = "api.replace_dynamic" in Api,
 }
 
 impl fmt::Display for Capability {

@@ -8,12 +8,16 @@
 //!   symmetric multiplexed RPC peer over any `AsyncRead + AsyncWrite`. `rpc` is the only module
 //!   that performs I/O.
 //! * [`launch`]: the environment variables a host passes to the runners it starts.
+//! * [`api`]: plugin APIs, keyed as MaiBot keys them.
 //! * [`capability`]: the names of the host capabilities plugins call (`cap.call`).
+//! * [`hook`]: MaiBot's named hooks and the vocabulary of hook handlers.
 //!
 //! The wire format is specified byte by byte in `docs/PROTOCOL.md`.
 #![warn(missing_docs)]
 
+pub mod api;
 pub mod capability;
+pub mod hook;
 pub mod launch;
 pub mod model;
 pub mod rpc;

@@ -18,6 +18,8 @@ use maitool_protocol::wire::methods::{AckPayload, HelloPayload, HelloResponsePay
 use maitool_protocol::wire::{ErrorCode, InvokeView, SUPPORTED_PROTOCOL_VERSIONS};
 use tokio::sync::Notify;
 
+mod apis;
+mod hooks;
 mod load;
 mod requests;
 
@@ -26,8 +28,8 @@ use self::requests::{InFlightGuard, RunnerHandler, answer, execution_context};
 
 use crate::log_forward::LogForwarder;
 use crate::{
-    ComponentHandler, HostClient, InvocationContext, LaunchEnv, PluginSpec, RUNNER_VERSION,
-    RunnerError,
+    ApiComponent, ComponentHandler, HookComponent, HostClient, InvocationContext, LaunchEnv,
+    PluginSpec, RUNNER_VERSION, RunnerError,
 };
 
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
@@ -229,6 +231,10 @@ struct LoadedPlugin {
     tag: Arc<str>,
     /// Looked up on every call: foldhash, not SipHash (SipHash showed in the runner's profile).
     handlers: foldhash::HashMap<Arc<str>, Arc<dyn ComponentHandler>>,
+    /// Hook handlers by component name.
+    hook_handlers: foldhash::HashMap<Arc<str>, Arc<dyn HookComponent>>,
+    /// APIs by handler name.
+    apis: foldhash::HashMap<Arc<str>, Arc<dyn ApiComponent>>,
     loaded: AtomicBool,
     /// Set once from the bootstrap, before the plugin loads.
     data_dir: OnceLock<Arc<Path>>,
@@ -256,10 +262,22 @@ impl RunnerState {
                     .iter()
                     .map(|c| (Arc::from(c.declaration.name.as_str()), c.handler.clone()))
                     .collect();
+                let hook_handlers = spec
+                    .hook_handlers
+                    .iter()
+                    .map(|h| (Arc::from(h.declaration.name.as_str()), h.handler.clone()))
+                    .collect();
+                let apis = spec
+                    .apis
+                    .iter()
+                    .map(|a| (Arc::from(a.handler_name.as_str()), a.handler.clone()))
+                    .collect();
                 LoadedPlugin {
                     tag: Arc::from(spec.id.as_str()),
                     spec,
                     handlers,
+                    hook_handlers,
+                    apis,
                     loaded: AtomicBool::new(false),
                     data_dir: OnceLock::new(),
                 }

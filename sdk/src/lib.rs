@@ -33,7 +33,9 @@
 //!
 //! One executable may host several plugins: pass them all to [`run`]. Legacy MaiBot Actions
 //! are declared with [`Action`] and converted to tools automatically (new plugins should
-//! prefer tools).
+//! prefer tools). Besides tools, a plugin may run code at MaiBot's named hooks
+//! ([`HookHandler`], for example to shape the tools a session is offered) and offer APIs to
+//! other plugins ([`Api`], called with [`ApiClient`]).
 #![warn(missing_docs)]
 
 // The macros' expansions name `::maitool_sdk`, which must resolve inside this crate too (its
@@ -41,10 +43,12 @@
 extern crate self as maitool_sdk;
 
 mod action;
+pub mod api;
 mod arguments;
 mod blocking;
 mod config;
 mod context;
+pub mod hook;
 mod host;
 mod kv;
 mod output;
@@ -62,8 +66,10 @@ pub mod __private;
 pub mod testing;
 
 pub use action::{Action, ActionInput, ActivationType, ChatMode};
+pub use api::{Api, ApiCallError, ApiClient};
 pub use config::{ConfigUpdate, PluginConfig};
 pub use context::{PluginContext, ToolContext};
+pub use hook::{HookCall, HookHandler, HookReply};
 pub use host::{HostClient, HostError};
 pub use kv::Kv;
 pub use output::{ToolError, ToolOutput};
@@ -102,10 +108,10 @@ pub use tracing as log;
 /// Everything a plugin usually needs, in one import: `use maitool_sdk::prelude::*;`.
 pub mod prelude {
     pub use crate::{
-        Action, ActionInput, ActivationType, ChatMode, ChatScope, ConfigUpdate, Deserialize,
-        HostClient, HostError, JsonSchema, Plugin, PluginConfig, PluginContext, PluginError,
-        Serialize, Tool, ToolContentItem, ToolContext, ToolError, ToolOutput, Value, Visibility,
-        json,
+        Action, ActionInput, ActivationType, Api, ApiCallError, ChatMode, ChatScope, ConfigUpdate,
+        Deserialize, HookCall, HookHandler, HookReply, HostClient, HostError, JsonSchema, Plugin,
+        PluginConfig, PluginContext, PluginError, Serialize, Tool, ToolContentItem, ToolContext,
+        ToolError, ToolOutput, Value, Visibility, json,
     };
 }
 

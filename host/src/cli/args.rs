@@ -113,6 +113,23 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Run one of MaiBot's named hooks over the plugins' hook handlers, as an engine would at
+    /// its own point, and print the outcome (the kwargs as the handlers left them, whether
+    /// one aborted); `--list` shows every hook, who runs it and its handlers.
+    Hook {
+        /// The hook, e.g. chat.receive.before_process (omit with --list).
+        #[arg(required_unless_present = "list")]
+        name: Option<String>,
+        /// The hook's kwargs as a JSON object.
+        #[arg(long, default_value = "{}")]
+        kwargs: String,
+        /// List the hooks instead.
+        #[arg(long, conflicts_with = "name")]
+        list: bool,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Stop a runner of a running `maitool serve` and start it again, also one marked failed.
     Restart {
         /// The runner's name, as in the configuration.

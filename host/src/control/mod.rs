@@ -1,5 +1,5 @@
 //! The control socket of `maitool serve`: the other verbs (`tools`, `call`, `status`,
-//! `plugins`, `definitions`, `enable`, `disable`, `reload`) and the `--metrics` endpoint talk
+//! `plugins`, `definitions`, `hook`, `enable`, `disable`, `reload`) and the `--metrics` endpoint talk
 //! to a running host through it, with the same framing and RPC peer as runners use.
 
 mod client;
@@ -37,6 +37,21 @@ pub mod methods {
     /// Stop a runner and start it again, also one marked failed: [`super::RestartRequest`]
     /// → `{}`.
     pub const RESTART: &str = "control.restart";
+    /// Run a named hook over the plugins' handlers: [`super::HookRequest`] →
+    /// `hook::HookOutcome`; an unknown hook or invalid kwargs is `E_BAD_PAYLOAD`.
+    pub const HOOK: &str = "control.hook";
+    /// MaiBot's hooks with who runs them and their handlers: `{}` → `[views::HookView]`.
+    pub const HOOKS: &str = "control.hooks";
+}
+
+/// `control.hook` request.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct HookRequest {
+    /// The hook's name.
+    pub name: String,
+    /// Its kwargs.
+    pub kwargs: maitool_protocol::JsonObject,
 }
 
 /// `control.restart` request.

@@ -14,6 +14,10 @@ use crate::builtin::{Discovery, Stage, build_exposure};
 use crate::metrics::prometheus::{self, Exposition};
 use crate::plugin::PluginLoadState;
 
+mod hooks;
+
+pub use hooks::{HookHandlerView, HookView, hooks};
+
 /// Which model API's request shape `maitool definitions` prints.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -172,6 +176,10 @@ pub struct ComponentView {
     pub enabled: bool,
     /// A converted legacy Action.
     pub legacy_action: bool,
+    /// How a component that is not a tool runs under maitool (a hook handler's hook, mode
+    /// and who runs it, or why it never runs; an API's key and who may call it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
 }
 
 /// One plugin, for `maitool plugins`.
@@ -199,7 +207,6 @@ pub struct PluginView {
 
 /// Every plugin of every runner, in configuration order.
 pub fn plugins(host: &Host) -> Vec<PluginView> {
-    let components = host.plugins.components();
     host.plugins
         .status()
         .into_iter()
@@ -211,17 +218,7 @@ pub fn plugins(host: &Host) -> Vec<PluginView> {
                 .map(move |plugin| (runner_name.clone(), plugin))
         })
         .map(|(runner, plugin)| PluginView {
-            components: components
-                .plugin_components(&plugin.id)
-                .iter()
-                .map(|entry| ComponentView {
-                    full_name: entry.full_name.clone(),
-                    component_type: entry.component_type.clone(),
-                    visibility: entry.visibility,
-                    enabled: components.is_enabled(&entry.full_name),
-                    legacy_action: entry.legacy_action,
-                })
-                .collect(),
+            components: component_views(host, &plugin.id),
             id: plugin.id,
             version: plugin.version,
             runner,
@@ -231,6 +228,42 @@ pub fn plugins(host: &Host) -> Vec<PluginView> {
             granted_capabilities: plugin.granted_capabilities,
         })
         .collect()
+}
+
+/// A plugin's components in declaration order, then its APIs.
+fn component_views(host: &Host, plugin_id: &str) -> Vec<ComponentView> {
+    let components = host.plugins.components();
+    let handlers = host.plugins.hook_handlers().plugin_handlers(plugin_id);
+    let mut views: Vec<ComponentView> = components
+        .plugin_components(plugin_id)
+        .iter()
+        .map(|entry| ComponentView {
+            full_name: entry.full_name.clone(),
+            component_type: entry.component_type.clone(),
+            visibility: entry.visibility,
+            enabled: components.is_enabled(&entry.full_name),
+            legacy_action: entry.legacy_action,
+            detail: handlers
+                .iter()
+                .find(|handler| handler.full_name == entry.full_name)
+                .map(|handler| handler.describe()),
+        })
+        .collect();
+    views.extend(
+        host.plugins
+            .apis()
+            .plugin_apis(plugin_id)
+            .iter()
+            .map(|api| ComponentView {
+                full_name: api.registry_key.clone(),
+                component_type: "API".to_owned(),
+                visibility: Visibility::Hidden,
+                enabled: api.enabled,
+                legacy_action: false,
+                detail: Some(api.describe()),
+            }),
+    );
+    views
 }
 
 /// The Prometheus text exposition of the host's tool, runner and MCP server metrics.

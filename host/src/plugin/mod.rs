@@ -1,7 +1,10 @@
 //! The plugin runtime: runner subprocesses supervised by the host, talking MessagePack RPC
 //! over a Unix socket, with their components in a [`ComponentRegistry`] and their tools
-//! exposed through [`PluginToolProvider`].
+//! exposed through [`PluginToolProvider`]; their hook handlers run by the [`HookDispatcher`],
+//! their APIs kept in the [`ApiRegistry`] for other plugins' `api.call`.
 
+mod api_call;
+mod apis;
 mod availability;
 mod call_error;
 mod capabilities;
@@ -15,6 +18,8 @@ mod data_dir;
 mod executable;
 mod exit;
 mod grant;
+mod hook_dispatch;
+mod hooks;
 mod invoke_args;
 mod kv;
 mod listener;
@@ -33,10 +38,12 @@ mod status;
 mod supervisor;
 mod token_pipe;
 
+pub use apis::{ApiEntry, ApiRegistry};
 pub use capabilities::{
     BotConfig, CapabilityService, LlmConfig, LlmConfigError, MemorySink, MessageSink,
     OutgoingImage, OutgoingMessage, SinkError, StoreSink,
 };
+pub use circuit::{CircuitBreaker, CircuitPolicy, CircuitRefusal, CircuitStatus};
 pub use components::{ComponentEntry, ComponentLookupError, ComponentRegistry, DeclarationError};
 pub use config::{AnnouncedIdError, RunnerConfigError, RunnerProblem, RuntimeConfigError};
 pub use config::{
@@ -44,8 +51,9 @@ pub use config::{
     RuntimeConfig, check_announced_plugin_id, find_program, resolve_program,
 };
 pub use data_dir::{DataDirError, PluginIdError, PluginIdProblem, check_plugin_id};
-pub use circuit::{CircuitBreaker, CircuitPolicy, CircuitRefusal, CircuitStatus};
 pub use grant::{GrantError, PRIVILEGED_FAMILIES, check_grant, grants_admit};
+pub use hook_dispatch::HookDispatcher;
+pub use hooks::{HookHandlerEntry, HookRegistry};
 pub use kv::{KvError, KvStore};
 pub use parameter_list::ParameterListError;
 pub use provider::PluginToolProvider;

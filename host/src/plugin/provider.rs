@@ -104,14 +104,29 @@ impl ToolProvider for PluginToolProvider {
     }
 
     fn refusal(&self, name: &str) -> Option<String> {
-        let entry = self
+        if let Some(entry) = self
             .runtime
             .components
-            .hidden_tool(name, |plugin| self.runtime.is_live(plugin))?;
+            .hidden_tool(name, |plugin| self.runtime.is_live(plugin))
+        {
+            return Some(format!(
+                "tool {name} is hidden: plugin {} declares it with visibility hidden, which \
+                 offers it neither to models nor to direct calls",
+                entry.plugin_id
+            ));
+        }
+        if let Some(handler) = self.runtime.hooks.find(name) {
+            return Some(format!(
+                "{name} is not a tool: plugin {} declares it as a {}",
+                handler.plugin_id,
+                handler.describe()
+            ));
+        }
+        let api = self.runtime.apis.named(name)?;
         Some(format!(
-            "tool {name} is hidden: plugin {} declares it with visibility hidden, which offers \
-             it neither to models nor to direct calls",
-            entry.plugin_id
+            "{name} is not a tool: it is {}, a {}; plugins call APIs with api.call",
+            api.registry_key,
+            api.describe()
         ))
     }
 

@@ -20,13 +20,28 @@ struct Listing {
 }
 
 impl ToolRegistry {
-    /// The tools exposed in `ctx`: every provider's enabled tools in registration order.
+    /// The tools offered in `ctx`: every provider's enabled tools in registration order
+    /// ([`list_tools_unhooked`](Self::list_tools_unhooked)), then, for a context with a
+    /// session, shaped by the planner's request hook when a plugin subscribes to it
+    /// ([`crate::hook::offer`]): its handlers may leave tools out, reorder them and rewrite
+    /// their descriptions.
+    pub async fn list_tools(&self, ctx: &ToolAvailabilityContext) -> Vec<Arc<ToolSpec>> {
+        let tools = self.list_tools_unhooked(ctx).await;
+        let hooks = self.inner.hooks.read().clone();
+        match hooks {
+            Some(hooks) => crate::hook::offer::shape(hooks.as_ref(), ctx, tools).await,
+            None => tools,
+        }
+    }
+
+    /// The tools exposed in `ctx` before any hook: every provider's enabled tools in
+    /// registration order.
     ///
     /// On a duplicate name the first registered provider's tool wins and a warning names the
     /// tool and both providers. A provider whose listing fails, panics or times out is logged
     /// and skipped; the others are still listed. Providers are listed concurrently; specs are
     /// shared with the providers, so a listing copies pointers, never schemas.
-    pub async fn list_tools(&self, ctx: &ToolAvailabilityContext) -> Vec<Arc<ToolSpec>> {
+    pub async fn list_tools_unhooked(&self, ctx: &ToolAvailabilityContext) -> Vec<Arc<ToolSpec>> {
         let (tools, duplicates) = merge(self.list_each(ctx).await);
         for duplicate in duplicates {
             // Listing runs for every model request: warn once per clash, not per listing.

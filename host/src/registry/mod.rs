@@ -31,6 +31,7 @@ use parking_lot::{Mutex, RwLock};
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
+use crate::hook::HookInvoker;
 use crate::metrics::ToolMetrics;
 use crate::provider::{ToolProvider, ToolSetVersion};
 use guard::unbounded;
@@ -73,6 +74,8 @@ struct Inner {
     metrics: ToolMetrics,
     /// Name clashes already warned about by `list_tools`.
     warned_duplicates: Mutex<std::collections::HashSet<listing::Duplicate>>,
+    /// What runs the planner's request hook over a session's listing, once attached.
+    hooks: RwLock<Option<Arc<dyn HookInvoker>>>,
 }
 
 impl Inner {
@@ -135,6 +138,7 @@ impl ToolRegistry {
                 metadata_timeout: limit,
                 metrics: ToolMetrics::new(),
                 warned_duplicates: Mutex::new(std::collections::HashSet::new()),
+                hooks: RwLock::new(None),
             }),
         }
     }
@@ -175,6 +179,12 @@ impl ToolRegistry {
         self.inner.providers_changed();
         tracing::info!(provider = %name, "unregistered tool provider");
         Some(removed)
+    }
+
+    /// Lets the planner's request hook (`maisaka.planner.before_request`) shape what
+    /// [`list_tools`](Self::list_tools) offers a session; see [`crate::hook::offer`].
+    pub fn attach_hooks(&self, hooks: Arc<dyn HookInvoker>) {
+        *self.inner.hooks.write() = Some(hooks);
     }
 
     /// Call counts, failures, timeouts and latencies of every tool this registry routed.

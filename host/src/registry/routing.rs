@@ -86,8 +86,9 @@ impl ToolRegistry {
     /// `invalid arguments for tool NAME: at /FIELD: PROBLEM`.
     ///
     /// Never fails: an unknown tool gives a failed result `tool not found: NAME`, a tool its
-    /// provider offers to no one the provider's [`refusal`](crate::ToolProvider::refusal)
-    /// (`tool NAME is hidden: ...`); a provider
+    /// provider offers to no one, or a name a provider knows as something else than a tool,
+    /// the provider's [`refusal`](crate::ToolProvider::refusal) (`tool NAME is hidden: ...`);
+    /// a provider
     /// error gives `tool NAME failed: CAUSE`; a provider panic gives
     /// `tool NAME failed: provider PROVIDER panicked: MESSAGE`, and the registry keeps serving.
     /// A result whose `tool_name` the provider left empty gets the invoked name.
@@ -163,10 +164,18 @@ impl ToolRegistry {
                 ToolExecutionResult::failure(&name, format!("tool {name} failed: {cause}"))
             }
             // A tool that exists but is offered to no one (a hidden plugin tool) says so.
+            // A name no provider routes may still be something a provider knows that is not
+            // a tool (a plugin's hook handler): every provider is asked, on this miss only.
             None => match index
                 .candidates(&name)
                 .find_map(|slot| slot.provider.refusal(&name))
-            {
+                .or_else(|| {
+                    self.inner
+                        .snapshot()
+                        .slots
+                        .iter()
+                        .find_map(|slot| slot.provider.refusal(&name))
+                }) {
                 Some(refusal) => ToolExecutionResult::failure(&name, refusal),
                 None => {
                     tracing::debug!(tool = %name, "invoked tool not found");

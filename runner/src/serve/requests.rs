@@ -186,6 +186,8 @@ impl RequestHandler for RunnerHandler {
         let state = &self.0;
         match request.method() {
             names::INVOKE_TOOL | names::INVOKE_ACTION => state.invoke(request),
+            names::INVOKE_HOOK => state.invoke_hook(request),
+            names::INVOKE_API => state.invoke_api(request),
             names::HEALTH => std::future::ready(state.health()).boxed(),
             names::PREPARE_SHUTDOWN => std::future::ready(state.prepare_shutdown()).boxed(),
             names::SHUTDOWN => state.shutdown(request),

@@ -88,11 +88,18 @@ fn print_plugins(plugins: &[PluginView]) -> Result<()> {
             } else {
                 &component.component_type
             };
+            // Visibility is how a tool reaches a model: other components have none.
+            let visibility = match component.component_type.as_str() {
+                "TOOL" | "ACTION" => component.visibility.as_str(),
+                _ => "-",
+            };
             outln!(
-                "    {:40} {kind:16} {:9} {enabled}",
-                component.full_name,
-                component.visibility
+                "    {:40} {kind:16} {visibility:9} {enabled}",
+                component.full_name
             )?;
+            if let Some(detail) = &component.detail {
+                outln!("        {detail}")?;
+            }
         }
     }
     Ok(())

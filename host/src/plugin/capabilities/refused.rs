@@ -13,7 +13,6 @@ const FAMILIES: &[(&str, &str)] = &[
     ),
     ("frequency", "maitool has no talk-frequency controller"),
     ("statistics", "maitool keeps no MaiBot usage statistics"),
-    ("api", "plugin-to-plugin APIs are not routed by maitool"),
     ("maisaka", "maitool does not run the Maisaka chat loop"),
     ("market", "maitool has no plugin market"),
     ("webui", "maitool has no WebUI"),

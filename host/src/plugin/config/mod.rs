@@ -51,8 +51,12 @@ pub struct RuntimeConfig {
     pub shutdown_grace_ms: u64,
     /// Time after SIGTERM before SIGKILL.
     pub terminate_grace_ms: u64,
-    /// Tool timeout when a tool declares none.
+    /// Tool timeout when a tool declares none; also the timeout of plugin API calls that
+    /// declare none.
     pub default_tool_timeout_ms: u64,
+    /// Timeout of a hook handler when neither it nor its hook declares one (MaiBot's
+    /// `hook_blocking_timeout_sec`).
+    pub hook_timeout_ms: u64,
 }
 
 impl Default for RuntimeConfig {
@@ -73,6 +77,7 @@ impl Default for RuntimeConfig {
             shutdown_grace_ms: 2_000,
             terminate_grace_ms: 1_000,
             default_tool_timeout_ms: 60_000,
+            hook_timeout_ms: 60_000,
         }
     }
 }
@@ -86,6 +91,7 @@ impl RuntimeConfig {
             ("health_check_timeout_ms", self.health_check_timeout_ms),
             ("restart_window_ms", self.restart_window_ms),
             ("default_tool_timeout_ms", self.default_tool_timeout_ms),
+            ("hook_timeout_ms", self.hook_timeout_ms),
             ("spawn_retry_initial_ms", self.spawn_retry_initial_ms),
         ];
         for (key, value) in positive {

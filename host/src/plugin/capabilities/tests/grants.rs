@@ -32,8 +32,6 @@ async fn what_maitool_does_not_serve_is_refused_with_a_code_maibot_knows() {
         "database.query",
         "frequency.set_adjust",
         "statistics.local.models",
-        "api.call",
-        "api.replace_dynamic",
         "maisaka.context.append",
         "market.search",
         "webui.claim_upload",
@@ -58,6 +56,18 @@ async fn what_maitool_does_not_serve_is_refused_with_a_code_maibot_knows() {
     let unknown = refused(&service, "teleport.now", json!({})).await;
     assert_eq!(unknown.code, ErrorCode::MethodNotAllowed);
     assert!(unknown.message.contains("unknown capability teleport.now"));
+}
+
+#[tokio::test]
+async fn api_calls_need_a_grant_but_replacing_ones_own_dynamic_apis_does_not() {
+    let (service, _) = service(&["kv.*"]).await;
+    let denied = refused(&service, "api.call", json!({"api_name": "units.convert"})).await;
+    assert_eq!(denied.code, ErrorCode::CapabilityDenied, "{denied:?}");
+    assert!(denied.message.contains("api.call"), "{denied:?}");
+    // Not denied: it reaches the runtime, which this service has none of.
+    let failed = refused(&service, "api.replace_dynamic", json!({"apis": []})).await;
+    assert_eq!(failed.code, ErrorCode::CapabilityFailed, "{failed:?}");
+    assert!(failed.message.contains("no plugin runtime"), "{failed:?}");
 }
 
 #[tokio::test]
