@@ -15,7 +15,7 @@ use crate::mcp_client::{McpConfigError, McpServerStatus, McpToolProvider};
 use crate::metrics::progress::{self, StartObserver, StartProgress};
 use crate::metrics::{CallTotals, ToolCallStats};
 use crate::plugin::{
-    CapabilityService, KvStore, MessageSink, PluginRuntime, RunnerStatus, StoreSink,
+    CapabilityService, KvStore, MessageSink, PluginRuntime, PluginsSummary, RunnerStatus, StoreSink,
 };
 use crate::provider::ToolProvider;
 use crate::registry::ToolRegistry;
@@ -59,6 +59,8 @@ pub struct HostStatus {
     pub config: Option<String>,
     /// The runner socket.
     pub socket: String,
+    /// How many plugins loaded, and why the others did not.
+    pub plugins: PluginsSummary,
     /// Plugin runners.
     pub runners: Vec<RunnerStatus>,
     /// MCP servers.
@@ -368,6 +370,7 @@ impl Host {
 
     /// Runners, MCP servers and providers.
     pub fn status(&self) -> HostStatus {
+        let runners = self.plugins.status();
         HostStatus {
             config: self
                 .config
@@ -376,7 +379,8 @@ impl Host {
                 .as_ref()
                 .map(|p| p.display().to_string()),
             socket: self.plugins.socket_path().display().to_string(),
-            runners: self.plugins.status(),
+            plugins: PluginsSummary::of(&runners),
+            runners,
             mcp_servers: self.mcp().map(|m| m.status()).unwrap_or_default(),
             providers: self
                 .registry

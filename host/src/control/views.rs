@@ -197,12 +197,20 @@ pub struct PluginView {
     pub reason: Option<String>,
     /// Its components in declaration order.
     pub components: Vec<ComponentView>,
-    /// The capabilities it declares it needs (a MaiBot plugin's `plugin.bootstrap`).
+    /// The capabilities it declares it needs: a MaiBot plugin's manifest (also when it
+    /// failed to load), or what the plugin said when it started.
     #[serde(default)]
     pub declared_capabilities: Vec<String>,
-    /// The operator's grants, which decide what it may call.
+    /// Everything it may call: the operator's grants, then, with `grant_declared`, the
+    /// declared names this host serves.
     #[serde(default)]
     pub granted_capabilities: Vec<String>,
+    /// Whether it is granted what its manifest declares (`grant_declared`).
+    #[serde(default)]
+    pub grant_declared: bool,
+    /// Declared names no capability of this host answers: never granted.
+    #[serde(default)]
+    pub unserved_capabilities: Vec<String>,
 }
 
 /// Every plugin of every runner, in configuration order.
@@ -226,6 +234,8 @@ pub fn plugins(host: &Host) -> Vec<PluginView> {
             reason: plugin.reason,
             declared_capabilities: plugin.declared_capabilities,
             granted_capabilities: plugin.granted_capabilities,
+            grant_declared: plugin.grant_declared,
+            unserved_capabilities: plugin.unserved_capabilities,
         })
         .collect()
 }

@@ -16,7 +16,7 @@ use maitool_protocol::wire::methods::{
 use std::collections::BTreeMap;
 
 use super::config::PluginSettings;
-use super::grant::grants_admit;
+use super::grant::{grants_admit, unserved};
 use super::runner_shared::RunnerShared;
 use super::shared::RuntimeShared;
 
@@ -152,12 +152,16 @@ impl RunnerConnectionHandler {
             .runner
             .settings()
             .get(&plugin_id)
-            .map(|s| s.capabilities.clone())
+            .map(|s| s.grants())
             .unwrap_or_default();
+        let unserved = unserved(&payload.capabilities_required);
+        if !unserved.is_empty() {
+            tracing::warn!(runner = %self.runner.name, plugin_id = %plugin_id, "the plugin declares capabilities maitool does not serve; calls to them will be refused: {unserved:?}");
+        }
         let denied: Vec<&String> = payload
             .capabilities_required
             .iter()
-            .filter(|cap| !grants_admit(&granted, cap))
+            .filter(|cap| !unserved.contains(cap) && !grants_admit(&granted, cap))
             .collect();
         if !denied.is_empty() {
             tracing::info!(runner = %self.runner.name, plugin_id = %plugin_id, "the plugin declares capabilities the operator did not grant; calls to them will be refused: {denied:?}");

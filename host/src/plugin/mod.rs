@@ -17,6 +17,7 @@ mod connection;
 mod data_dir;
 mod executable;
 mod exit;
+mod failure_hint;
 mod grant;
 mod hook_dispatch;
 mod hooks;
@@ -51,7 +52,10 @@ pub use config::{
     RuntimeConfig, check_announced_plugin_id, find_program, resolve_program,
 };
 pub use data_dir::{DataDirError, PluginIdError, PluginIdProblem, check_plugin_id};
-pub use grant::{GrantError, PRIVILEGED_FAMILIES, check_grant, grants_admit};
+pub use grant::{
+    GrantError, PRIVILEGED_FAMILIES, Suggestion, check_grant, declared_grants, grants_admit,
+    suggest, unserved,
+};
 pub use hook_dispatch::HookDispatcher;
 pub use hooks::{HookHandlerEntry, HookRegistry};
 pub use kv::{KvError, KvStore};
@@ -59,7 +63,9 @@ pub use parameter_list::ParameterListError;
 pub use provider::PluginToolProvider;
 pub use runtime::{ApplyReport, PluginRuntime};
 pub use runtime_error::{ReloadError, RestartError, RuntimeError};
-pub use status::{PluginLoadState, PluginStatus, RunnerState, RunnerStatus};
+pub use status::{
+    NotLoaded, PluginLoadState, PluginStatus, PluginsSummary, RunnerState, RunnerStatus,
+};
 
 /// The provider name of plugin tools in the registry.
 pub const PLUGIN_PROVIDER_NAME: &str = "plugin_runtime";

@@ -181,7 +181,10 @@ impl RunnerShared {
                     status.reason = Some(super::config::DISABLED_REASON.into());
                 } else {
                     status.state = PluginLoadState::Failed;
-                    status.reason = ready.failed_plugin_reasons.get(id).cloned();
+                    status.reason = ready
+                        .failed_plugin_reasons
+                        .get(id)
+                        .map(|reason| super::failure_hint::with_hint(reason.clone(), &self.launch));
                 }
                 status.components.clear();
             }
@@ -255,12 +258,21 @@ impl RunnerShared {
             plugins: view
                 .plugins
                 .values()
-                .map(|plugin| PluginStatus {
-                    granted_capabilities: settings
-                        .get(&plugin.id)
-                        .map(|s| s.capabilities.clone())
-                        .unwrap_or_default(),
-                    ..plugin.clone()
+                .map(|plugin| {
+                    let settings = settings.get(&plugin.id);
+                    // Until the plugin says what it declares (it may fail before), the
+                    // manifest the host read.
+                    let declared = match settings {
+                        Some(s) if plugin.declared_capabilities.is_empty() => s.declared.clone(),
+                        _ => plugin.declared_capabilities.clone(),
+                    };
+                    PluginStatus {
+                        granted_capabilities: settings.map(|s| s.grants()).unwrap_or_default(),
+                        grant_declared: settings.is_some_and(|s| s.grants_declared()),
+                        unserved_capabilities: super::grant::unserved(&declared),
+                        declared_capabilities: declared,
+                        ..plugin.clone()
+                    }
                 })
                 .collect(),
         }
@@ -276,5 +288,7 @@ fn pending(id: &str) -> PluginStatus {
         components: Vec::new(),
         declared_capabilities: Vec::new(),
         granted_capabilities: Vec::new(),
+        grant_declared: false,
+        unserved_capabilities: Vec::new(),
     }
 }

@@ -507,7 +507,7 @@ impl PluginRuntime {
                 Ok(()) => {
                     self.shared.capabilities.configure_plugin(
                         plugin_id,
-                        settings.capabilities.clone(),
+                        settings.grants(),
                         settings.config.clone(),
                     );
                     accepted.insert(plugin_id.clone(), settings.clone());

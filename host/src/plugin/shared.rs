@@ -151,11 +151,8 @@ impl RuntimeShared {
             .get(&payload.plugin_id)
             .cloned()
             .unwrap_or_default();
-        self.capabilities.configure_plugin(
-            &payload.plugin_id,
-            settings.capabilities,
-            settings.config,
-        );
+        self.capabilities
+            .configure_plugin(&payload.plugin_id, settings.grants(), settings.config);
         runner.plugin_registered(payload, &self.components);
         self.hooks
             .register_plugin(&payload.plugin_id, &payload.components);

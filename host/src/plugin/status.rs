@@ -47,13 +47,22 @@ pub struct PluginStatus {
     pub reason: Option<String>,
     /// Registered components (full names).
     pub components: Vec<String>,
-    /// The capabilities the plugin declares it needs (`plugin.bootstrap` or its
-    /// registration). What it may call is `granted_capabilities`.
+    /// The capabilities the plugin declares it needs: a MaiBot plugin's manifest, as the
+    /// host read it (so also when the plugin failed to load), or what the plugin said in
+    /// `plugin.bootstrap` or its registration. What it may call is `granted_capabilities`.
     #[serde(default)]
     pub declared_capabilities: Vec<String>,
-    /// The operator's grants: exact names, `family.*` patterns or `*`.
+    /// Everything the plugin may call: the operator's grants (exact names, `family.*`
+    /// patterns or `*`), then, with `grant_declared`, the declared names this host serves.
     #[serde(default)]
     pub granted_capabilities: Vec<String>,
+    /// Whether the operator granted what the manifest declares (`grant_declared`).
+    #[serde(default)]
+    pub grant_declared: bool,
+    /// Declared names no capability of this host answers (`send.video`, `platform:wechat`):
+    /// never granted; a call to one is refused.
+    #[serde(default)]
+    pub unserved_capabilities: Vec<String>,
 }
 
 /// One runner.
@@ -73,4 +82,57 @@ pub struct RunnerStatus {
     pub last_exit_reason: Option<String>,
     /// The runner's plugins.
     pub plugins: Vec<PluginStatus>,
+}
+
+/// How many plugins loaded, and why each of the others did not: `maitool status`'s
+/// `plugins`, over every runner.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PluginsSummary {
+    /// Every configured or reported plugin.
+    pub total: usize,
+    /// Those loaded and serving.
+    pub loaded: usize,
+    /// The others, in the runners' order.
+    pub not_loaded: Vec<NotLoaded>,
+}
+
+/// A plugin that is not loaded, and why.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NotLoaded {
+    /// Plugin id.
+    pub id: String,
+    /// Its runner.
+    pub runner: String,
+    /// Its state: pending, failed, inactive or unloaded.
+    pub state: PluginLoadState,
+    /// Why, when known.
+    pub reason: Option<String>,
+}
+
+impl PluginsSummary {
+    /// The summary of `runners`' plugins.
+    pub fn of(runners: &[RunnerStatus]) -> PluginsSummary {
+        let plugins = runners
+            .iter()
+            .flat_map(|runner| runner.plugins.iter().map(move |plugin| (runner, plugin)));
+        let mut summary = PluginsSummary {
+            total: 0,
+            loaded: 0,
+            not_loaded: Vec::new(),
+        };
+        for (runner, plugin) in plugins {
+            summary.total += 1;
+            if plugin.state == PluginLoadState::Loaded {
+                summary.loaded += 1;
+            } else {
+                summary.not_loaded.push(NotLoaded {
+                    id: plugin.id.clone(),
+                    runner: runner.name.clone(),
+                    state: plugin.state,
+                    reason: plugin.reason.clone(),
+                });
+            }
+        }
+        summary
+    }
 }

@@ -25,6 +25,38 @@ pub(super) async fn plugins(cli: &Cli, config: LoadedConfig, json: bool) -> Resu
     Ok(code)
 }
 
+fn list(names: &[String]) -> String {
+    if names.is_empty() {
+        "-".to_owned()
+    } else {
+        names.join(", ")
+    }
+}
+
+/// The grants as the operator gave them: `send.text, kv.*`, or with `grant_declared`
+/// `as declared (send.text, llm.generate)`, then `plus kv.*` for the operator's own others.
+fn granted(plugin: &PluginView) -> String {
+    if !plugin.grant_declared {
+        return list(&plugin.granted_capabilities);
+    }
+    let (as_declared, others): (Vec<String>, Vec<String>) = plugin
+        .granted_capabilities
+        .iter()
+        .cloned()
+        .partition(|grant| plugin.declared_capabilities.contains(grant));
+    let mut text = if plugin.declared_capabilities.is_empty() {
+        "as declared (nothing declared)".to_owned()
+    } else if as_declared.is_empty() {
+        "as declared (nothing declared is served)".to_owned()
+    } else {
+        format!("as declared ({})", as_declared.join(", "))
+    };
+    if !others.is_empty() {
+        text.push_str(&format!(", plus {}", others.join(", ")));
+    }
+    text
+}
+
 fn print_plugins(plugins: &[PluginView]) -> Result<()> {
     if plugins.is_empty() {
         outln!("no plugins configured")?;
@@ -63,18 +95,20 @@ fn print_plugins(plugins: &[PluginView]) -> Result<()> {
             plugin.id,
             plugin.runner
         )?;
-        if !plugin.declared_capabilities.is_empty() || !plugin.granted_capabilities.is_empty() {
-            let list = |caps: &[String]| {
-                if caps.is_empty() {
-                    "-".to_owned()
-                } else {
-                    caps.join(", ")
-                }
-            };
+        if !plugin.declared_capabilities.is_empty()
+            || !plugin.granted_capabilities.is_empty()
+            || plugin.grant_declared
+        {
             outln!(
                 "    capabilities declared: {}; granted: {}",
                 list(&plugin.declared_capabilities),
-                list(&plugin.granted_capabilities)
+                granted(plugin)
+            )?;
+        }
+        if !plugin.unserved_capabilities.is_empty() {
+            outln!(
+                "    not served by maitool (never granted, calls refused): {}",
+                plugin.unserved_capabilities.join(", ")
             )?;
         }
         for component in &plugin.components {

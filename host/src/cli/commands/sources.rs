@@ -1,12 +1,15 @@
 //! What a one-shot host could not start: each configured runner and MCP server that did not
-//! come up, and why. Said on stderr, and in the exit status of the verbs that list what the
-//! host has, so that "no tools" is never what a failed runner looks like.
+//! come up, and each plugin a running runner could not load, and why. Said on stderr, and in
+//! the exit status of the verbs that list what the host has, so that "no tools" is never what
+//! a failed runner or plugin looks like.
 
 use crate::Host;
 use crate::mcp_client::McpServerState;
-use crate::plugin::RunnerState;
+use crate::plugin::{PluginLoadState, RunnerState};
 
-/// `KIND NAME failed to start: WHY` for every enabled source of `host` that is not up.
+/// `KIND NAME failed to start: WHY` for every enabled source of `host` that is not up, and
+/// `plugin ID failed to load: WHY` for every plugin of a ready runner that failed (a failed
+/// runner's plugins are said with it).
 pub(super) fn failed_sources(host: &Host) -> Vec<String> {
     let status = host.status();
     let runners = status
@@ -35,5 +38,21 @@ pub(super) fn failed_sources(host: &Host) -> Vec<String> {
                 .unwrap_or_else(|| server.state.as_str().to_owned());
             format!("MCP server {} failed to start: {why}", server.name)
         });
-    runners.chain(servers).collect()
+    let plugins = status
+        .runners
+        .iter()
+        .filter(|runner| runner.state == RunnerState::Ready)
+        .flat_map(|runner| &runner.plugins)
+        .filter(|plugin| plugin.state == PluginLoadState::Failed)
+        .map(|plugin| {
+            format!(
+                "plugin {} failed to load: {}",
+                plugin.id,
+                plugin
+                    .reason
+                    .as_deref()
+                    .unwrap_or("its runner gave no reason")
+            )
+        });
+    runners.chain(plugins).chain(servers).collect()
 }

@@ -21,6 +21,31 @@ fn items<'a>(value: &'a Value, key: &str) -> impl Iterator<Item = &'a Value> {
         .flatten()
 }
 
+/// The strings of an array field, joined with `, `.
+fn names(value: &Value, key: &str) -> String {
+    items(value, key)
+        .filter_map(Value::as_str)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// `plugins: 2 of 4 loaded; not loaded: a (failed), b (inactive)`; each reason is on the
+/// plugin's own line under its runner.
+fn plugins_line(plugins: &Value) -> String {
+    let not_loaded: Vec<String> = items(plugins, "not_loaded")
+        .map(|plugin| format!("{} ({})", text(plugin, "id"), text(plugin, "state")))
+        .collect();
+    let mut line = format!(
+        "plugins: {} of {} loaded",
+        text(plugins, "loaded"),
+        text(plugins, "total")
+    );
+    if !not_loaded.is_empty() {
+        line.push_str(&format!("; not loaded: {}", not_loaded.join(", ")));
+    }
+    line
+}
+
 pub(super) fn print_status(status: &Value) -> anyhow::Result<()> {
     let socket = text(status, "control_socket");
     if text(status, "answered_by") == "serve" {
@@ -31,6 +56,9 @@ pub(super) fn print_status(status: &Value) -> anyhow::Result<()> {
     let config = text(status, "config");
     if !config.is_empty() {
         outln!("config: {config}")?;
+    }
+    if let Some(plugins) = status.get("plugins") {
+        outln!("{}", plugins_line(plugins))?;
     }
     outln!("runners:")?;
     for runner in items(status, "runners") {
@@ -54,6 +82,10 @@ pub(super) fn print_status(status: &Value) -> anyhow::Result<()> {
                 text(plugin, "state"),
                 text(plugin, "reason")
             )?;
+            let unserved = names(plugin, "unserved_capabilities");
+            if !unserved.is_empty() {
+                outln!("      declares capabilities maitool does not serve: {unserved}")?;
+            }
         }
     }
     let mut servers = items(status, "mcp_servers").peekable();

@@ -20,6 +20,8 @@ fn runner(name: &str, state: RunnerState, restarts: u32) -> RunnerStatus {
             components: Vec::new(),
             declared_capabilities: Vec::new(),
             granted_capabilities: Vec::new(),
+            grant_declared: false,
+            unserved_capabilities: Vec::new(),
         }],
     }
 }

@@ -34,6 +34,9 @@ pub struct MaibotLaunch {
     pub instance_dir: PathBuf,
     /// The MaiBot version manifests are checked against, if the operator set one.
     pub host_version: Option<String>,
+    /// MaiBot's force-compatibility switch (`MAIBOT_FORCE_PLUGIN_COMPATIBILITY`): manifests'
+    /// version ranges are not enforced.
+    pub force_plugin_compatibility: bool,
     /// Every plugin found in `plugin_dirs`: id -> its folder.
     pub folders: BTreeMap<String, PathBuf>,
     /// Plugins whose configuration the operator set in `maitool.toml`: the runner reads
@@ -76,11 +79,18 @@ pub(crate) fn resolve(
     );
     let plugin_dirs: Vec<PathBuf> = config.plugin_dirs.iter().map(|d| base.join(d)).collect();
     let mut folders = BTreeMap::new();
+    let mut declarations = BTreeMap::new();
     for dir in &plugin_dirs {
-        for (id, folder) in discover(dir)
+        for found in discover(dir)
             .map_err(|problem| RunnerConfigError::new(format!("{key}.plugin_dirs"), problem))?
         {
-            folders.entry(id).or_insert(folder);
+            // The first root holding an id keeps it.
+            if let std::collections::btree_map::Entry::Vacant(entry) =
+                folders.entry(found.id.clone())
+            {
+                entry.insert(found.folder);
+                declarations.insert(found.id, found.declared);
+            }
         }
     }
     let source = config.maibot_source.as_ref().map(|s| base.join(s));
@@ -136,6 +146,8 @@ pub(crate) fn resolve(
         let mut settings = config.plugins.get(id).cloned().unwrap_or_default();
         settings.config = config_document(folder, &settings.config)
             .map_err(|problem| RunnerConfigError::new(format!("{key}.plugins.{id}"), problem))?;
+        settings.grant_declared = Some(settings.grant_declared.unwrap_or(config.grant_declared));
+        settings.declared = declarations.remove(id).unwrap_or_default();
         plugins.insert(id.clone(), settings);
     }
     let instance_dir = config
@@ -154,16 +166,27 @@ pub(crate) fn resolve(
             source,
             instance_dir,
             host_version: config.host_version.clone(),
+            force_plugin_compatibility: config.force_plugin_compatibility,
             folders,
             overridden,
         }),
     })
 }
 
+/// A plugin folder found under a plugin root, with what its manifest declares.
+#[derive(Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct FoundPlugin {
+    id: String,
+    folder: PathBuf,
+    /// The manifest's `capabilities`, the strings among them, trimmed, each once (as MaiBot
+    /// reads them).
+    declared: Vec<String>,
+}
+
 /// The plugins under one plugin root: each subfolder holding a `_manifest.json` with an
 /// `id`, as MaiBot's loader scans it. A folder whose manifest cannot be read is left to the
 /// runner, which reports it as failed.
-fn discover(dir: &Path) -> Result<Vec<(String, PathBuf)>, RunnerProblem> {
+fn discover(dir: &Path) -> Result<Vec<FoundPlugin>, RunnerProblem> {
     let entries = std::fs::read_dir(dir).map_err(|error| RunnerProblem::Read {
         path: dir.to_path_buf(),
         error,
@@ -182,7 +205,11 @@ fn discover(dir: &Path) -> Result<Vec<(String, PathBuf)>, RunnerProblem> {
         match serde_json::from_str::<Value>(&text) {
             Ok(value) => {
                 if let Some(id) = value.get("id").and_then(Value::as_str) {
-                    found.push((id.trim().to_owned(), folder));
+                    found.push(FoundPlugin {
+                        id: id.trim().to_owned(),
+                        folder,
+                        declared: declared_capabilities(&value),
+                    });
                 }
             }
             Err(err) => {
@@ -195,6 +222,25 @@ fn discover(dir: &Path) -> Result<Vec<(String, PathBuf)>, RunnerProblem> {
     }
     found.sort();
     Ok(found)
+}
+
+/// A manifest's `capabilities`: its strings, trimmed, empty ones dropped, each once.
+fn declared_capabilities(manifest: &Value) -> Vec<String> {
+    let mut declared: Vec<String> = Vec::new();
+    let names = manifest
+        .get("capabilities")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .map(str::trim)
+        .filter(|name| !name.is_empty());
+    for name in names {
+        if !declared.iter().any(|seen| seen == name) {
+            declared.push(name.to_owned());
+        }
+    }
+    declared
 }
 
 /// A plugin's whole configuration: its folder's `config.toml` (as MaiBot's runner last
@@ -243,6 +289,7 @@ impl MaibotLaunch {
             && self.source == other.source
             && self.instance_dir == other.instance_dir
             && self.host_version == other.host_version
+            && self.force_plugin_compatibility == other.force_plugin_compatibility
             && self.folders == other.folders
     }
 
@@ -284,6 +331,17 @@ impl MaibotLaunch {
         if let Some(version) = &self.host_version {
             vars.push((env::HOST_VERSION, version.clone()));
         }
+        // Always set, as MaiBot's supervisor does, so that the key decides and not a
+        // variable the host happened to inherit.
+        vars.push((
+            env::FORCE_PLUGIN_COMPATIBILITY,
+            if self.force_plugin_compatibility {
+                "1"
+            } else {
+                "0"
+            }
+            .to_owned(),
+        ));
         if let Some(source) = &self.source {
             let mut path = source.display().to_string();
             if let Some(existing) = std::env::var_os("PYTHONPATH").filter(|p| !p.is_empty()) {

@@ -155,6 +155,15 @@ pub struct RunnerConfig {
     /// installed `maibot` package's own version unless set.
     #[serde(default)]
     pub host_version: Option<String>,
+    /// (`kind = "maibot"`) MaiBot's force-compatibility switch: the runner loads plugins
+    /// whose manifest's `host_application` range excludes `host_version`. The runner reads
+    /// it once for all its plugins, so it is per runner.
+    #[serde(default)]
+    pub force_plugin_compatibility: bool,
+    /// (`kind = "maibot"`) Grant every plugin of this runner what its manifest declares,
+    /// unless its own `grant_declared` says otherwise.
+    #[serde(default)]
+    pub grant_declared: bool,
     /// A plugin folder with a `maitool-plugin.toml` manifest, instead of `executable`.
     #[serde(default)]
     pub plugin_dir: Option<PathBuf>,
@@ -179,16 +188,26 @@ pub struct PluginSettings {
     /// False: the plugin stays inactive.
     #[serde(default = "default_true")]
     pub enabled: bool,
-    /// Capabilities granted to the plugin: exact names (`send.text`), families (`kv.*`) or
-    /// `*`; anything else without a dot (`kv`) is a configuration error.
+    /// Capabilities granted to the plugin: exact names this host serves (`send.text`),
+    /// families (`kv.*`) or `*`; anything else is a configuration error that names the
+    /// nearest known names.
     #[serde(default)]
     pub capabilities: Vec<String>,
+    /// (`kind = "maibot"`) Also grant what the plugin's `_manifest.json` declares, as MaiBot
+    /// does; unset: the runner's `grant_declared`. Declared names this host does not serve
+    /// are reported, not granted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grant_declared: Option<bool>,
     /// The plugin's configuration, merged over its defaults.
     #[serde(default)]
     pub config: JsonObject,
     /// A TOML file with the plugin's configuration, merged under `config`.
     #[serde(default)]
     pub config_file: Option<PathBuf>,
+    /// The capabilities the plugin's manifest declares, as the host read it when resolving
+    /// the runner (MaiBot plugin folders); never read from `maitool.toml`.
+    #[serde(skip)]
+    pub declared: Vec<String>,
 }
 
 impl Default for PluginSettings {
@@ -196,13 +215,34 @@ impl Default for PluginSettings {
         Self {
             enabled: true,
             capabilities: Vec::new(),
+            grant_declared: None,
             config: JsonObject::new(),
             config_file: None,
+            declared: Vec::new(),
         }
     }
 }
 
 impl PluginSettings {
+    /// Whether the plugin is granted what its manifest declares.
+    pub fn grants_declared(&self) -> bool {
+        self.grant_declared == Some(true)
+    }
+
+    /// Everything the plugin may call: the operator's `capabilities`, then, with
+    /// `grant_declared`, each declared name this host serves that they do not already list.
+    pub fn grants(&self) -> Vec<String> {
+        let mut grants = self.capabilities.clone();
+        if self.grants_declared() {
+            for name in super::grant::declared_grants(&self.declared) {
+                if !grants.contains(name) {
+                    grants.push(name.clone());
+                }
+            }
+        }
+        grants
+    }
+
     /// Merges the text of the plugin's TOML configuration file under `config`: keys set inline
     /// in `config` win over the file's.
     pub fn merge_config_file(&mut self, text: &str) -> Result<(), toml::de::Error> {
@@ -351,6 +391,8 @@ impl RunnerConfig {
             maibot_source: None,
             instance_dir: None,
             host_version: None,
+            force_plugin_compatibility: false,
+            grant_declared: false,
             plugin_dir: None,
             args: Vec::new(),
             env: BTreeMap::new(),
@@ -376,6 +418,11 @@ impl RunnerConfig {
             ("maibot_source", self.maibot_source.is_some()),
             ("instance_dir", self.instance_dir.is_some()),
             ("host_version", self.host_version.is_some()),
+            (
+                "force_plugin_compatibility",
+                self.force_plugin_compatibility,
+            ),
+            ("grant_declared", self.grant_declared),
         ];
         if let Some((field, _)) = maibot_only.iter().find(|(_, set)| *set) {
             return Err(RunnerConfigError::new(
@@ -422,6 +469,12 @@ impl RunnerConfig {
             super::data_dir::check_plugin_id(plugin_id).map_err(|problem| {
                 RunnerConfigError::new(format!("{key}.plugins"), RunnerProblem::PluginId(problem))
             })?;
+            if settings.grant_declared.is_some() {
+                return Err(RunnerConfigError::new(
+                    format!("{key}.plugins.{plugin_id}.grant_declared"),
+                    RunnerProblem::MaibotOnly,
+                ));
+            }
             for grant in &settings.capabilities {
                 super::grant::check_grant(grant).map_err(|problem| {
                     RunnerConfigError::new(

@@ -201,7 +201,7 @@ impl Supervisor {
                     enabled: s.enabled,
                     config: s.config.clone(),
                     config_version: String::new(),
-                    capabilities: s.capabilities.clone(),
+                    capabilities: s.grants(),
                     data_dir: self.runtime.plugin_data_dir(id, s.enabled),
                 };
                 (id.clone(), boot)

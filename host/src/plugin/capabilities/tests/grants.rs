@@ -128,9 +128,11 @@ fn bare_family_names_are_refused_with_the_family_grant_to_use() {
             .to_string()
             .starts_with("\"send\" is a capability family, not a capability: grant \"send.*\""),
     );
-    assert_eq!(
-        check_grant("everything").unwrap_err().to_string(),
-        "\"everything\" is not a capability: grant an exact name (send.text), a family (kv.*) or \"*\""
+    assert!(
+        check_grant("everything")
+            .unwrap_err()
+            .to_string()
+            .starts_with("\"everything\" is not a capability maitool serves; "),
     );
 }
 
