@@ -1,6 +1,6 @@
 //! Named hooks as the host and an embedding engine run them: the [`HookInvoker`] seam, what a
 //! dispatch returns ([`HookOutcome`]), where maitool itself runs each hook of MaiBot's
-//! catalogue ([`reach`]), and the planner's request hook applied to a session's tool listing
+//! catalogue ([`reach`](mod@reach)), and the planner's request hook applied to a session's tool listing
 //! ([`offer`]).
 //!
 //! The plugin runtime implements [`HookInvoker`] (its hook handlers, run over RPC); the
