@@ -177,6 +177,7 @@ impl Host {
         }
         capabilities.set_bot_config(settings.bot.clone());
         capabilities.set_llm_config(settings.llm.clone());
+        capabilities.set_render_config(settings.render.clone());
         let plugins = PluginRuntime::start_with_data_dir(
             settings.plugin_runtime.clone(),
             config.runners.clone(),
@@ -309,10 +310,11 @@ impl Host {
             None
         };
         report.plugins = self.plugins.apply(next.runners.clone()).await;
-        // `[bot]` and `[llm]` are read per call: the next capability call sees the new values.
+        // `[bot]`, `[llm]` and `[render]` are read per call: the next capability call sees the new values.
         let capabilities = self.plugins.capabilities();
         capabilities.set_bot_config(new.bot.clone());
         capabilities.set_llm_config(new.llm.clone());
+        capabilities.set_render_config(new.render.clone());
         if old.builtin != new.builtin
             && let Some(store) = &self.store
         {

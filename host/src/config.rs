@@ -55,6 +55,8 @@ pub struct HostConfig {
     /// The OpenAI-compatible endpoint behind plugins' `llm.*` capabilities; absent, they
     /// are refused.
     pub llm: Option<LlmConfig>,
+    /// The headless browser behind plugins' `render.html2png`.
+    pub render: crate::render::RenderConfig,
 }
 
 /// Why a configuration was rejected.
@@ -266,6 +268,9 @@ impl HostConfig {
         if let Some(llm) = &self.llm {
             llm.validate().map_err(|err| invalid(err.to_string()))?;
         }
+        self.render
+            .validate()
+            .map_err(|err| invalid(err.to_string()))?;
         if self.mcp.enable {
             // One line for the operator: a Claude Desktop file's read error has the OS's
             // reason as its source.

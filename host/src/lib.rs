@@ -34,6 +34,7 @@ mod parent_death;
 pub mod plugin;
 pub mod provider;
 pub mod registry;
+pub mod render;
 mod sqlite;
 
 pub use app::{Host, HostError, HostStatus, ReloadError};

@@ -138,7 +138,7 @@ fn decode(
 
 /// The text and images of MaiBot message segments (`{type, content}` or `{type, data}`;
 /// images may carry `binary_data_base64`). Other segment types are shown as `[type]`.
-fn segments(
+pub(super) fn segments(
     args: &Args<'_>,
     what: &str,
     list: &Value,

@@ -1,9 +1,9 @@
 //! One hook handler, read from its declaration and checked against the hook it subscribes to.
 //!
 //! A declaration that cannot run (an unknown hook, a mode or `error_policy = abort` the hook
-//! does not allow, a malformed value) is kept with the reason, shown by `maitool plugins` and
-//! never invoked. MaiBot refuses the whole plugin for it instead; here the plugin's other
-//! components (its tools) keep working.
+//! does not allow, a mode, order or policy value nobody knows) is kept with the reason, shown
+//! by `maitool plugins` and never invoked. MaiBot refuses the whole plugin for it instead;
+//! here the plugin's other components (its tools) keep working.
 
 use maitool_protocol::JsonObject;
 use maitool_protocol::hook::{self, HookErrorPolicy, HookMode, HookOrder, HookSpec};
