@@ -21,6 +21,7 @@ use tokio::sync::Notify;
 mod apis;
 mod hooks;
 mod load;
+mod message_flow;
 mod requests;
 
 use self::load::{REGISTRATION_TIMEOUT, load_plugins};
@@ -28,8 +29,8 @@ use self::requests::{InFlightGuard, RunnerHandler, answer, execution_context};
 
 use crate::log_forward::LogForwarder;
 use crate::{
-    ApiComponent, ComponentHandler, HookComponent, HostClient, InvocationContext, LaunchEnv,
-    PluginSpec, RUNNER_VERSION, RunnerError,
+    ApiComponent, ComponentHandler, Handler, HookComponent, HostClient, InvocationContext,
+    LaunchEnv, PluginSpec, RUNNER_VERSION, RunnerError,
 };
 
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
@@ -235,7 +236,13 @@ struct LoadedPlugin {
     hook_handlers: foldhash::HashMap<Arc<str>, Arc<dyn HookComponent>>,
     /// APIs by handler name.
     apis: foldhash::HashMap<Arc<str>, Arc<dyn ApiComponent>>,
+    /// Commands and event handlers, by name (`message_flow.rs`).
+    message_handlers: message_flow::MessageHandlers,
     loaded: AtomicBool,
+    /// Why the plugin's configuration is invalid, while it waits for a valid one: it
+    /// registered its components with this `config_error` (the host pauses them) and has not
+    /// run `on_load`; a valid `plugin.config_updated` finishes the load.
+    awaiting_config: parking_lot::Mutex<Option<String>>,
     /// Set once from the bootstrap, before the plugin loads.
     data_dir: OnceLock<Arc<Path>>,
 }
@@ -260,7 +267,12 @@ impl RunnerState {
                 let handlers = spec
                     .components
                     .iter()
-                    .map(|c| (Arc::from(c.declaration.name.as_str()), c.handler.clone()))
+                    .filter_map(|c| match &c.handler {
+                        Handler::Tool(tool) => {
+                            Some((Arc::from(c.declaration.name.as_str()), tool.clone()))
+                        }
+                        _ => None,
+                    })
                     .collect();
                 let hook_handlers = spec
                     .hook_handlers
@@ -274,11 +286,13 @@ impl RunnerState {
                     .collect();
                 LoadedPlugin {
                     tag: Arc::from(spec.id.as_str()),
+                    message_handlers: message_flow::MessageHandlers::of(&spec),
                     spec,
                     handlers,
                     hook_handlers,
                     apis,
                     loaded: AtomicBool::new(false),
+                    awaiting_config: parking_lot::Mutex::new(None),
                     data_dir: OnceLock::new(),
                 }
             })

@@ -33,9 +33,10 @@
 //!
 //! One executable may host several plugins: pass them all to [`run`]. Legacy MaiBot Actions
 //! are declared with [`Action`] and converted to tools automatically (new plugins should
-//! prefer tools). Besides tools, a plugin may run code at MaiBot's named hooks
-//! ([`HookHandler`], for example to shape the tools a session is offered) and offer APIs to
-//! other plugins ([`Api`], called with [`ApiClient`]).
+//! prefer tools). A plugin also answers chat messages: [`Command`]s run when a message
+//! matches their pattern, [`EventHandler`]s at the events of the message flow. It may run code
+//! at MaiBot's named hooks ([`HookHandler`], for example to shape the tools a session is
+//! offered) and offer APIs to other plugins ([`Api`], called with [`ApiClient`]).
 #![warn(missing_docs)]
 
 // The macros' expansions name `::maitool_sdk`, which must resolve inside this crate too (its
@@ -46,8 +47,11 @@ mod action;
 pub mod api;
 mod arguments;
 mod blocking;
+mod command;
 mod config;
 mod context;
+mod event_handler;
+mod gateway;
 pub mod hook;
 mod host;
 mod kv;
@@ -67,8 +71,11 @@ pub mod testing;
 
 pub use action::{Action, ActionInput, ActivationType, ChatMode};
 pub use api::{Api, ApiCallError, ApiClient};
+pub use command::{Command, CommandInput, CommandOutput};
 pub use config::{ConfigUpdate, PluginConfig};
 pub use context::{PluginContext, ToolContext};
+pub use event_handler::{Event, EventHandler, EventOutput};
+pub use gateway::{InboundMessage, RoutedMessage};
 pub use hook::{HookCall, HookHandler, HookReply};
 pub use host::{HostClient, HostError};
 pub use kv::Kv;
@@ -81,6 +88,8 @@ pub use tool_args::ToolArgs;
 mod macros;
 pub use macros::{args, config, output, tool, tools};
 
+/// The events of MaiBot's event system an [`EventHandler`] takes.
+pub use maitool_protocol::wire::message_flow::EventType;
 /// Shared tool-model types of the maitool protocol that plugin code uses: visibility, chat
 /// scope, content items, annotations and icons.
 pub use maitool_protocol::{
@@ -108,8 +117,9 @@ pub use tracing as log;
 /// Everything a plugin usually needs, in one import: `use maitool_sdk::prelude::*;`.
 pub mod prelude {
     pub use crate::{
-        Action, ActionInput, ActivationType, Api, ApiCallError, ChatMode, ChatScope, ConfigUpdate,
-        Deserialize, HookCall, HookHandler, HookReply, HostClient, HostError, JsonSchema, Plugin,
+        Action, ActionInput, ActivationType, Api, ApiCallError, ChatMode, ChatScope, Command,
+        CommandInput, CommandOutput, ConfigUpdate, Deserialize, Event, EventHandler, EventOutput,
+        EventType, HookCall, HookHandler, HookReply, HostClient, HostError, JsonSchema, Plugin,
         PluginConfig, PluginContext, PluginError, Serialize, Tool, ToolContentItem, ToolContext,
         ToolError, ToolOutput, Value, Visibility, json,
     };

@@ -293,8 +293,9 @@ fn a_handler_that_cannot_run_says_so_and_a_handler_is_not_a_tool() {
         refused["error_message"].as_str().unwrap(),
         "drop_spam is not a tool: plugin fixtures.maibot_hooks declares it as a blocking hook \
          handler of chat.receive.before_process (normal, error_policy skip, the runtime's hook \
-         timeout); maitool never runs it by itself: an embedding engine runs it at its own \
-         point (Host::invoke_hook), an operator with `maitool hook`"
+         timeout); maitool runs it on every chat message it receives (`maitool message`, a \
+         plugin's gateway, MessageFlow::receive), before anything else; an abort drops the \
+         message"
     );
     let (_, refused) = world.call("fixtures.maibot_hooks.hide_in_quiet_sessions", &json!({}));
     assert!(
@@ -323,15 +324,16 @@ fn a_handler_that_times_out_is_skipped_and_its_plugin_then_paused() {
     // The late handler ran after the one that timed out (error_policy skip).
     assert_eq!(outcome["kwargs"]["entries"], json!([{"content": "late"}]));
 
-    // A handler alone on its hook that always times out: three failures of the plugin in a
-    // row pause it, and its handlers are skipped for a cooldown with the reason, instead of
+    // A handler alone on its hook that always times out: five failures of the plugin in a
+    // row (the default circuit_failure_threshold) open its circuit breaker, the same one as
+    // its tool calls, and its handlers are skipped for a cool-down with the reason, instead of
     // each waiting out its timeout.
     let finalize = json!({
         "session_id": "s1", "session_name": "demo", "content": "yyds", "count": 3,
         "raw_content_list": [], "comparison_result": {}, "is_jargon": true,
         "meaning": "", "is_complete": false, "last_inference_count": 0
     });
-    for _ in 0..3 {
+    for _ in 0..5 {
         let (_, outcome) = hook(&world, "jargon.inference.before_finalize", finalize.clone());
         assert_eq!(
             outcome["errors"],
@@ -346,14 +348,84 @@ fn a_handler_that_times_out_is_skipped_and_its_plugin_then_paused() {
     for error in errors {
         let error = error.as_str().unwrap();
         assert!(
-            error.contains("skipped: plugin fixtures.maibot_hooks is paused for"),
-            "{paused}"
-        );
-        assert!(
-            error.ends_with(
-                "(last: hook handler fixtures.maibot_hooks.stall timed out after 300 ms)"
+            error.contains(
+                "skipped: plugin fixtures.maibot_hooks: the circuit breaker is open after 5 \
+                 consecutive failures (last: hook handler fixtures.maibot_hooks.stall timed out \
+                 after 300 ms); the next call is let through in"
             ),
             "{paused}"
         );
     }
+    // The plugin's tools are paused by the same breaker.
+    let (code, refused) = world.call("hooks_ping", &json!({}));
+    assert_eq!(code, 1, "{refused}");
+    assert_eq!(
+        refused["metadata"]["error_code"], "E_CIRCUIT_OPEN",
+        "{refused}"
+    );
+    // `status` shows the circuit with the failure that opened it.
+    let status = world.json(&["status", "--json"]);
+    let plugin = status["runners"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|runner| runner["plugins"].as_array().unwrap())
+        .find(|plugin| plugin["id"] == HOOKS)
+        .unwrap();
+    assert_eq!(plugin["circuit"]["state"], "open", "{plugin}");
+    assert_eq!(
+        plugin["circuit"]["last_failure"],
+        "hook handler fixtures.maibot_hooks.stall timed out after 300 ms",
+        "{plugin}"
+    );
+}
+
+#[test]
+fn the_message_flow_runs_the_plugins_receive_hooks() {
+    let Some(python) = maibot_python() else {
+        return;
+    };
+    let world = world(&python);
+    let _serve = world.serve();
+    let send = |text: &str| {
+        let (code, out, err) = world.maitool(&[
+            "message",
+            "--stream-id",
+            "st1",
+            "--user-id",
+            "u1",
+            "--platform",
+            "qq",
+            "--json",
+            text,
+        ]);
+        let outcome: Value = serde_json::from_str(&out)
+            .unwrap_or_else(|e| panic!("message printed no JSON ({e}): {out}\n{err}"));
+        (code, outcome)
+    };
+    let receive_hook = |outcome: &Value| {
+        outcome["hooks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|run| run["hook"] == "chat.receive.before_process")
+            .cloned()
+            .unwrap_or_else(|| panic!("no chat.receive.before_process run: {outcome}"))
+    };
+
+    // drop_spam changes every message it lets through...
+    let (code, kept) = send("hello");
+    assert_eq!(code, 0, "{kept}");
+    assert_eq!(kept["stored"], true, "{kept}");
+    assert_eq!(kept["text"], "hello [checked]", "{kept}");
+    assert_eq!(receive_hook(&kept)["modified"], true, "{kept}");
+
+    // ... and aborts the hook for spam, which drops the message before it is stored.
+    let (_, dropped) = send("buy spam now");
+    assert_eq!(dropped["stored"], false, "{dropped}");
+    assert_eq!(
+        receive_hook(&dropped)["aborted_by"],
+        format!("{HOOKS}.drop_spam"),
+        "{dropped}"
+    );
 }

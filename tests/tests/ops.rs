@@ -401,7 +401,7 @@ fn plugins_shows_versions_runners_states_reasons_and_components() {
         .unwrap();
     assert_eq!(
         describe,
-        &json!({"full_name": "examples.media.describe_numbers", "component_type": "TOOL", "visibility": "deferred", "enabled": true, "legacy_action": false})
+        &json!({"full_name": "examples.media.describe_numbers", "component_type": "TOOL", "visibility": "deferred", "enabled": true, "legacy_action": false, "runs": "when called by name (`maitool call`, a model's tool call)"})
     );
     let failed = plugin("examples.fails_on_load");
     assert_eq!(failed["runner"], "misbehaving");

@@ -1,6 +1,7 @@
-//! The control socket of `maitool serve`: the other verbs (`tools`, `call`, `status`,
-//! `plugins`, `definitions`, `hook`, `enable`, `disable`, `reload`) and the `--metrics` endpoint talk
-//! to a running host through it, with the same framing and RPC peer as runners use.
+//! The control socket of `maitool serve`: the other verbs (`tools`, `call`, `message`,
+//! `status`, `plugins`, `definitions`, `hook`, `enable`, `disable`, `reload`) and the
+//! `--metrics` endpoint talk to a running host through it, with the same framing and RPC peer
+//! as runners use.
 
 mod client;
 mod connections;
@@ -42,6 +43,10 @@ pub mod methods {
     pub const HOOK: &str = "control.hook";
     /// MaiBot's hooks with who runs them and their handlers: `{}` → `[views::HookView]`.
     pub const HOOKS: &str = "control.hooks";
+    /// A chat message for the message flow: [`super::MessageRequest`] →
+    /// [`MessageOutcome`](crate::messages::MessageOutcome); a malformed message is an
+    /// `E_BAD_PAYLOAD` error naming the problem.
+    pub const MESSAGE: &str = "control.message";
 }
 
 /// `control.hook` request.
@@ -52,6 +57,14 @@ pub struct HookRequest {
     pub name: String,
     /// Its kwargs.
     pub kwargs: maitool_protocol::JsonObject,
+}
+
+/// `control.message` request.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct MessageRequest {
+    /// The message.
+    pub message: crate::messages::ChatMessage,
 }
 
 /// `control.restart` request.

@@ -6,16 +6,21 @@ use std::str::FromStr;
 use std::sync::Arc;
 
 use crate::llm::{ModelApi, render_tools};
-use maitool_protocol::{ToolAvailabilityContext, Visibility};
+use maitool_protocol::ToolAvailabilityContext;
 use serde::{Deserialize, Serialize};
 
 use crate::app::Host;
 use crate::builtin::{Discovery, Stage, build_exposure};
+use crate::circuit::CircuitStatus;
 use crate::metrics::prometheus::{self, Exposition};
 use crate::plugin::PluginLoadState;
+use crate::sandbox::SandboxStatus;
 
+mod components;
 mod hooks;
 
+use components::component_views;
+pub use components::{ComponentView, TriggerView};
 pub use hooks::{HookHandlerView, HookView, hooks};
 
 /// Which model API's request shape `maitool definitions` prints.
@@ -163,25 +168,6 @@ pub async fn definitions(
     }
 }
 
-/// One component of a plugin, for `maitool plugins`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ComponentView {
-    /// `plugin_id.name`.
-    pub full_name: String,
-    /// `TOOL`, `ACTION`, or another MaiBot component type.
-    pub component_type: String,
-    /// How the component reaches the model.
-    pub visibility: Visibility,
-    /// Enabled globally: declared enabled and not disabled by an operator.
-    pub enabled: bool,
-    /// A converted legacy Action.
-    pub legacy_action: bool,
-    /// How a component that is not a tool runs under maitool (a hook handler's hook, mode
-    /// and who runs it, or why it never runs; an API's key and who may call it).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub detail: Option<String>,
-}
-
 /// One plugin, for `maitool plugins`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PluginView {
@@ -211,6 +197,12 @@ pub struct PluginView {
     /// Declared names no capability of this host answers: never granted.
     #[serde(default)]
     pub unserved_capabilities: Vec<String>,
+    /// Its circuit breaker, once a call timed out or crashed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub circuit: Option<CircuitStatus>,
+    /// The sandbox its runner runs in (that of the runner's latest launch).
+    #[serde(default)]
+    pub sandbox: Option<SandboxStatus>,
 }
 
 /// Every plugin of every runner, in configuration order.
@@ -220,12 +212,13 @@ pub fn plugins(host: &Host) -> Vec<PluginView> {
         .into_iter()
         .flat_map(|runner| {
             let runner_name = runner.name;
+            let sandbox = runner.sandbox;
             runner
                 .plugins
                 .into_iter()
-                .map(move |plugin| (runner_name.clone(), plugin))
+                .map(move |plugin| (runner_name.clone(), sandbox.clone(), plugin))
         })
-        .map(|(runner, plugin)| PluginView {
+        .map(|(runner, sandbox, plugin)| PluginView {
             components: component_views(host, &plugin.id),
             id: plugin.id,
             version: plugin.version,
@@ -236,44 +229,10 @@ pub fn plugins(host: &Host) -> Vec<PluginView> {
             granted_capabilities: plugin.granted_capabilities,
             grant_declared: plugin.grant_declared,
             unserved_capabilities: plugin.unserved_capabilities,
+            circuit: plugin.circuit,
+            sandbox,
         })
         .collect()
-}
-
-/// A plugin's components in declaration order, then its APIs.
-fn component_views(host: &Host, plugin_id: &str) -> Vec<ComponentView> {
-    let components = host.plugins.components();
-    let handlers = host.plugins.hook_handlers().plugin_handlers(plugin_id);
-    let mut views: Vec<ComponentView> = components
-        .plugin_components(plugin_id)
-        .iter()
-        .map(|entry| ComponentView {
-            full_name: entry.full_name.clone(),
-            component_type: entry.component_type.clone(),
-            visibility: entry.visibility,
-            enabled: components.is_enabled(&entry.full_name),
-            legacy_action: entry.legacy_action,
-            detail: handlers
-                .iter()
-                .find(|handler| handler.full_name == entry.full_name)
-                .map(|handler| handler.describe()),
-        })
-        .collect();
-    views.extend(
-        host.plugins
-            .apis()
-            .plugin_apis(plugin_id)
-            .iter()
-            .map(|api| ComponentView {
-                full_name: api.registry_key.clone(),
-                component_type: "API".to_owned(),
-                visibility: Visibility::Hidden,
-                enabled: api.enabled,
-                legacy_action: false,
-                detail: Some(api.describe()),
-            }),
-    );
-    views
 }
 
 /// The Prometheus text exposition of the host's tool, runner and MCP server metrics.

@@ -6,10 +6,11 @@
 mod api_call;
 mod apis;
 mod availability;
+mod breaker;
 mod call_error;
 mod capabilities;
 mod chat_view;
-mod circuit;
+mod component_call;
 mod components;
 mod config;
 mod config_update;
@@ -21,6 +22,7 @@ mod failure_hint;
 mod grant;
 mod hook_dispatch;
 mod hooks;
+mod inbound;
 mod invoke_args;
 mod kv;
 mod listener;
@@ -29,23 +31,30 @@ mod maibot;
 mod nesting;
 mod parameter_list;
 mod provider;
+mod reconfigure;
 mod restart_wait;
 mod result;
 mod runner_shared;
 mod runtime;
 mod runtime_error;
+mod sandbox_needs;
 mod shared;
 mod status;
 mod supervisor;
 mod token_pipe;
 
 pub use apis::{ApiEntry, ApiRegistry};
+pub(crate) use capabilities::message_dict;
 pub use capabilities::{
     BotConfig, CapabilityService, LlmConfig, LlmConfigError, MemorySink, MessageSink,
     OutgoingImage, OutgoingMessage, SinkError, StoreSink,
 };
-pub use circuit::{CircuitBreaker, CircuitPolicy, CircuitRefusal, CircuitStatus};
-pub use components::{ComponentEntry, ComponentLookupError, ComponentRegistry, DeclarationError};
+pub(crate) use chat_view::ChatView;
+pub use component_call::ComponentCallError;
+pub use components::{
+    CommandTrigger, ComponentEntry, ComponentLookupError, ComponentRegistry, DeclarationError,
+    EventTrigger, ExposedTool, Trigger, event_source,
+};
 pub use config::{AnnouncedIdError, RunnerConfigError, RunnerProblem, RuntimeConfigError};
 pub use config::{
     MaibotLaunch, PluginManifest, PluginSettings, ResolvedRunner, RunnerConfig, RunnerKind,
@@ -58,13 +67,15 @@ pub use grant::{
 };
 pub use hook_dispatch::HookDispatcher;
 pub use hooks::{HookHandlerEntry, HookRegistry};
+pub use inbound::InboundMessages;
 pub use kv::{KvError, KvStore};
 pub use parameter_list::ParameterListError;
 pub use provider::PluginToolProvider;
-pub use runtime::{ApplyReport, PluginRuntime};
+pub use runtime::{ApplyReport, PluginRuntime, RuntimeOptions};
 pub use runtime_error::{ReloadError, RestartError, RuntimeError};
 pub use status::{
-    NotLoaded, PluginLoadState, PluginStatus, PluginsSummary, RunnerState, RunnerStatus,
+    EnvironmentState, EnvironmentStatus, NotLoaded, PluginLoadState, PluginStatus, PluginsSummary,
+    RunnerState, RunnerStatus,
 };
 
 /// The provider name of plugin tools in the registry.

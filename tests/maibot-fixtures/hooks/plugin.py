@@ -11,7 +11,7 @@
 - jargon.extract.before_persist: `too_slow` (timeout 300 ms) sleeps past its timeout;
   `after_slow` (late) runs anyway.
 - jargon.inference.before_finalize: `stall` (timeout 300 ms), alone on its hook, always
-  times out: three runs in a row pause the plugin (circuit breaker).
+  times out: five runs in a row pause the plugin (its circuit breaker).
 - `stale_hook` subscribes to a hook MaiBot 1.3 does not have: it never runs, and the plugin's
   tool `hooks_ping` still works.
 """

@@ -48,12 +48,13 @@ impl Fixture {
         fixture
     }
 
-    /// Rewrites the configuration with another `extra`.
+    /// Rewrites the configuration with another `extra`. One-shot listings wait for MaiBot's
+    /// runner however long a loaded machine takes to start it (`listing_wait_ms`).
     pub fn write_config(&self, extra: &str) {
         let root = self.dir.path().display();
         let text = format!(
             "[host]\ncontrol_socket = \"{root}/control.sock\"\ndata_dir = \"{root}/data\"\n\
-             enable_builtin = true\n\n\
+             enable_builtin = true\nlisting_wait_ms = 120000\n\n\
              [builtin]\ndatabase = \"{root}/maitool.sqlite3\"\nfocus_mode = true\n\n\
              [[runners]]\nname = \"maibot\"\nkind = \"maibot\"\npython = \"{}\"\n\
              plugin_dirs = [\"plugins\"]\n{}\n\n\

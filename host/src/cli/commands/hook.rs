@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result, anyhow};
 
-use super::{Target, target};
+use super::{OneShotWait, Target, target};
 use crate::LoadedConfig;
 use crate::cli::EXIT_FAILED;
 use crate::cli::args::Cli;
@@ -27,7 +27,8 @@ pub(super) async fn run(
     let serde_json::Value::Object(kwargs) = kwargs else {
         return Err(anyhow!("--kwargs must be a JSON object, got {kwargs}"));
     };
-    let target = target(cli, config).await?;
+    // The hook needs its handlers' runners, as a call needs its tool's.
+    let target = target(cli, config, OneShotWait::Call).await?;
     let outcome = match &target {
         Target::Remote(client) => client
             .hook(name, kwargs)
@@ -72,7 +73,7 @@ fn print_outcome(outcome: &HookOutcome) -> Result<()> {
 
 /// Every hook, who runs it, and its handlers.
 pub(super) async fn list(cli: &Cli, config: LoadedConfig, json: bool) -> Result<ExitCode> {
-    let target = target(cli, config).await?;
+    let target = target(cli, config, OneShotWait::Listing).await?;
     let hooks = match &target {
         Target::Remote(client) => client.hooks().await.map_err(|e| anyhow!(e))?,
         Target::Local(host, _) => views::hooks(host),

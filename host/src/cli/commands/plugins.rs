@@ -3,15 +3,16 @@
 use std::process::ExitCode;
 
 use crate::LoadedConfig;
+use crate::circuit::{CircuitState, CircuitStatus};
 use crate::control::views::{self, PluginView};
 use anyhow::{Result, anyhow};
 
-use super::{Target, target};
+use super::{OneShotWait, Target, target};
 use crate::cli::args::Cli;
 use crate::cli::output::outln;
 
 pub(super) async fn plugins(cli: &Cli, config: LoadedConfig, json: bool) -> Result<ExitCode> {
-    let target = target(cli, config).await?;
+    let target = target(cli, config, OneShotWait::Listing).await?;
     let plugins = match &target {
         Target::Remote(client) => client.plugins().await.map_err(|e| anyhow!(e))?,
         Target::Local(host, _) => views::plugins(host),
@@ -57,6 +58,30 @@ fn granted(plugin: &PluginView) -> String {
     text
 }
 
+/// A plugin's circuit breaker in one line: its state, the failures, the last one, and when
+/// the next call is let through.
+pub(super) fn circuit_line(circuit: &CircuitStatus) -> String {
+    let mut line = format!(
+        "circuit {}: {} failed call(s) in a row",
+        circuit.state, circuit.consecutive_failures
+    );
+    if let Some(last) = &circuit.last_failure {
+        line.push_str(&format!(" (last: {last})"));
+    }
+    match circuit.retry_in_ms {
+        Some(ms) => line.push_str(&format!("; next probe in {:.1} s", ms as f64 / 1000.0)),
+        None if circuit.state == CircuitState::HalfOpen => {
+            line.push_str("; the next call is a probe")
+        }
+        None => {}
+    }
+    line.push_str(&format!(
+        "; opened {} time(s), {} call(s) refused",
+        circuit.opened_total, circuit.rejected_total
+    ));
+    line
+}
+
 fn print_plugins(plugins: &[PluginView]) -> Result<()> {
     if plugins.is_empty() {
         outln!("no plugins configured")?;
@@ -95,6 +120,9 @@ fn print_plugins(plugins: &[PluginView]) -> Result<()> {
             plugin.id,
             plugin.runner
         )?;
+        if let Some(circuit) = &plugin.circuit {
+            outln!("    {}", circuit_line(circuit))?;
+        }
         if !plugin.declared_capabilities.is_empty()
             || !plugin.granted_capabilities.is_empty()
             || plugin.grant_declared
@@ -110,6 +138,9 @@ fn print_plugins(plugins: &[PluginView]) -> Result<()> {
                 "    not served by maitool (never granted, calls refused): {}",
                 plugin.unserved_capabilities.join(", ")
             )?;
+        }
+        if let Some(sandbox) = &plugin.sandbox {
+            outln!("    sandbox: {}", sandbox.line())?;
         }
         for component in &plugin.components {
             let enabled = if component.enabled {
@@ -127,12 +158,25 @@ fn print_plugins(plugins: &[PluginView]) -> Result<()> {
                 "TOOL" | "ACTION" => component.visibility.as_str(),
                 _ => "-",
             };
+            let mut notes = String::new();
+            if !component.platforms.is_empty() {
+                notes.push_str(&format!(" platforms={}", component.platforms.join(",")));
+            }
+            if component.stop_after_execution {
+                notes.push_str(" stop_after_execution");
+            }
             outln!(
-                "    {:40} {kind:16} {visibility:9} {enabled}",
+                "    {:40} {kind:16} {visibility:9} {enabled}{notes}",
                 component.full_name
             )?;
+            // A tool runs when called; anything else says what makes it run, or that
+            // nothing does: in full for a hook handler or an API (their detail says when too).
             if let Some(detail) = &component.detail {
                 outln!("        {detail}")?;
+            } else if !matches!(component.component_type.as_str(), "TOOL" | "ACTION")
+                && !component.runs.is_empty()
+            {
+                outln!("        runs {}", component.runs)?;
             }
         }
     }

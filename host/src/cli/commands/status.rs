@@ -2,6 +2,7 @@
 
 use serde_json::Value;
 
+use crate::circuit::CircuitStatus;
 use crate::cli::output::outln;
 
 /// A field as text: strings as they are, null or absent as empty, anything else as JSON.
@@ -75,6 +76,16 @@ pub(super) fn print_status(status: &Value) -> anyhow::Result<()> {
                 format!("last exit: {last_exit}")
             }
         )?;
+        if let Some(environment) = runner.get("environment").filter(|e| e.is_object()) {
+            print_environment(environment)?;
+        }
+        if let Some(sandbox) = runner
+            .get("sandbox")
+            .filter(|s| !s.is_null())
+            .and_then(|s| serde_json::from_value::<crate::sandbox::SandboxStatus>(s.clone()).ok())
+        {
+            outln!("    sandbox: {}", sandbox.line())?;
+        }
         for plugin in items(runner, "plugins") {
             outln!(
                 "    {:28} {:8} {}",
@@ -85,6 +96,12 @@ pub(super) fn print_status(status: &Value) -> anyhow::Result<()> {
             let unserved = names(plugin, "unserved_capabilities");
             if !unserved.is_empty() {
                 outln!("      declares capabilities maitool does not serve: {unserved}")?;
+            }
+            if let Some(circuit) = plugin
+                .get("circuit")
+                .and_then(|c| serde_json::from_value::<CircuitStatus>(c.clone()).ok())
+            {
+                outln!("      {}", super::plugins::circuit_line(&circuit))?;
             }
         }
     }
@@ -106,6 +123,28 @@ pub(super) fn print_status(status: &Value) -> anyhow::Result<()> {
                 )?;
             }
         }
+    }
+    Ok(())
+}
+
+/// A MaiBot runner's environment: the interpreter, and while it is prepared the step and the
+/// installer's latest line (or, after a failure, why).
+fn print_environment(environment: &Value) -> anyhow::Result<()> {
+    let state = text(environment, "state");
+    let venv = text(environment, "venv");
+    let place = if venv.is_empty() {
+        format!("{} (the runner's own python)", text(environment, "python"))
+    } else {
+        format!("{venv} (managed)")
+    };
+    outln!("    python environment: {state}, {place}")?;
+    let detail = text(environment, "detail");
+    if !detail.is_empty() {
+        outln!("      {detail}")?;
+    }
+    let last = text(environment, "last_output");
+    if !last.is_empty() {
+        outln!("      {last}")?;
     }
     Ok(())
 }

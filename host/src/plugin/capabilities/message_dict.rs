@@ -56,8 +56,13 @@ pub(crate) async fn message_dicts(
     Ok(out)
 }
 
-/// One message with its segments already built.
-fn message_dict(message: &HistoryMessage, stream: Option<&StreamInfo>, raw: Vec<Value>) -> Value {
+/// One message with its segments already built. The message flow renders a message it has
+/// not stored yet with it too.
+pub(crate) fn message_dict(
+    message: &HistoryMessage,
+    stream: Option<&StreamInfo>,
+    raw: Vec<Value>,
+) -> Value {
     let group_info = stream
         .filter(|s| s.chat_type == Some(ChatType::Group))
         .map(|s| json!({ "group_id": s.target_id, "group_name": s.name }));

@@ -53,6 +53,7 @@ const MAX_RENDERS: usize = 2;
 
 pub use config::BotConfig;
 pub use llm::{LlmConfig, LlmConfigError};
+pub(crate) use message_dict::message_dict;
 pub use plugin_control::PluginControl;
 pub use sink::{MemorySink, MessageSink, OutgoingImage, OutgoingMessage, SinkError, StoreSink};
 
@@ -119,6 +120,11 @@ impl CapabilityService {
     /// What `config.get` answers (`[bot]`).
     pub fn set_bot_config(&self, bot: BotConfig) {
         *self.bot.write() = bot;
+    }
+
+    /// The `[bot]` section `config.get` answers from.
+    pub fn bot_config(&self) -> BotConfig {
+        self.bot.read().clone()
     }
 
     /// Where `llm.*` go (`[llm]`); `None` refuses them.

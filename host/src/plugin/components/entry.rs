@@ -6,9 +6,11 @@ use std::sync::Arc;
 
 use maitool_protocol::wire::methods::{ComponentDeclaration, names};
 use maitool_protocol::{
-    ChatScope, JsonObject, ProviderType, ToolAnnotation, ToolIcon, ToolSpec, Visibility,
+    ChatScope, JsonObject, Platforms, PlatformsError, ProviderType, ToolAnnotation, ToolIcon,
+    ToolSpec, Visibility,
 };
 
+use super::trigger::Trigger;
 use crate::plugin::PLUGIN_PROVIDER_NAME;
 use crate::plugin::invoke_args::ContextKeys;
 
@@ -57,6 +59,22 @@ pub enum DeclarationError {
     /// A parameter list that does not describe a schema.
     #[error(transparent)]
     ParameterList(#[from] crate::plugin::parameter_list::ParameterListError),
+    /// A `platforms` value that is neither a platform name nor a list of them.
+    #[error("component {name}: {problem}")]
+    Platforms {
+        /// The component.
+        name: String,
+        /// What is wrong with the value.
+        problem: PlatformsError,
+    },
+    /// A `stop_after_execution` flag that is not a boolean.
+    #[error("component {name}: stop_after_execution must be a boolean, got {value}")]
+    StopAfterExecution {
+        /// The component.
+        name: String,
+        /// The value as declared.
+        value: serde_json::Value,
+    },
     /// Two components of one plugin share a name.
     #[error("plugin {plugin_id} declares component {name} twice")]
     Duplicate {
@@ -90,16 +108,29 @@ pub struct ComponentEntry {
     pub allowed_sessions: HashSet<String>,
     /// Visibility.
     pub visibility: Visibility,
+    /// The platforms the tool is offered on (MaiBot's `Tool(platforms=...)`).
+    pub platforms: Platforms,
+    /// Every successful result of the tool ends the planner round
+    /// (`stop_after_execution: true` in its declaration).
+    pub stop_after_execution: bool,
     /// True for a converted legacy Action.
     pub legacy_action: bool,
     /// The spec exposed to the registry, built once at registration.
     pub spec: Arc<ToolSpec>,
+    /// What makes it run: a call (tools), a message (commands), an event (event handlers).
+    pub trigger: Trigger,
     /// The context keys its calls' arguments carry when its runner reads the context from
     /// the payload: those its parameters declare, or all of them for a legacy Action.
     pub(crate) context_keys: ContextKeys,
 }
 
 impl ComponentEntry {
+    /// True for a message gateway that takes messages in (`route_type` `receive` or
+    /// `duplex`, MaiBot's `recv` and `recive` too).
+    pub fn receives_messages(&self) -> bool {
+        matches!(self.trigger, Trigger::Gateway { receives: true })
+    }
+
     /// True for components exposed as tools (tools and converted Actions).
     pub fn is_tool(&self) -> bool {
         self.component_type == "TOOL" || self.component_type == "ACTION"
@@ -139,6 +170,11 @@ impl ComponentEntry {
                 .to_owned()
         };
         let component_type = decl.component_type.trim().to_ascii_uppercase();
+        let trigger = Trigger::of(
+            &component_type,
+            component_type == "TOOL" || component_type == "ACTION",
+            meta,
+        );
         let legacy_action = component_type == "ACTION"
             || meta
                 .get("legacy_action")
@@ -176,6 +212,22 @@ impl ComponentEntry {
             allowed_sessions.extend(list.iter().filter_map(|v| v.as_str().map(str::to_owned)));
         }
         let visibility = Visibility::of_declaration(meta);
+        let platforms = Platforms::from_declaration(meta.get("platforms")).map_err(|problem| {
+            DeclarationError::Platforms {
+                name: name.to_owned(),
+                problem,
+            }
+        })?;
+        let stop_after_execution = match meta.get("stop_after_execution") {
+            None | Some(serde_json::Value::Null) => false,
+            Some(serde_json::Value::Bool(flag)) => *flag,
+            Some(value) => {
+                return Err(DeclarationError::StopAfterExecution {
+                    name: name.to_owned(),
+                    value: value.clone(),
+                });
+            }
+        };
         let declared_enabled = meta
             .get("enabled")
             .and_then(|v| v.as_bool())
@@ -192,6 +244,12 @@ impl ComponentEntry {
         if legacy_action {
             metadata.insert("legacy_action".into(), true.into());
             metadata.insert("legacy_component_type".into(), "ACTION".into());
+        }
+        if !platforms.is_unrestricted() {
+            metadata.insert("platforms".into(), platforms.names().into());
+        }
+        if stop_after_execution {
+            metadata.insert("stop_after_execution".into(), true.into());
         }
         let spec = ToolSpec {
             name: name.to_owned(),
@@ -230,8 +288,11 @@ impl ComponentEntry {
             chat_scope,
             allowed_sessions,
             visibility,
+            platforms,
+            stop_after_execution,
             legacy_action,
             spec: Arc::new(spec),
+            trigger,
             context_keys,
         })
     }

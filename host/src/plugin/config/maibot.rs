@@ -16,6 +16,7 @@ use serde_json::Value;
 use super::{
     PluginSettings, ResolvedRunner, RunnerConfig, RunnerConfigError, RunnerProblem, resolve_program,
 };
+use crate::maibot_env::{DeclaredDependencies, EnvSettings, EnvTarget};
 
 /// Folder names MaiBot's loader never scans for plugins.
 const RESERVED_FOLDERS: &[&str] = &["data", "__pycache__"];
@@ -43,6 +44,11 @@ pub struct MaibotLaunch {
     /// only the plugin's own `config.toml`, so these get their whole document through
     /// `plugin.config_updated` once loaded.
     pub overridden: BTreeSet<String>,
+    /// The runner's Python environment: managed by the host, or the operator's `python`.
+    pub environment: EnvSettings,
+    /// The Python packages each plugin's manifest declares (plugins declaring none are
+    /// left out).
+    pub dependencies: BTreeMap<String, DeclaredDependencies>,
 }
 
 /// Resolves a `kind = "maibot"` runner: the interpreter, the plugin folders and, for each
@@ -70,16 +76,26 @@ pub(crate) fn resolve(
             RunnerProblem::NoPluginDirs,
         ));
     }
-    let python = resolve_program(
+    let sandbox = config.resolve_sandbox(base)?;
+    let own_python = config.python.as_deref().map(|p| resolve_program(base, p));
+    let environment = EnvSettings::resolve(
+        &config.python_env.clone().unwrap_or_default(),
+        own_python,
         base,
-        config
-            .python
-            .as_deref()
-            .unwrap_or_else(|| Path::new("python3")),
-    );
+        data_dir,
+        &config.name,
+    )
+    .map_err(|(field, problem)| {
+        RunnerConfigError::new(
+            format!("{key}.python_env.{field}"),
+            RunnerProblem::PythonEnv(problem),
+        )
+    })?;
+    let python = environment.python();
     let plugin_dirs: Vec<PathBuf> = config.plugin_dirs.iter().map(|d| base.join(d)).collect();
     let mut folders = BTreeMap::new();
     let mut declarations = BTreeMap::new();
+    let mut dependencies = BTreeMap::new();
     for dir in &plugin_dirs {
         for found in discover(dir)
             .map_err(|problem| RunnerConfigError::new(format!("{key}.plugin_dirs"), problem))?
@@ -89,6 +105,9 @@ pub(crate) fn resolve(
                 folders.entry(found.id.clone())
             {
                 entry.insert(found.folder);
+                if !found.dependencies.is_empty() {
+                    dependencies.insert(found.id.clone(), found.dependencies);
+                }
                 declarations.insert(found.id, found.declared);
             }
         }
@@ -169,18 +188,24 @@ pub(crate) fn resolve(
             force_plugin_compatibility: config.force_plugin_compatibility,
             folders,
             overridden,
+            environment,
+            dependencies,
         }),
+        plugin_dir: None,
+        sandbox,
     })
 }
 
 /// A plugin folder found under a plugin root, with what its manifest declares.
-#[derive(Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, PartialEq, Eq)]
 struct FoundPlugin {
     id: String,
     folder: PathBuf,
     /// The manifest's `capabilities`, the strings among them, trimmed, each once (as MaiBot
     /// reads them).
     declared: Vec<String>,
+    /// The Python packages its manifest declares.
+    dependencies: DeclaredDependencies,
 }
 
 /// The plugins under one plugin root: each subfolder holding a `_manifest.json` with an
@@ -209,6 +234,7 @@ fn discover(dir: &Path) -> Result<Vec<FoundPlugin>, RunnerProblem> {
                         id: id.trim().to_owned(),
                         folder,
                         declared: declared_capabilities(&value),
+                        dependencies: DeclaredDependencies::from_manifest(&value),
                     });
                 }
             }
@@ -220,7 +246,7 @@ fn discover(dir: &Path) -> Result<Vec<FoundPlugin>, RunnerProblem> {
             }
         }
     }
-    found.sort();
+    found.sort_by(|a, b| (&a.id, &a.folder).cmp(&(&b.id, &b.folder)));
     Ok(found)
 }
 
@@ -291,17 +317,40 @@ impl MaibotLaunch {
             && self.host_version == other.host_version
             && self.force_plugin_compatibility == other.force_plugin_compatibility
             && self.folders == other.folders
+            && self.environment == other.environment
+            && self.dependencies == other.dependencies
+    }
+
+    /// What preparing the runner's environment is about: its settings and the enabled
+    /// plugins' declared dependencies, by plugin id.
+    pub fn env_target(
+        &self,
+        runner: &str,
+        plugins: &BTreeMap<String, PluginSettings>,
+    ) -> EnvTarget {
+        EnvTarget {
+            runner: runner.to_owned(),
+            settings: self.environment.clone(),
+            plugins: self
+                .dependencies
+                .iter()
+                .filter(|(id, _)| plugins.get(*id).is_none_or(|s| s.enabled))
+                .map(|(id, declared)| (id.clone(), declared.clone()))
+                .collect(),
+        }
     }
 
     /// The environment MaiBot's supervisor gives its runner, for a launch presenting
     /// `token` on `socket`; `plugins` are the operator's settings (disabled ones are blocked
-    /// through the runner's own mechanism).
+    /// through the runner's own mechanism, as are those in `blocked`, with its reasons: their
+    /// Python dependencies could not be installed).
     pub(crate) fn environment(
         &self,
         runner: &str,
         socket: &Path,
         token: &str,
         plugins: &BTreeMap<String, PluginSettings>,
+        blocked: &BTreeMap<String, String>,
     ) -> Vec<(&'static str, String)> {
         let join = |dirs: &[PathBuf]| {
             dirs.iter()
@@ -309,11 +358,16 @@ impl MaibotLaunch {
                 .collect::<Vec<_>>()
                 .join(":")
         };
-        let blocked: serde_json::Map<String, Value> = plugins
+        let mut blocked: serde_json::Map<String, Value> = blocked
             .iter()
-            .filter(|(_, s)| !s.enabled)
-            .map(|(id, _)| (id.clone(), Value::from(DISABLED_REASON)))
+            .map(|(id, reason)| (id.clone(), Value::from(reason.as_str())))
             .collect();
+        blocked.extend(
+            plugins
+                .iter()
+                .filter(|(_, s)| !s.enabled)
+                .map(|(id, _)| (id.clone(), Value::from(DISABLED_REASON))),
+        );
         let mut vars = vec![
             (env::IPC_ADDRESS, socket.display().to_string()),
             (env::SESSION_TOKEN, token.to_owned()),

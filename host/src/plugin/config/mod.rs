@@ -6,6 +6,9 @@ use std::path::{Path, PathBuf};
 use maitool_protocol::JsonObject;
 use serde::{Deserialize, Serialize};
 
+use crate::maibot_env::PythonEnvConfig;
+use crate::sandbox::{SandboxMode, SandboxSettings};
+
 mod error;
 mod maibot;
 
@@ -57,6 +60,21 @@ pub struct RuntimeConfig {
     /// Timeout of a hook handler when neither it nor its hook declares one (MaiBot's
     /// `hook_blocking_timeout_sec`).
     pub hook_timeout_ms: u64,
+    /// A circuit breaker per plugin: after `circuit_failure_threshold` calls in a row (tool
+    /// calls and hook handler runs alike) that time out or are cut off by a crash, the
+    /// plugin's tool calls fail at once and its hook handlers are skipped until a probe call
+    /// succeeds. False turns it off.
+    pub circuit_breaker: bool,
+    /// Calls in a row that time out or crash that open a plugin's circuit.
+    pub circuit_failure_threshold: u32,
+    /// How long an opened circuit refuses calls before it lets a probe through.
+    pub circuit_cooldown_ms: u64,
+    /// Cap of the cool-down, which doubles each time a probe fails.
+    pub circuit_max_cooldown_ms: u64,
+    /// Every runner's sandbox unless its `[runners.sandbox] mode` says otherwise: `on`
+    /// (whatever the kernel supports, shown in `status`), `required` (a runner the kernel
+    /// cannot fully sandbox does not start) or `off`.
+    pub sandbox: SandboxMode,
 }
 
 impl Default for RuntimeConfig {
@@ -78,6 +96,11 @@ impl Default for RuntimeConfig {
             terminate_grace_ms: 1_000,
             default_tool_timeout_ms: 60_000,
             hook_timeout_ms: 60_000,
+            circuit_breaker: true,
+            circuit_failure_threshold: 5,
+            circuit_cooldown_ms: 10_000,
+            circuit_max_cooldown_ms: 300_000,
+            sandbox: SandboxMode::On,
         }
     }
 }
@@ -105,7 +128,28 @@ impl RuntimeConfig {
         if self.spawn_retry_max_ms < self.spawn_retry_initial_ms {
             return Err(RuntimeConfigError::SpawnRetry);
         }
+        if self.circuit_breaker {
+            if self.circuit_failure_threshold == 0 {
+                return Err(RuntimeConfigError::NotPositive("circuit_failure_threshold"));
+            }
+            if self.circuit_cooldown_ms == 0 {
+                return Err(RuntimeConfigError::NotPositive("circuit_cooldown_ms"));
+            }
+            if self.circuit_max_cooldown_ms < self.circuit_cooldown_ms {
+                return Err(RuntimeConfigError::CircuitCooldown);
+            }
+        }
         Ok(())
+    }
+
+    /// The plugins' circuit breakers, as these keys set them.
+    pub fn circuit(&self) -> crate::circuit::CircuitConfig {
+        crate::circuit::CircuitConfig {
+            enabled: self.circuit_breaker,
+            failure_threshold: self.circuit_failure_threshold,
+            cooldown: std::time::Duration::from_millis(self.circuit_cooldown_ms),
+            max_cooldown: std::time::Duration::from_millis(self.circuit_max_cooldown_ms),
+        }
     }
 }
 
@@ -135,10 +179,15 @@ pub struct RunnerConfig {
     /// directory; a bare name is looked up in `PATH`, as a shell does.
     #[serde(default)]
     pub executable: Option<PathBuf>,
-    /// (`kind = "maibot"`) The Python interpreter, resolved like `executable`; `python3`
-    /// unless set. MaiBot's runner needs Python 3.12 or later.
+    /// (`kind = "maibot"`) The runner's own Python interpreter (3.12 or later), resolved
+    /// like `executable`. Unless set, the host prepares a managed environment for the runner
+    /// (`python_env`).
     #[serde(default)]
     pub python: Option<PathBuf>,
+    /// (`kind = "maibot"`) The managed Python environment: where it lives, what it is made
+    /// from, whether plugins' declared dependencies are installed, the package index.
+    #[serde(default)]
+    pub python_env: Option<PythonEnvConfig>,
     /// (`kind = "maibot"`) Folders of MaiBot plugins: each subfolder with a `_manifest.json`
     /// and a `plugin.py` is one plugin.
     #[serde(default)]
@@ -179,6 +228,10 @@ pub struct RunnerConfig {
     /// Per-plugin settings, keyed by plugin id.
     #[serde(default)]
     pub plugins: BTreeMap<String, PluginSettings>,
+    /// What the runner's sandbox allows besides the defaults, and its mode
+    /// (`[runners.sandbox]`).
+    #[serde(default)]
+    pub sandbox: SandboxSettings,
 }
 
 /// The operator's settings for one plugin.
@@ -325,6 +378,11 @@ pub struct ResolvedRunner {
     pub plugins: BTreeMap<String, PluginSettings>,
     /// What MaiBot's runner needs besides, for a `kind = "maibot"` runner.
     pub maibot: Option<MaibotLaunch>,
+    /// The plugin folder the runner came from (`plugin_dir`), if it did: its sandbox may
+    /// read it.
+    pub plugin_dir: Option<PathBuf>,
+    /// The runner's sandbox settings, paths resolved.
+    pub sandbox: SandboxSettings,
 }
 
 impl ResolvedRunner {
@@ -338,6 +396,8 @@ impl ResolvedRunner {
             env: BTreeMap::new(),
             plugins: BTreeMap::new(),
             maibot: None,
+            plugin_dir: None,
+            sandbox: SandboxSettings::default(),
         }
     }
 
@@ -354,28 +414,13 @@ impl ResolvedRunner {
 /// Resolves a program the way a shell does: a bare name (no `/`) is left for a `PATH`
 /// lookup at launch, anything else is a path relative to `base`.
 pub fn resolve_program(base: &Path, program: &Path) -> PathBuf {
-    if program.components().count() == 1 && !program.is_absolute() {
-        program.to_path_buf()
-    } else {
-        base.join(program)
-    }
+    crate::program::resolve(base, program)
 }
 
 /// Where `program` (as [`resolve_program`] left it) is: itself when it has a `/`, else the
 /// first executable file of that name in `PATH`.
 pub fn find_program(program: &Path) -> Option<PathBuf> {
-    use std::os::unix::fs::PermissionsExt;
-    if program.components().count() != 1 || program.is_absolute() {
-        return program.exists().then(|| program.to_path_buf());
-    }
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .map(|dir| dir.join(program))
-        .find(|candidate| {
-            candidate
-                .metadata()
-                .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-        })
+    crate::program::find_in(program, std::env::var_os("PATH").as_deref())
 }
 
 impl RunnerConfig {
@@ -387,6 +432,7 @@ impl RunnerConfig {
             kind: RunnerKind::Maitool,
             executable: Some(executable.into()),
             python: None,
+            python_env: None,
             plugin_dirs: Vec::new(),
             maibot_source: None,
             instance_dir: None,
@@ -398,6 +444,7 @@ impl RunnerConfig {
             env: BTreeMap::new(),
             enabled: true,
             plugins: BTreeMap::new(),
+            sandbox: SandboxSettings::default(),
         }
     }
 
@@ -414,6 +461,7 @@ impl RunnerConfig {
         }
         let maibot_only = [
             ("python", self.python.is_some()),
+            ("python_env", self.python_env.is_some()),
             ("plugin_dirs", !self.plugin_dirs.is_empty()),
             ("maibot_source", self.maibot_source.is_some()),
             ("instance_dir", self.instance_dir.is_some()),
@@ -430,6 +478,7 @@ impl RunnerConfig {
                 RunnerProblem::MaibotOnly,
             ));
         }
+        let sandbox = self.resolve_sandbox(base)?;
         let mut plugins = self.plugins.clone();
         let executable = match (&self.executable, &self.plugin_dir) {
             (Some(exe), None) => resolve_program(base, exe),
@@ -513,6 +562,21 @@ impl RunnerConfig {
             env: self.env.clone(),
             plugins,
             maibot: None,
+            plugin_dir: self.plugin_dir.as_ref().map(|dir| base.join(dir)),
+            sandbox,
+        })
+    }
+
+    /// `[runners.sandbox]` with its paths resolved against `base`, checked.
+    pub(crate) fn resolve_sandbox(
+        &self,
+        base: &Path,
+    ) -> Result<SandboxSettings, RunnerConfigError> {
+        self.sandbox.resolve(base).map_err(|(key, problem)| {
+            RunnerConfigError::new(
+                format!("runners.{}.sandbox.{key}", self.name),
+                RunnerProblem::Sandbox(problem),
+            )
         })
     }
 }

@@ -16,6 +16,15 @@ fn maibot_runner(forced: bool) -> ResolvedRunner {
             force_plugin_compatibility: forced,
             folders: BTreeMap::new(),
             overridden: BTreeSet::new(),
+            environment: crate::maibot_env::EnvSettings::resolve(
+                &Default::default(),
+                Some("python3".into()),
+                std::path::Path::new("/c"),
+                std::path::Path::new("/d"),
+                "mb",
+            )
+            .unwrap(),
+            dependencies: BTreeMap::new(),
         }),
         ..ResolvedRunner::maitool("mb", "python3")
     }

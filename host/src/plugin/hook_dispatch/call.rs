@@ -1,16 +1,16 @@
 //! One call of one hook handler on its plugin's runner (`plugin.invoke_hook`), under the
-//! plugin's circuit breaker.
+//! plugin's circuit breaker, the same one as its tool calls.
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use maitool_protocol::JsonObject;
 use maitool_protocol::hook::{HOOK_NAME_ARG, HookResponse};
+use maitool_protocol::rpc::RpcError;
 use maitool_protocol::wire::ErrorCode;
 use maitool_protocol::wire::methods::names;
 use serde::Serialize;
 
-use crate::plugin::circuit::CircuitBreaker;
+use crate::plugin::breaker;
 use crate::plugin::hooks::HookHandlerEntry;
 use crate::plugin::shared::RuntimeShared;
 
@@ -35,7 +35,6 @@ struct HookRequest<'a> {
 /// Calls `entry` with `kwargs` for `hook`, waiting at most `timeout_ms`.
 pub(super) async fn call_handler(
     runtime: &RuntimeShared,
-    breaker: &Arc<CircuitBreaker>,
     entry: &HookHandlerEntry,
     hook: &str,
     kwargs: &JsonObject,
@@ -47,12 +46,12 @@ pub(super) async fn call_handler(
             entry.full_name
         ));
     };
-    let permit = match breaker.acquire(&entry.plugin_id) {
+    let permit = match runtime.breakers.admit(&entry.plugin_id) {
         Ok(permit) => permit,
-        Err(refusal) => {
+        Err(rejection) => {
             return HandlerRun::Skipped(format!(
-                "hook handler {} skipped: {refusal}",
-                entry.full_name
+                "hook handler {} skipped: plugin {}: {rejection}",
+                entry.full_name, entry.plugin_id
             ));
         }
     };
@@ -72,41 +71,32 @@ pub(super) async fn call_handler(
             Duration::from_millis(timeout_ms),
         )
         .await;
+    let failure = |err: &RpcError| failure(entry, timeout_ms, err);
+    breaker::record(permit, &answer, failure);
     match answer {
-        Ok(response) => {
-            permit.succeeded();
-            if response.success {
-                HandlerRun::Answered(response)
-            } else if response.error_message.is_empty() {
-                HandlerRun::Failed(format!("hook handler {} failed", entry.full_name))
-            } else {
-                HandlerRun::Failed(format!(
-                    "hook handler {} failed: {}",
-                    entry.full_name, response.error_message
-                ))
-            }
+        Ok(response) if response.success => HandlerRun::Answered(response),
+        Ok(response) if response.error_message.is_empty() => {
+            HandlerRun::Failed(format!("hook handler {} failed", entry.full_name))
         }
-        Err(err) if err.code == ErrorCode::Timeout => {
-            let message = format!(
-                "hook handler {} timed out after {timeout_ms} ms",
-                entry.full_name
-            );
-            permit.failed(&message);
-            HandlerRun::Failed(message)
-        }
-        Err(err) if err.code == ErrorCode::PluginCrashed => {
-            let message = format!(
-                "hook handler {} failed: its runner ended: {}",
-                entry.full_name, err.message
-            );
-            permit.failed(&message);
-            HandlerRun::Failed(message)
-        }
-        // The handler's answer says nothing about the plugin's health: a refused or
-        // malformed call is not a failure of the plugin.
-        Err(err) => {
-            permit.succeeded();
-            HandlerRun::Failed(format!("hook handler {} failed: {err}", entry.full_name))
-        }
+        Ok(response) => HandlerRun::Failed(format!(
+            "hook handler {} failed: {}",
+            entry.full_name, response.error_message
+        )),
+        Err(err) => HandlerRun::Failed(failure(&err)),
+    }
+}
+
+/// Why a call of `entry` got no answer.
+fn failure(entry: &HookHandlerEntry, timeout_ms: u64, err: &RpcError) -> String {
+    match err.code {
+        ErrorCode::Timeout => format!(
+            "hook handler {} timed out after {timeout_ms} ms",
+            entry.full_name
+        ),
+        ErrorCode::PluginCrashed => format!(
+            "hook handler {} failed: its runner ended: {}",
+            entry.full_name, err.message
+        ),
+        _ => format!("hook handler {} failed: {err}", entry.full_name),
     }
 }

@@ -10,8 +10,10 @@
 //!   (`log` also warns in the host's log);
 //! * observe handlers run in the background with a copy of the kwargs; what they return is
 //!   ignored, and they are not started once the hook was aborted;
-//! * a plugin whose handlers keep timing out or crashing is paused by its circuit breaker;
-//!   a handler of a runner that is not ready is skipped.
+//! * a plugin whose calls keep timing out or crashing is paused by its circuit breaker, the
+//!   same per-plugin breaker as its tool calls (`[plugin_runtime] circuit_*`): its handlers
+//!   are skipped with the reason while it is open; a handler of a runner that is not ready
+//!   is skipped.
 //!
 //! Beyond MaiBot: a handler disabled for the session the kwargs name (`session_id`, else
 //! `stream_id`) is skipped there, as `maitool disable NAME --session S` says.
@@ -28,14 +30,12 @@ mod call;
 use self::call::{HandlerRun, call_handler};
 use super::hooks::HookHandlerEntry;
 use crate::hook::{HookInvoker, HookOutcome};
-use crate::plugin::circuit::{CircuitBreaker, CircuitPolicy};
 use crate::plugin::shared::RuntimeShared;
 
 /// The plugin runtime's [`HookInvoker`]: its hook handlers, called over RPC.
 #[derive(Clone)]
 pub struct HookDispatcher {
     runtime: Arc<RuntimeShared>,
-    breaker: Arc<CircuitBreaker>,
 }
 
 impl std::fmt::Debug for HookDispatcher {
@@ -46,15 +46,7 @@ impl std::fmt::Debug for HookDispatcher {
 
 impl HookDispatcher {
     pub(crate) fn new(runtime: Arc<RuntimeShared>) -> Self {
-        Self {
-            runtime,
-            breaker: Arc::new(CircuitBreaker::new(CircuitPolicy::default())),
-        }
-    }
-
-    /// The breaker that pauses plugins whose hook handlers keep failing.
-    pub fn breaker(&self) -> &Arc<CircuitBreaker> {
-        &self.breaker
+        Self { runtime }
     }
 
     /// Whether `entry` takes part in this run: enabled, globally and for the session.
@@ -71,15 +63,7 @@ impl HookDispatcher {
         kwargs: &JsonObject,
     ) -> HandlerRun {
         let timeout_ms = entry.timeout_ms(self.runtime.config.hook_timeout_ms);
-        call_handler(
-            &self.runtime,
-            &self.breaker,
-            entry,
-            spec.name,
-            kwargs,
-            timeout_ms,
-        )
-        .await
+        call_handler(&self.runtime, entry, spec.name, kwargs, timeout_ms).await
     }
 
     /// Starts an observe handler with a copy of the kwargs.

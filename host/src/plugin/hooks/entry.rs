@@ -125,6 +125,19 @@ impl HookHandlerEntry {
         )
     }
 
+    /// When the handler runs, as a sentence: on its hook, by whom; or never, and why.
+    pub fn runs(&self) -> String {
+        match (&self.refused, self.spec) {
+            (Some(reason), _) => format!("never: {reason}"),
+            (None, Some(spec)) => format!(
+                "on hook {}: {}",
+                spec.name,
+                crate::hook::reach(spec.name).describe()
+            ),
+            (None, None) => "never: it names no hook maitool knows".to_owned(),
+        }
+    }
+
     /// How the handler runs, in a line: for `maitool plugins` and a call of it as a tool.
     pub fn describe(&self) -> String {
         match (&self.refused, self.spec) {

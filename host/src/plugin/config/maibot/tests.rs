@@ -168,6 +168,15 @@ fn the_environment_is_what_maibots_supervisor_passes_with_disabled_plugins_block
         force_plugin_compatibility: false,
         folders: BTreeMap::new(),
         overridden: BTreeSet::new(),
+        environment: EnvSettings::resolve(
+            &Default::default(),
+            None,
+            Path::new("/c"),
+            Path::new("/data"),
+            "mb",
+        )
+        .unwrap(),
+        dependencies: BTreeMap::new(),
     };
     let mut plugins = BTreeMap::new();
     plugins.insert("acme.on".to_owned(), PluginSettings::default());
@@ -179,7 +188,17 @@ fn the_environment_is_what_maibots_supervisor_passes_with_disabled_plugins_block
         },
     );
     let vars: BTreeMap<&str, String> = launch
-        .environment("mb", Path::new("/run/host.sock"), "tok", &plugins)
+        .environment(
+            "mb",
+            Path::new("/run/host.sock"),
+            "tok",
+            &plugins,
+            &[(
+                "acme.deps".to_owned(),
+                "dependency conflict: pydantic<2".to_owned(),
+            )]
+            .into(),
+        )
         .into_iter()
         .collect();
     assert_eq!(vars["MAIBOT_IPC_ADDRESS"], "/run/host.sock");
@@ -192,8 +211,77 @@ fn the_environment_is_what_maibots_supervisor_passes_with_disabled_plugins_block
     assert_eq!(vars["MAIBOT_FORCE_PLUGIN_COMPATIBILITY"], "0");
     let blocked: serde_json::Value =
         serde_json::from_str(&vars["MAIBOT_BLOCKED_PLUGIN_REASONS"]).unwrap();
-    assert_eq!(blocked, json!({"acme.off": DISABLED_REASON}));
+    assert_eq!(
+        blocked,
+        json!({"acme.off": DISABLED_REASON, "acme.deps": "dependency conflict: pydantic<2"})
+    );
     assert!(!vars.contains_key("PYTHONPATH"));
+}
+
+#[test]
+fn without_python_the_runner_runs_its_managed_environment_and_declared_packages_are_read() {
+    let root = tempfile::tempdir().unwrap();
+    let plugins = root.path().join("plugins");
+    plugin_folder(&plugins, "plain", "acme.plain", None);
+    let deps = plugins.join("deps");
+    std::fs::create_dir_all(&deps).unwrap();
+    std::fs::write(
+        deps.join("_manifest.json"),
+        json!({"id": "acme.deps", "dependencies": [
+            {"type": "python_package", "name": "cowsay", "version_spec": "==6.1"},
+            {"type": "plugin", "id": "acme.plain", "version_spec": ">=1"},
+        ]})
+        .to_string(),
+    )
+    .unwrap();
+    let resolved = maibot_runner("name = \"mb\"\nkind = \"maibot\"\nplugin_dirs = [\"plugins\"]")
+        .resolve(root.path(), Path::new("/data"))
+        .unwrap();
+    assert_eq!(
+        resolved.executable,
+        Path::new("/data/maibot-venv/mb/bin/python")
+    );
+    let maibot = resolved.maibot.unwrap();
+    assert_eq!(
+        maibot.environment.location,
+        crate::maibot_env::EnvLocation::Managed {
+            venv: "/data/maibot-venv/mb".into()
+        }
+    );
+    assert_eq!(maibot.dependencies.len(), 1);
+    assert_eq!(maibot.dependencies["acme.deps"].texts(), ["cowsay==6.1"]);
+    // Disabled plugins are left out of what is prepared.
+    let mut settings = resolved.plugins.clone();
+    assert_eq!(maibot.env_target("mb", &settings).plugins.len(), 1);
+    settings.get_mut("acme.deps").unwrap().enabled = false;
+    assert!(maibot.env_target("mb", &settings).plugins.is_empty());
+}
+
+#[test]
+fn python_env_keys_are_checked_and_named() {
+    let root = tempfile::tempdir().unwrap();
+    plugin_folder(&root.path().join("plugins"), "one", "acme.one", None);
+    let cases = [
+        (
+            "name = \"mb\"\nkind = \"maibot\"\npython = \"python3.12\"\nplugin_dirs = [\"plugins\"]\n[python_env]\npath = \"v\"",
+            "runners.mb.python_env.path has no use next to `python`",
+        ),
+        (
+            "name = \"mb\"\nkind = \"maibot\"\nplugin_dirs = [\"plugins\"]\n[python_env]\nindex_url = \"pypi\"",
+            "runners.mb.python_env.index_url: `pypi` is not an http",
+        ),
+        (
+            "name = \"mb\"\nexecutable = \"x\"\n[python_env]\nauto_prepare = false",
+            "runners.mb.python_env is for MaiBot runners",
+        ),
+    ];
+    for (text, expected) in cases {
+        let err = maibot_runner(text)
+            .resolve(root.path(), Path::new("/data"))
+            .unwrap_err()
+            .to_string();
+        assert!(err.starts_with(expected), "{text}\n=> {err}");
+    }
 }
 
 fn declaring_folder(root: &Path, folder: &str, id: &str, capabilities: serde_json::Value) {
@@ -271,7 +359,13 @@ fn force_plugin_compatibility_reaches_the_runner_and_a_change_is_another_launch(
     let plain = resolve("name = \"mb\"\nkind = \"maibot\"\nplugin_dirs = [\"plugins\"]");
     assert!(forced.force_plugin_compatibility && !plain.force_plugin_compatibility);
     let vars: BTreeMap<&str, String> = forced
-        .environment("mb", Path::new("/s"), "t", &BTreeMap::new())
+        .environment(
+            "mb",
+            Path::new("/s"),
+            "t",
+            &BTreeMap::new(),
+            &BTreeMap::new(),
+        )
         .into_iter()
         .collect();
     assert_eq!(vars["MAIBOT_FORCE_PLUGIN_COMPATIBILITY"], "1");
