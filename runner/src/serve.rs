@@ -18,6 +18,8 @@ use maitool_protocol::wire::methods::{AckPayload, HelloPayload, HelloResponsePay
 use maitool_protocol::wire::{ErrorCode, InvokeView, SUPPORTED_PROTOCOL_VERSIONS};
 use tokio::sync::Notify;
 
+mod apis;
+mod hooks;
 mod load;
 mod message_flow;
 mod requests;
@@ -27,8 +29,8 @@ use self::requests::{InFlightGuard, RunnerHandler, answer, execution_context};
 
 use crate::log_forward::LogForwarder;
 use crate::{
-    ComponentHandler, Handler, HostClient, InvocationContext, LaunchEnv, PluginSpec,
-    RUNNER_VERSION, RunnerError,
+    ApiComponent, ComponentHandler, Handler, HookComponent, HostClient, InvocationContext,
+    LaunchEnv, PluginSpec, RUNNER_VERSION, RunnerError,
 };
 
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
@@ -230,6 +232,10 @@ struct LoadedPlugin {
     tag: Arc<str>,
     /// Looked up on every call: foldhash, not SipHash (SipHash showed in the runner's profile).
     handlers: foldhash::HashMap<Arc<str>, Arc<dyn ComponentHandler>>,
+    /// Hook handlers by component name.
+    hook_handlers: foldhash::HashMap<Arc<str>, Arc<dyn HookComponent>>,
+    /// APIs by handler name.
+    apis: foldhash::HashMap<Arc<str>, Arc<dyn ApiComponent>>,
     /// Commands and event handlers, by name (`message_flow.rs`).
     message_handlers: message_flow::MessageHandlers,
     loaded: AtomicBool,
@@ -268,11 +274,23 @@ impl RunnerState {
                         _ => None,
                     })
                     .collect();
+                let hook_handlers = spec
+                    .hook_handlers
+                    .iter()
+                    .map(|h| (Arc::from(h.declaration.name.as_str()), h.handler.clone()))
+                    .collect();
+                let apis = spec
+                    .apis
+                    .iter()
+                    .map(|a| (Arc::from(a.handler_name.as_str()), a.handler.clone()))
+                    .collect();
                 LoadedPlugin {
                     tag: Arc::from(spec.id.as_str()),
                     message_handlers: message_flow::MessageHandlers::of(&spec),
                     spec,
                     handlers,
+                    hook_handlers,
+                    apis,
                     loaded: AtomicBool::new(false),
                     awaiting_config: parking_lot::Mutex::new(None),
                     data_dir: OnceLock::new(),

@@ -122,25 +122,9 @@ impl ToolProvider for PluginToolProvider {
             .components
             .declared_tool(name, |plugin| self.runtime.is_live(plugin))
         else {
-            // A name that is no tool at all may be a plugin's command or event handler: say
-            // how it runs instead of `tool not found`.
-            let other = self
-                .runtime
-                .components
-                .non_tool(name, |plugin| self.runtime.is_live(plugin))?;
-            return Some(
-                ToolExecutionResult::failure(
-                    name,
-                    format!(
-                        "{name} is not a tool: it is {} of plugin {}, which runs {}",
-                        super::components::kind_phrase(&other.component_type),
-                        other.plugin_id,
-                        other.trigger.describe()
-                    ),
-                )
-                .with_metadata("plugin_id", other.plugin_id.clone())
-                .with_metadata("error_code", "E_NOT_A_TOOL".to_owned()),
-            );
+            // A name that is no tool at all may be a plugin's hook handler, API, command or
+            // event handler: say what it is and how it runs instead of `tool not found`.
+            return self.not_a_tool(name);
         };
         let refused = |message: String, code: &str| {
             ToolExecutionResult::failure(name, message)
@@ -363,6 +347,8 @@ impl PluginToolProvider {
         })
     }
 }
+
+mod not_a_tool;
 
 #[cfg(test)]
 mod tests;

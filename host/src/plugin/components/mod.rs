@@ -222,7 +222,7 @@ impl ComponentRegistry {
         is_live(&tool.entry.plugin_id).then(|| Arc::clone(&tool.entry))
     }
 
-    /// The tool entry that owns `spec` (the same `Arc`, as [`find_tool_in`](Self::find_tool_in)
+    /// The tool entry that owns `spec` (the same `Arc`, as `find_tool_in`
     /// handed it out), if it is still registered under that name.
     pub fn tool_with_spec(&self, spec: &Arc<ToolSpec>) -> Option<Arc<ComponentEntry>> {
         let inner = self.inner.read();
@@ -285,6 +285,24 @@ impl ComponentRegistry {
             .find(|e| e.full_name == full_name)
             .is_some_and(|e| e.declared_enabled);
         declared && !toggled_off
+    }
+}
+
+impl ComponentRegistry {
+    /// Whether the component `full_name` is enabled globally and, when `session` is given,
+    /// not disabled for that session: what a hook handler's dispatch asks.
+    pub fn is_enabled_in_session(&self, full_name: &str, session: Option<&str>) -> bool {
+        if !self.is_enabled(full_name) {
+            return false;
+        }
+        let Some(session) = session else {
+            return true;
+        };
+        let inner = self.inner.read();
+        !inner
+            .toggles
+            .get(full_name)
+            .is_some_and(|toggle| toggle.disabled_sessions.contains(session))
     }
 }
 
