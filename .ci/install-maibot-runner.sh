@@ -2,9 +2,7 @@
 # Installs MaiBot's plugin runner (the `maibot` package, without its heavy dependencies) and
 # maibot-plugin-sdk from PyPI, pinned by examples/maibot-plugins/runner-requirements.txt, into a
 # venv at ${MAITOOL_MAIBOT_VENV:-$HOME/.cache/maitool-maibot-venv}. The MaiBot end-to-end tests
-# and the benchmark's MaiBot section run that venv's python. Needs Python >= 3.12: python3.12
-# or python3.13 on PATH, else the oldest 3.12+ that pyenv has (MaiBot's own minimum first).
-# Idempotent.
+# run that venv's python. Needs Python >= 3.12 (.ci/find-python312.sh). Idempotent.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -14,32 +12,6 @@ requirements="examples/maibot-plugins/runner-requirements.txt"
 fail() {
     echo "install-maibot-runner: $*" >&2
     exit 1
-}
-
-is_312() {
-    "$1" -c 'import sys; sys.exit(0 if sys.version_info >= (3, 12) else 1)' >/dev/null 2>&1
-}
-
-find_python() {
-    for candidate in python3.12 python3.13 python3; do
-        if command -v "$candidate" >/dev/null && is_312 "$candidate"; then
-            command -v "$candidate"
-            return
-        fi
-    done
-    if command -v pyenv >/dev/null; then
-        local root
-        root="$(pyenv root)"
-        for candidate in $(ls -d "$root"/versions/3.1[2-9]* 2>/dev/null | sort -V); do
-            for exe in "$candidate"/bin/python3.1[2-9]; do
-                if [[ -x "$exe" ]] && is_312 "$exe"; then
-                    echo "$exe"
-                    return
-                fi
-            done
-        done
-    fi
-    return 1
 }
 
 wanted="$(grep -E '^[a-z]' "$requirements" | sort)"
@@ -52,7 +24,7 @@ if [[ -x "$venv/bin/python" ]]; then
     fi
 fi
 
-python="$(find_python)" || fail "no Python >= 3.12 found (MaiBot's runner needs it); install one, e.g. with pyenv"
+python="$(bash .ci/find-python312.sh)" || fail "no Python >= 3.12 found (MaiBot's runner needs it); install one, e.g. with pyenv"
 echo "installing MaiBot's runner into $venv with $python"
 "$python" -m venv "$venv" || fail "$python -m venv $venv failed"
 "$venv/bin/pip" install --quiet --no-deps -r "$requirements" || fail "pip install failed"
