@@ -74,13 +74,11 @@ fn from_value(tool_name: &str, call_succeeded: bool, value: Value) -> ToolExecut
             if success {
                 result.content = content.to_owned();
             } else {
-                result.error_message = match [text("error"), content]
-                    .into_iter()
-                    .find(|t| !t.is_empty())
-                {
-                    Some(message) => message.to_owned(),
-                    None => format!("tool {tool_name} failed"),
-                };
+                result.error_message =
+                    match [text("error"), content].into_iter().find(|t| !t.is_empty()) {
+                        Some(message) => message.to_owned(),
+                        None => format!("tool {tool_name} failed"),
+                    };
             }
             result.structured_content = Some(value);
             result

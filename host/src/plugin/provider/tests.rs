@@ -53,7 +53,9 @@ fn a_maibot_runner_gets_the_context_in_its_arguments_and_no_context_map() {
     let payload = request_to_runner(false);
     assert_eq!(
         payload.args,
-        *json!({"x": 1, "stream_id": "st", "chat_id": "st"}).as_object().unwrap()
+        *json!({"x": 1, "stream_id": "st", "chat_id": "st"})
+            .as_object()
+            .unwrap()
     );
     assert_eq!(payload.context, None);
 }
@@ -63,5 +65,8 @@ fn a_runner_that_reads_the_context_gets_it_whole_and_only_declared_keys() {
     let payload = request_to_runner(true);
     assert_eq!(payload.args, *json!({"x": 1}).as_object().unwrap());
     let context = payload.context.expect("the context");
-    assert_eq!((context.session_id.as_str(), context.stream_id.as_str()), ("s", "st"));
+    assert_eq!(
+        (context.session_id.as_str(), context.stream_id.as_str()),
+        ("s", "st")
+    );
 }

@@ -45,12 +45,14 @@ const RUST_TOOL: &str = "echo";
 
 /// Runs the section into `report`, or skips it loudly when MaiBot is not installed.
 pub async fn run(bins: &Bins, plan: &Plan, report: &mut Report) -> Result<()> {
-    let Some(python) = python::find()? else {
-        let reason = python::skip_reason();
-        report.skip(SECTION, &reason);
-        report.note("maibot_skipped", reason);
-        report.absent(SECTION, KEYS);
-        return Ok(());
+    let python = match python::find()? {
+        Ok(python) => python,
+        Err(reason) => {
+            report.skip(SECTION, &reason);
+            report.note("maibot_skipped", reason);
+            report.absent(SECTION, KEYS);
+            return Ok(());
+        }
     };
     report.note("maibot_python", python.display().to_string());
 
@@ -115,7 +117,7 @@ async fn measure(
 /// For `--load maibot`: maitool's host with MaiBot's runner alone (as in the cold start), and
 /// the runner's pid.
 pub async fn load_host() -> Result<(BenchHost, u32)> {
-    let python = python::find()?.with_context(python::skip_reason)?;
+    let python = python::find()?.map_err(anyhow::Error::msg)?;
     let dir = setup::plugin_dir()?;
     let config = setup::config(dir.path(), &python, None, RuntimeConfig::default());
     let bench = BenchHost::start_in(dir, config).await?;

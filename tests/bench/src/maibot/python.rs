@@ -16,19 +16,23 @@ use anyhow::{Context, Result, bail};
 /// launches it (`python -m src.plugin_runtime.runner.runner_main`), without running it.
 const IMPORT: &str = "import src.plugin_runtime.runner.runner_main";
 
-/// The venv's Python when MaiBot's runner imports there; `None` after a loud message when it
-/// does not; an error when `MAITOOL_REQUIRE_MAIBOT=1`.
-pub fn find() -> Result<Option<PathBuf>> {
+/// The venv's Python when MaiBot's runner imports there; why not (after a loud message) when
+/// it does not; an error when `MAITOOL_REQUIRE_MAIBOT=1`.
+pub fn find() -> Result<Result<PathBuf, String>> {
     let python = venv().join("bin/python");
-    if python.exists() && start(&python).is_ok() {
-        return Ok(Some(python));
-    }
-    let reason = skip_reason();
+    let reason = if python.exists() {
+        match start(&python) {
+            Ok(_) => return Ok(Ok(python)),
+            Err(err) => format!("{err:#}"),
+        }
+    } else {
+        not_installed()
+    };
     if std::env::var("MAITOOL_REQUIRE_MAIBOT").as_deref() == Ok("1") {
         bail!("{reason}; MAITOOL_REQUIRE_MAIBOT=1 requires it");
     }
     eprintln!("\n!!! maitool-bench: SKIPPING the maibot section: {reason} !!!\n");
-    Ok(None)
+    Ok(Err(reason))
 }
 
 /// `$MAITOOL_MAIBOT_HOST_VENV`, else `~/.cache/maitool-maibot-host-venv`.
@@ -41,8 +45,8 @@ fn venv() -> PathBuf {
         })
 }
 
-/// Why the section is skipped when [`find`] finds nothing.
-pub fn skip_reason() -> String {
+/// Why the section is skipped when the venv is missing.
+fn not_installed() -> String {
     format!(
         "MaiBot (its runner and its own host) is not installed in {} (run `bash \
          .ci/install-maibot-host.sh`, or set MAITOOL_MAIBOT_HOST_VENV)",
@@ -64,18 +68,24 @@ pub fn instance_dir() -> Result<tempfile::TempDir> {
 pub fn start(python: &Path) -> Result<Duration> {
     let instance = instance_dir()?;
     let started = Instant::now();
-    let status = Command::new(python)
+    let output = Command::new(python)
         .args(["-c", IMPORT])
         .env("MAIBOT_INSTANCE_DIR", instance.path())
         .current_dir(instance.path())
         .stdin(Stdio::null())
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
+        .stderr(Stdio::piped())
+        .output()
         .with_context(|| format!("cannot run {}", python.display()))?;
     let elapsed = started.elapsed();
-    if !status.success() {
-        bail!("{} -c '{IMPORT}' failed ({status})", python.display());
+    if !output.status.success() {
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let last = stderr.lines().last().unwrap_or_default();
+        bail!(
+            "{} -c '{IMPORT}' failed ({}): {last}",
+            python.display(),
+            output.status
+        );
     }
     Ok(elapsed)
 }
