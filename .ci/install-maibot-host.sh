@@ -1,18 +1,19 @@
 #!/usr/bin/env bash
 # Installs MaiBot's own plugin host for the benchmark's comparison of hosts (docs/BENCHMARKS.md,
 # section 7) into a venv at ${MAITOOL_MAIBOT_HOST_VENV:-$HOME/.cache/maitool-maibot-host-venv}:
-# MaiBot's runner and SDK pinned by examples/maibot-plugins/runner-requirements.txt, and what
+# MaiBot's runner and SDK pinned by host/maibot-env/runner-requirements.txt, and what
 # MaiBot's host-side modules import beyond them, pinned by
 # tests/bench/maibot-host-requirements.txt, all with `--no-deps` so that the set is exactly
-# those files. A venv of its own: MaiBot's host imports packages (httpx, numpy, PIL, ...) that
-# the runner's venv must not have, since tests check what a plugin finds there. The benchmark
+# those files. A venv of its own: the runner's venv is the environment `maitool prepare`
+# manages (.ci/install-maibot-runner.sh), whose packages are the host's to decide, and MaiBot's
+# host modules need more than a plugin finds there. The benchmark
 # runs MaiBot's runner with this venv's Python under both hosts, so both run the same
 # interpreter and the same runner. Needs Python >= 3.12 (.ci/find-python312.sh). Idempotent.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 venv="${MAITOOL_MAIBOT_HOST_VENV:-$HOME/.cache/maitool-maibot-host-venv}"
-requirements=(examples/maibot-plugins/runner-requirements.txt tests/bench/maibot-host-requirements.txt)
+requirements=(host/maibot-env/runner-requirements.txt tests/bench/maibot-host-requirements.txt)
 
 fail() {
     echo "install-maibot-host: $*" >&2

@@ -1,36 +1,40 @@
 #!/usr/bin/env bash
-# Installs MaiBot's plugin runner (the `maibot` package, without its heavy dependencies) and
-# maibot-plugin-sdk from PyPI, pinned by examples/maibot-plugins/runner-requirements.txt, into a
-# venv at ${MAITOOL_MAIBOT_VENV:-$HOME/.cache/maitool-maibot-venv}. The MaiBot end-to-end tests
-# run that venv's python. Needs Python >= 3.12 (.ci/find-python312.sh). Idempotent.
+# Prepares MaiBot's plugin runner through the host's own path, `maitool prepare`, at the pinned
+# versions of host/maibot-env/ (MaiBot's runner and SDK, and the baseline of packages MaiBot
+# plugins import), with uv fetched from PyPI (pip when it cannot be):
+#   - into ${MAITOOL_MAIBOT_VENV:-$HOME/.cache/maitool-maibot-venv}, the venv the MaiBot
+#     end-to-end tests run as `python` (the benchmark's MaiBot section runs the venv of
+#     .ci/install-maibot-host.sh, which has MaiBot's own host too);
+#   - and the shipped maitool.toml's own managed environment (data/maibot-venv/maibot), which
+#     the tests on the shipped configuration use.
+# Needs a Python >= 3.12 (found as the host finds it: python3.12, python3.13, python3 on PATH,
+# then pyenv's versions, oldest first). Idempotent: an environment whose stamp matches is left
+# as it is, in well under a second.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+repo="$(pwd)"
 
 venv="${MAITOOL_MAIBOT_VENV:-$HOME/.cache/maitool-maibot-venv}"
-requirements="examples/maibot-plugins/runner-requirements.txt"
 
-fail() {
-    echo "install-maibot-runner: $*" >&2
-    exit 1
-}
+echo "building maitool to prepare MaiBot's runner with"
+cargo build --quiet -p maitool-host --bin maitool
+maitool="${CARGO_TARGET_DIR:-target}/debug/maitool"
 
-wanted="$(grep -E '^[a-z]' "$requirements" | sort)"
-if [[ -x "$venv/bin/python" ]]; then
-    have="$("$venv/bin/pip" freeze 2>/dev/null | tr 'A-Z_' 'a-z-' | sort || true)"
-    missing="$(comm -23 <(echo "$wanted" | tr 'A-Z_' 'a-z-') <(echo "$have"))"
-    if [[ -z "$missing" ]]; then
-        echo "MaiBot runner already installed in $venv"
-        exit 0
-    fi
-fi
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+cat >"$work/maitool.toml" <<TOML
+[host]
+data_dir = "$work/data"
+enable_builtin = false
 
-python="$(bash .ci/find-python312.sh)" || fail "no Python >= 3.12 found (MaiBot's runner needs it); install one, e.g. with pyenv"
-echo "installing MaiBot's runner into $venv with $python"
-"$python" -m venv "$venv" || fail "$python -m venv $venv failed"
-"$venv/bin/pip" install --quiet --no-deps -r "$requirements" || fail "pip install failed"
-# An installed MaiBot refuses to import without an instance directory, and writes its logs
-# into the working directory.
-instance="$(mktemp -d)"
-(cd "$instance" && MAIBOT_INSTANCE_DIR="$instance" "$venv/bin/python" -c 'import src.plugin_runtime.runner.runner_main, maibot_sdk') ||
-    fail "the runner does not import in $venv"
+[[runners]]
+name = "maibot"
+kind = "maibot"
+plugin_dirs = ["$repo/examples/maibot-plugins"]
+
+[runners.python_env]
+path = "$venv"
+TOML
+"$maitool" --config "$work/maitool.toml" prepare maibot
+"$maitool" --config maitool.toml prepare maibot
 echo "MaiBot runner ready: $venv/bin/python"

@@ -106,6 +106,7 @@ fn rich_result() -> ToolExecutionResult {
         ))
         .with_structured(json!({"width": 2, "height": 2.5, "tags": ["a", null]}))
         .with_metadata("pause_execution", false)
+        .with_stop_after_execution()
 }
 
 fn component() -> ComponentDeclaration {
@@ -119,7 +120,8 @@ fn component() -> ComponentDeclaration {
             "description": "Rolls dice.",
             "parameters_raw": {"type": "object", "properties": {"sides": {"type": "integer"}}},
             "timeout_ms": 5000,
-            "visibility": "visible"
+            "visibility": "visible",
+            "platforms": ["qq"]
         })),
     }
 }
@@ -225,6 +227,7 @@ fn frames() -> Vec<(&'static str, Vec<u8>)> {
         description: "Rolls dice.".into(),
         default_config: object(json!({"max_dice": 50})),
         config_schema: object(json!({"type": "object"})),
+        config_error: String::new(),
     };
     vec![
         ("hello_request", request(1, names::HELLO, hello())),

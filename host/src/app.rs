@@ -11,14 +11,18 @@ use crate::builtin::{
     BuiltinToolProvider, Discovery, EngineBridge, Store, StoreEngine, seed_store,
 };
 use crate::config::{ConfigError, HostConfig, LoadedConfig};
+use crate::maibot_env::Mode;
 use crate::mcp_client::{McpConfigError, McpServerStatus, McpToolProvider};
+use crate::messages::{MessageFlow, SendEvents};
 use crate::metrics::progress::{self, StartObserver, StartProgress};
 use crate::metrics::{CallTotals, ToolCallStats};
 use crate::plugin::{
-    CapabilityService, KvStore, MessageSink, PluginRuntime, RunnerStatus, StoreSink,
+    CapabilityService, KvStore, MessageSink, PluginRuntime, PluginsSummary, RunnerStatus,
+    RuntimeOptions, StoreSink,
 };
 use crate::provider::ToolProvider;
 use crate::registry::ToolRegistry;
+use crate::settle::SettleGate;
 use parking_lot::RwLock;
 
 /// Why the host could not start.
@@ -59,6 +63,8 @@ pub struct HostStatus {
     pub config: Option<String>,
     /// The runner socket.
     pub socket: String,
+    /// How many plugins loaded, and why the others did not.
+    pub plugins: PluginsSummary,
     /// Plugin runners.
     pub runners: Vec<RunnerStatus>,
     /// MCP servers.
@@ -79,11 +85,26 @@ pub struct Host {
     pub plugins: Arc<PluginRuntime>,
     /// The built-in tools' store, when enabled.
     pub store: Option<Store>,
+    messages: Arc<MessageFlow>,
     builtin: RwLock<Option<Arc<BuiltinToolProvider>>>,
     mcp: RwLock<Option<Arc<McpToolProvider>>>,
     config: RwLock<LoadedConfig>,
     /// Serialises reloads.
     reloading: tokio::sync::Mutex<()>,
+    /// Open once the sources present at start have settled (see [`SettleGate`]).
+    settled: SettleGate,
+}
+
+/// How long [`Host`]'s start waits for its tool sources.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum StartWait {
+    /// Until each runner is ready or its first launch ended, and each MCP server's first
+    /// connection attempt ended.
+    Full,
+    /// Until the settle gate opens: as `Full`, but no longer than `[host] listing_wait_ms`.
+    Bounded,
+    /// Not at all: the gate opens later, in the background.
+    Background,
 }
 
 /// What [`Host::reload`] changed.
@@ -123,15 +144,49 @@ impl Host {
         config: LoadedConfig,
         observer: Option<&dyn StartObserver>,
     ) -> Result<Host, HostError> {
-        Self::start_erased(config, observer, true).await
+        Self::start_erased(config, observer, StartWait::Full, Mode::Install).await
+    }
+
+    /// [`start_with_progress`](Self::start_with_progress) for a host that answers one command
+    /// and stops: MaiBot runners' Python environments are checked, never installed (a missing
+    /// one fails its runner with the `maitool prepare` command that makes it; a plugin whose
+    /// dependencies are not installed yet is not loaded, with that command as its reason).
+    /// With `bounded`, it waits for its tool sources no longer than `[host] listing_wait_ms`,
+    /// as [`start_bounded_with_progress`](Self::start_bounded_with_progress) does.
+    pub async fn start_for_one_command(
+        config: LoadedConfig,
+        observer: Option<&dyn StartObserver>,
+        bounded: bool,
+    ) -> Result<Host, HostError> {
+        let wait = if bounded {
+            StartWait::Bounded
+        } else {
+            StartWait::Full
+        };
+        Self::start_erased(config, observer, wait, Mode::CheckOnly).await
+    }
+
+    /// Starts the host and waits for its tool sources as [`start`](Self::start) does, but no
+    /// longer than `[host] listing_wait_ms`: a hung runner or MCP server does not hold the
+    /// caller for its whole handshake or connect timeout. For commands that list what the
+    /// host has; what is not up by then shows in [`status`](Self::status).
+    pub async fn start_bounded_with_progress(
+        config: LoadedConfig,
+        observer: Option<&dyn StartObserver>,
+    ) -> Result<Host, HostError> {
+        Self::start_erased(config, observer, StartWait::Bounded, Mode::Install).await
     }
 
     /// Starts the host without waiting for its tool sources: the registry has every
     /// provider at once, and runners and MCP servers that come up later add their tools
     /// (the tool-set version moves, so an MCP front tells its clients `tools/list_changed`).
     /// For serving a front whose clients must not wait on one slow or hung source.
+    ///
+    /// [`settled`](Self::settled) opens once the sources that are starting normally are up
+    /// (or failed), or `[host] listing_wait_ms` has passed: a front lists through it, so that
+    /// a client's first `tools/list` is complete.
     pub async fn start_without_waiting(config: LoadedConfig) -> Result<Host, HostError> {
-        Self::start_erased(config, None, false).await
+        Self::start_erased(config, None, StartWait::Background, Mode::Install).await
     }
 
     /// The start-up behind `dyn Future`, built in this crate. An `async fn` is compiled in
@@ -141,15 +196,17 @@ impl Host {
     fn start_erased<'a>(
         config: LoadedConfig,
         observer: Option<&'a dyn StartObserver>,
-        wait: bool,
+        wait: StartWait,
+        environments: Mode,
     ) -> BoxFuture<'a, Result<Host, HostError>> {
-        Box::pin(Self::start_inner(config, observer, wait))
+        Box::pin(Self::start_inner(config, observer, wait, environments))
     }
 
     async fn start_inner(
         config: LoadedConfig,
         observer: Option<&dyn StartObserver>,
-        wait: bool,
+        wait: StartWait,
+        environments: Mode,
     ) -> Result<Host, HostError> {
         let settings = &config.config;
         let kv = KvStore::open(&settings.host.data_dir.join("plugin_kv.sqlite3"))
@@ -169,18 +226,24 @@ impl Host {
         } else {
             (None, Arc::new(crate::plugin::MemorySink::default()))
         };
-        let capabilities = Arc::new(CapabilityService::new(sink, kv));
+        // Plugins' messages pass the flow's send hooks and events before the sink.
+        let sends = SendEvents::new(sink);
+        let capabilities = Arc::new(CapabilityService::new(sends.clone(), kv));
         if let Some(store) = &store {
             capabilities.attach_store(store.clone());
         }
         capabilities.set_bot_config(settings.bot.clone());
         capabilities.set_llm_config(settings.llm.clone());
-        let plugins = PluginRuntime::start_with_data_dir(
+        capabilities.set_render_config(settings.render.clone());
+        let plugins = PluginRuntime::start_with_options(
             settings.plugin_runtime.clone(),
             config.runners.clone(),
             capabilities.clone(),
-            settings.host.socket_dir.clone(),
-            Some(settings.host.data_dir.join("plugins")),
+            RuntimeOptions {
+                socket_parent: settings.host.socket_dir.clone(),
+                plugin_data: Some(settings.host.data_dir.join("plugins")),
+                environments,
+            },
         )?;
         let mcp_total = if settings.mcp.enable {
             settings
@@ -195,7 +258,7 @@ impl Host {
             let engine: Arc<dyn EngineBridge> = Arc::new(StoreEngine::new(store.clone()));
             BuiltinToolProvider::new(settings.builtin.clone(), engine, Arc::new(Discovery::new()))
         });
-        let mcp = if settings.mcp.enable && !wait {
+        let mcp = if settings.mcp.enable && wait != StartWait::Full {
             Some(
                 McpToolProvider::start_in_background(settings.mcp.clone())
                     .await
@@ -231,26 +294,57 @@ impl Host {
         );
         let mcp_status = || mcp.as_ref().map(|mcp| mcp.status());
         let sample = || StartProgress::of(&plugins.status(), mcp_status().as_deref(), mcp_total);
-        if wait && !progress::observe(plugins.wait_launched(limit), observer, sample).await {
-            tracing::warn!(
-                "some runners were not ready within {} ms",
-                limit.as_millis()
-            );
-        }
+        let settled = match wait {
+            StartWait::Full => {
+                if !progress::observe(plugins.wait_launched(limit), observer, sample).await {
+                    tracing::warn!(
+                        "some runners were not ready within {} ms",
+                        limit.as_millis()
+                    );
+                }
+                SettleGate::opened()
+            }
+            StartWait::Bounded | StartWait::Background => {
+                let bound = Duration::from_millis(settings.host.listing_wait_ms);
+                let gate = settle_gate(&plugins, mcp.as_ref(), limit, bound);
+                if wait == StartWait::Bounded {
+                    progress::observe(gate.wait(), observer, sample).await;
+                }
+                gate
+            }
+        };
+        let messages = MessageFlow::new(plugins.clone(), store.clone(), &sends);
         Ok(Host {
             registry,
             plugins,
+            messages,
             store,
             builtin: RwLock::new(builtin),
             mcp: RwLock::new(mcp),
             config: RwLock::new(config),
             reloading: tokio::sync::Mutex::new(()),
+            settled,
         })
+    }
+
+    /// Open once the tool sources present at start have come up or failed, or `[host]
+    /// listing_wait_ms` passed; always open for a host started with [`start`](Self::start).
+    /// Listings (the MCP front's `tools/list`, the control socket's `tools` and
+    /// `definitions`) wait at it so that a client's first listing is complete.
+    pub fn settled(&self) -> &SettleGate {
+        &self.settled
     }
 
     /// The configuration the host runs with.
     pub fn config(&self) -> LoadedConfig {
         self.config.read().clone()
+    }
+
+    /// The message flow: where the host learns of chat messages, runs the commands and event
+    /// handlers they reach, and stores them ([`MessageFlow::receive`]); and where an engine
+    /// emits the events the host does not fire itself ([`MessageFlow::emit_event`]).
+    pub fn messages(&self) -> &Arc<MessageFlow> {
+        &self.messages
     }
 
     /// The built-in tools provider, when enabled.
@@ -305,10 +399,11 @@ impl Host {
             None
         };
         report.plugins = self.plugins.apply(next.runners.clone()).await;
-        // `[bot]` and `[llm]` are read per call: the next capability call sees the new values.
+        // `[bot]`, `[llm]` and `[render]` are read per call: the next capability call sees the new values.
         let capabilities = self.plugins.capabilities();
         capabilities.set_bot_config(new.bot.clone());
         capabilities.set_llm_config(new.llm.clone());
+        capabilities.set_render_config(new.render.clone());
         if old.builtin != new.builtin
             && let Some(store) = &self.store
         {
@@ -353,6 +448,7 @@ impl Host {
 
     /// Runners, MCP servers and providers.
     pub fn status(&self) -> HostStatus {
+        let runners = self.plugins.status();
         HostStatus {
             config: self
                 .config
@@ -361,7 +457,8 @@ impl Host {
                 .as_ref()
                 .map(|p| p.display().to_string()),
             socket: self.plugins.socket_path().display().to_string(),
-            runners: self.plugins.status(),
+            plugins: PluginsSummary::of(&runners),
+            runners,
             mcp_servers: self.mcp().map(|m| m.status()).unwrap_or_default(),
             providers: self
                 .registry
@@ -388,4 +485,50 @@ impl Host {
             }
         })
     }
+}
+
+/// The gate of a host that did not wait at start: it opens when every runner is ready or has
+/// ended its first launch (bounded by its handshake and ready timeouts, `launch_limit`) and
+/// every MCP server's first attempt has ended, or after `bound`. When it opens with sources
+/// not up, the log names each.
+fn settle_gate(
+    plugins: &Arc<PluginRuntime>,
+    mcp: Option<&Arc<McpToolProvider>>,
+    launch_limit: Duration,
+    bound: Duration,
+) -> SettleGate {
+    let runners = plugins.clone();
+    let servers = mcp.map(|mcp| mcp.first_attempts());
+    let settled = async move {
+        let runners = async move {
+            runners.wait_launched(launch_limit).await;
+        };
+        match servers {
+            Some(servers) => {
+                futures::future::join(runners, servers).await;
+            }
+            None => runners.await,
+        }
+    };
+    let (plugins, mcp) = (plugins.clone(), mcp.cloned());
+    SettleGate::spawn(settled, bound, move |cut_short| {
+        let runners = plugins.status();
+        let servers = mcp.map(|mcp| mcp.status()).unwrap_or_default();
+        let missing = crate::settle::sources_not_up(&runners, &servers);
+        if missing.is_empty() {
+            return;
+        }
+        if cut_short {
+            tracing::warn!(
+                "listing without sources not up after {} ms (they join through tools/list_changed when they come up): {}",
+                bound.as_millis(),
+                missing.join("; ")
+            );
+        } else {
+            tracing::warn!(
+                "listing without sources that failed to start: {}",
+                missing.join("; ")
+            );
+        }
+    })
 }

@@ -23,6 +23,11 @@ pub struct HostSection {
     pub data_dir: PathBuf,
     /// Whether the built-in engine tools are offered.
     pub enable_builtin: bool,
+    /// How long a listing made while the host starts (an MCP client's first `tools/list`,
+    /// `definitions`, a one-shot `tools`/`status`/`plugins`) waits for tool sources that are
+    /// still starting. A source that failed is not waited for; one still starting after this
+    /// joins later through `tools/list_changed`.
+    pub listing_wait_ms: u64,
 }
 
 impl Default for HostSection {
@@ -32,6 +37,7 @@ impl Default for HostSection {
             control_socket: PathBuf::from(".maitool/control.sock"),
             data_dir: PathBuf::from("data"),
             enable_builtin: true,
+            listing_wait_ms: 5000,
         }
     }
 }
@@ -55,6 +61,8 @@ pub struct HostConfig {
     /// The OpenAI-compatible endpoint behind plugins' `llm.*` capabilities; absent, they
     /// are refused.
     pub llm: Option<LlmConfig>,
+    /// The headless browser behind plugins' `render.html2png`.
+    pub render: crate::render::RenderConfig,
 }
 
 /// Why a configuration was rejected.
@@ -266,6 +274,9 @@ impl HostConfig {
         if let Some(llm) = &self.llm {
             llm.validate().map_err(|err| invalid(err.to_string()))?;
         }
+        self.render
+            .validate()
+            .map_err(|err| invalid(err.to_string()))?;
         if self.mcp.enable {
             // One line for the operator: a Claude Desktop file's read error has the OS's
             // reason as its source.

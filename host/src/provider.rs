@@ -167,12 +167,24 @@ pub trait ToolProvider: Send + Sync + 'static {
         None
     }
 
-    /// Why a tool this provider declares is offered to no one, for example
-    /// `tool NAME is hidden: ...`. The registry asks only when no provider had the tool
-    /// available for a call, so that the caller reads this cause instead of
-    /// `tool not found: NAME`. The default is `None`.
-    fn refusal(&self, name: &str) -> Option<String> {
+    /// Where the declared tool `name` comes from within this provider (a plugin id, an MCP
+    /// server's name), for the name the registry gives it when an earlier provider declares
+    /// a tool of the same name: `<provider_type>_<source>_<name>` (MaiBot 1.3's rule, see
+    /// [`tool_name`](crate::tool_name)). The default, `None`, uses the provider's name.
+    fn tool_source(&self, name: &str) -> Option<String> {
         let _ = name;
+        None
+    }
+
+    /// Why a tool this provider declares is not offered to this call, as the failed result
+    /// the caller gets: for example `tool NAME is hidden: ...`, or a tool restricted to other
+    /// platforms than the call's; or what a name that is no tool of this provider is instead
+    /// (a plugin's command: how it runs). The registry asks only when no provider had the
+    /// tool available for the call (the providers declaring the name first, then all), so
+    /// that the caller reads this cause instead of `tool not found: NAME`. The default is
+    /// `None`.
+    fn refusal(&self, name: &str, ctx: &ToolExecutionContext) -> Option<ToolExecutionResult> {
+        let _ = (name, ctx);
         None
     }
 }

@@ -94,6 +94,12 @@ capabilities! {
         Component = "component",
         /// `llm.*`: the operator's language model endpoint.
         Llm = "llm",
+        /// `database.*`: read-only views of the chat store under MaiBot's table names.
+        Database = "database",
+        /// `render.*`: HTML rendered to an image by a headless browser.
+        Render = "render",
+        /// `maisaka.*`: notes into a stream's context for the model.
+        Maisaka = "maisaka",
     }
     /// Sends a text message.
     SendText = "send.text" in Send,
@@ -169,6 +175,8 @@ capabilities! {
     ChatGetStreamByGroupId = "chat.get_stream_by_group_id" in Chat,
     /// A private chat's stream.
     ChatGetStreamByUserId = "chat.get_stream_by_user_id" in Chat,
+    /// Finds or creates the stream of a group or a user.
+    ChatOpenSession = "chat.open_session" in Chat,
     /// Searches the knowledge (memories).
     KnowledgeSearch = "knowledge.search" in Knowledge,
     /// Every plugin and its components.
@@ -193,6 +201,20 @@ capabilities! {
     LlmGetAvailableModels = "llm.get_available_models" in Llm,
     /// Embeddings of texts.
     LlmEmbed = "llm.embed" in Llm,
+    /// Rows of a table, filtered, ordered and limited.
+    DatabaseGet = "database.get" in Database,
+    /// A read (`get`, `count`) or a write (refused) by query type.
+    DatabaseQuery = "database.query" in Database,
+    /// How many rows match.
+    DatabaseCount = "database.count" in Database,
+    /// Inserts or updates a row (refused: the views are read-only).
+    DatabaseSave = "database.save" in Database,
+    /// Deletes rows (refused: the views are read-only).
+    DatabaseDelete = "database.delete" in Database,
+    /// HTML rendered to a PNG.
+    RenderHtml2png = "render.html2png" in Render,
+    /// Appends a note (or a message) to a stream's context.
+    MaisakaContextAppend = "maisaka.context.append" in Maisaka,
 }
 
 impl fmt::Display for Capability {

@@ -55,6 +55,10 @@ pub mod maibot {
     /// The host application version manifests are checked against; unset, the runner uses
     /// its own package's version.
     pub const HOST_VERSION: &str = "MAIBOT_HOST_VERSION";
+    /// `1` (or `true`, `yes`, `on`): the runner loads plugins whose manifest's
+    /// `host_application` range excludes the host version (MaiBot's force-compatibility
+    /// switch); read once, for every plugin of the runner.
+    pub const FORCE_PLUGIN_COMPATIBILITY: &str = "MAIBOT_FORCE_PLUGIN_COMPATIBILITY";
     /// The instance directory of an installed (non-checkout) MaiBot, where the runner writes
     /// its logs; an installed runner refuses to start without it.
     pub const INSTANCE_DIR: &str = "MAIBOT_INSTANCE_DIR";

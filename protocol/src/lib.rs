@@ -9,11 +9,14 @@
 //!   that performs I/O.
 //! * [`launch`]: the environment variables a host passes to the runners it starts.
 //! * [`capability`]: the names of the host capabilities plugins call (`cap.call`).
+//! * `command_match` (feature `command-match`): how a chat message picks a command.
 //!
 //! The wire format is specified byte by byte in `docs/PROTOCOL.md`.
 #![warn(missing_docs)]
 
 pub mod capability;
+#[cfg(feature = "command-match")]
+pub mod command_match;
 pub mod launch;
 pub mod model;
 pub mod rpc;

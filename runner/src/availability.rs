@@ -1,8 +1,11 @@
-//! A plugin offers or withdraws its own tools at run time (`tool.set_available`).
+//! What a plugin tells the host on its own initiative, besides capabilities: it offers or
+//! withdraws its tools at run time (`tool.set_available`), and hands it chat messages it
+//! received (`host.route_message`).
 
 use std::time::Duration;
 
 use maitool_protocol::rpc::RpcError;
+use maitool_protocol::wire::message_flow::{RouteMessagePayload, RouteMessageResponse};
 use maitool_protocol::wire::methods::{SetToolAvailablePayload, SetToolAvailableResponse, names};
 
 use crate::HostClient;
@@ -48,5 +51,45 @@ impl HostClient {
             )
             .await?;
         Ok(answer.changed)
+    }
+}
+
+/// How long the host may take over a routed message: the whole message flow (event
+/// handlers, a command) runs before it answers.
+const ROUTE_TIMEOUT: Duration = Duration::from_secs(120);
+
+impl HostClient {
+    /// Hands the host a chat message this plugin received from outside, through its
+    /// receiving message gateway `gateway` (`host.route_message`): the host takes it through
+    /// its message flow and answers with what happened.
+    ///
+    /// ```no_run
+    /// # async fn demo(host: &maitool_runner::HostClient) -> Result<(), maitool_protocol::rpc::RpcError> {
+    /// let message = serde_json::json!({
+    ///     "platform": "irc", "processed_plain_text": "hello",
+    ///     "message_info": {"user_info": {"user_id": "alice", "user_nickname": "Alice"}},
+    /// });
+    /// let answer = host.route_message("irc_in", message.as_object().unwrap().clone()).await?;
+    /// assert!(answer.accepted);
+    /// # Ok(()) }
+    /// ```
+    pub async fn route_message(
+        &self,
+        gateway: &str,
+        message: maitool_protocol::JsonObject,
+    ) -> Result<RouteMessageResponse, RpcError> {
+        let payload = RouteMessagePayload {
+            gateway_name: gateway.to_owned(),
+            message,
+            ..RouteMessagePayload::default()
+        };
+        self.peer
+            .call(
+                names::ROUTE_MESSAGE,
+                &self.plugin_id,
+                &payload,
+                ROUTE_TIMEOUT,
+            )
+            .await
     }
 }

@@ -27,7 +27,9 @@ pub use context::{HostClient, InvocationContext};
 pub use error::RunnerError;
 pub use launch::{ENV_IPC_ADDRESS, ENV_RUNNER_NAME, ENV_SESSION_TOKEN_FD, LaunchEnv};
 pub use serve::{RunnerOptions, run, serve, serve_stream};
-pub use spec::{ComponentHandler, ComponentSpec, PluginHooks, PluginSpec};
+pub use spec::{
+    CommandHandler, ComponentHandler, ComponentSpec, EventHandler, Handler, PluginHooks, PluginSpec,
+};
 
 /// The version of the runner, reported as `sdk_version` in `runner.hello`.
 pub const RUNNER_VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -11,9 +11,6 @@ pub(crate) enum LoadError {
     /// against the runner's working directory, somewhere the host never prepared.
     #[error("the host sent a data_dir that is not an absolute path: {0:?}")]
     RelativeDataDir(String),
-    /// The plugin refused its configuration (its own words).
-    #[error("invalid configuration: {0}")]
-    Config(String),
     /// `plugin.register_components` got no answer, or a failed one.
     #[error("registration failed: {0}")]
     Registration(RpcError),

@@ -21,6 +21,7 @@ use maitool_protocol::wire::{ErrorCode, InvokeView, SUPPORTED_PROTOCOL_VERSIONS}
 use tokio::sync::Notify;
 
 mod load;
+mod message_flow;
 mod requests;
 
 use self::load::{REGISTRATION_TIMEOUT, load_plugins};
@@ -28,8 +29,8 @@ use self::requests::{InFlightGuard, RunnerHandler, answer, execution_context};
 
 use crate::log_forward::LogForwarder;
 use crate::{
-    ComponentHandler, HostClient, InvocationContext, LaunchEnv, PluginSpec, RUNNER_VERSION,
-    RunnerError,
+    ComponentHandler, Handler, HostClient, InvocationContext, LaunchEnv, PluginSpec,
+    RUNNER_VERSION, RunnerError,
 };
 
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
@@ -241,7 +242,13 @@ struct LoadedPlugin {
     tag: Arc<str>,
     /// Looked up on every call: foldhash, not SipHash (SipHash showed in the runner's profile).
     handlers: foldhash::HashMap<Arc<str>, Arc<dyn ComponentHandler>>,
+    /// Commands and event handlers, by name (`message_flow.rs`).
+    message_handlers: message_flow::MessageHandlers,
     loaded: AtomicBool,
+    /// Why the plugin's configuration is invalid, while it waits for a valid one: it
+    /// registered its components with this `config_error` (the host pauses them) and has not
+    /// run `on_load`; a valid `plugin.config_updated` finishes the load.
+    awaiting_config: parking_lot::Mutex<Option<String>>,
     /// Set once from the bootstrap, before the plugin loads.
     data_dir: OnceLock<Arc<Path>>,
 }
@@ -266,13 +273,20 @@ impl RunnerState {
                 let handlers = spec
                     .components
                     .iter()
-                    .map(|c| (Arc::from(c.declaration.name.as_str()), c.handler.clone()))
+                    .filter_map(|c| match &c.handler {
+                        Handler::Tool(tool) => {
+                            Some((Arc::from(c.declaration.name.as_str()), tool.clone()))
+                        }
+                        _ => None,
+                    })
                     .collect();
                 LoadedPlugin {
                     tag: Arc::from(spec.id.as_str()),
+                    message_handlers: message_flow::MessageHandlers::of(&spec),
                     spec,
                     handlers,
                     loaded: AtomicBool::new(false),
+                    awaiting_config: parking_lot::Mutex::new(None),
                     data_dir: OnceLock::new(),
                 }
             })

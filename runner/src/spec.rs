@@ -6,6 +6,9 @@ use std::sync::Arc;
 
 use futures::future::BoxFuture;
 use maitool_protocol::wire::EncodedValue;
+use maitool_protocol::wire::message_flow::{
+    CommandArgs, CommandReply, EventArgs, EventResultPayload,
+};
 use maitool_protocol::wire::methods::ComponentDeclaration;
 use maitool_protocol::{JsonObject, ToolExecutionResult};
 
@@ -21,6 +24,54 @@ pub trait ComponentHandler: Send + Sync + 'static {
         args: EncodedValue,
         ctx: InvocationContext,
     ) -> BoxFuture<'static, ToolExecutionResult>;
+}
+
+/// Runs a command a chat message matched (`plugin.invoke_command`).
+pub trait CommandHandler: Send + Sync + 'static {
+    /// Runs the command with the message and the pattern's groups. An error is the
+    /// command's failure with that text (MaiBot's raised exception); a panic is caught by
+    /// the runner and reported the same way.
+    fn call(
+        &self,
+        args: CommandArgs,
+        ctx: InvocationContext,
+    ) -> BoxFuture<'static, Result<CommandReply, String>>;
+}
+
+/// Runs an event handler (`plugin.emit_event`).
+pub trait EventHandler: Send + Sync + 'static {
+    /// Handles the event: whether the message goes on, and the message changed. An error (or
+    /// a panic) is the handler's failure; the message goes on.
+    fn call(
+        &self,
+        args: EventArgs,
+        ctx: InvocationContext,
+    ) -> BoxFuture<'static, Result<EventResultPayload, String>>;
+}
+
+/// What runs a component, by its kind.
+#[derive(Clone)]
+pub enum Handler {
+    /// A tool or a converted legacy Action (`plugin.invoke_tool`, `plugin.invoke_action`).
+    Tool(Arc<dyn ComponentHandler>),
+    /// A command (`plugin.invoke_command`).
+    Command(Arc<dyn CommandHandler>),
+    /// An event handler (`plugin.emit_event`).
+    Event(Arc<dyn EventHandler>),
+    /// Nothing to run: a component the host never invokes (a receiving message gateway,
+    /// which the plugin uses to hand the host messages).
+    None,
+}
+
+impl fmt::Debug for Handler {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Handler::Tool(_) => "Handler::Tool",
+            Handler::Command(_) => "Handler::Command",
+            Handler::Event(_) => "Handler::Event",
+            Handler::None => "Handler::None",
+        })
+    }
 }
 
 /// A plugin's lifecycle hooks and configuration handling.
@@ -56,7 +107,7 @@ pub struct ComponentSpec {
     /// The declaration sent to the host.
     pub declaration: ComponentDeclaration,
     /// What runs it.
-    pub handler: Arc<dyn ComponentHandler>,
+    pub handler: Handler,
 }
 
 impl fmt::Debug for ComponentSpec {

@@ -72,10 +72,16 @@ impl ToolOptions {
                     let ty: syn::Type = meta.value()?.parse()?;
                     options.calls.push(quote!(.output::<#ty>()));
                 }
+                "platforms" => {
+                    let names = platform_names(meta.value()?.parse()?)?;
+                    options.calls.push(quote!(.platforms([#(#names),*])));
+                }
+                "stop_after_execution" => options.calls.push(quote!(.stop_after_execution())),
                 _ => {
                     return Err(meta.error(
                         "unknown #[tool] option; expected name, description, title, core, \
-                         deferred, hidden, timeout_ms, enabled, chat_scope or output",
+                         deferred, hidden, timeout_ms, enabled, chat_scope, output, platforms \
+                         or stop_after_execution",
                     ));
                 }
             }
@@ -84,6 +90,47 @@ impl ToolOptions {
         syn::parse::Parser::parse2(parser, attr)?;
         Ok(options)
     }
+}
+
+/// `platforms = "telegram"` or `platforms = ["telegram", "qq"]`: the names, each a non-empty
+/// string literal.
+fn platform_names(value: Expr) -> syn::Result<Vec<LitStr>> {
+    let literals = match value {
+        Expr::Lit(ExprLit {
+            lit: Lit::Str(name),
+            ..
+        }) => vec![name],
+        Expr::Array(array) => array
+            .elems
+            .into_iter()
+            .map(|element| match element {
+                Expr::Lit(ExprLit {
+                    lit: Lit::Str(name),
+                    ..
+                }) => Ok(name),
+                other => Err(syn::Error::new_spanned(
+                    other,
+                    "platforms are string literals: platforms = [\"telegram\", \"qq\"]",
+                )),
+            })
+            .collect::<syn::Result<_>>()?,
+        other => {
+            return Err(syn::Error::new_spanned(
+                other,
+                "platforms is a platform name or a list of them: platforms = \"telegram\" or \
+                 platforms = [\"telegram\", \"qq\"]",
+            ));
+        }
+    };
+    for name in &literals {
+        if name.value().trim().is_empty() {
+            return Err(syn::Error::new_spanned(
+                name,
+                "a platform name cannot be empty",
+            ));
+        }
+    }
+    Ok(literals)
 }
 
 /// The text of `///` doc comments (`#[doc = "..."]`), as rustdoc would join them: one line

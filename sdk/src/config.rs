@@ -12,7 +12,10 @@ use serde::de::DeserializeOwned;
 
 /// A plugin's configuration type. The operator's values are merged over `Default::default()`
 /// key by key (nested tables too), deserialized, then [`validate`](PluginConfig::validate)d.
-/// Use `#[serde(deny_unknown_fields)]` to turn typos into load errors.
+/// Use `#[serde(deny_unknown_fields)]` to turn typos into errors. A configuration that does
+/// not deserialize or validate is invalid: the plugin is loaded but paused (MaiBot's
+/// `config_error` state: the host offers none of its tools and says why) until a valid one
+/// arrives, and `on_load` runs then.
 ///
 /// Declare it with [`Plugin::config`](crate::Plugin::config); read it in handlers with
 /// [`ToolContext::config`](crate::ToolContext::config). The operator writes it in the host's
@@ -49,7 +52,8 @@ use serde::de::DeserializeOwned;
 pub trait PluginConfig:
     Serialize + DeserializeOwned + Default + JsonSchema + Send + Sync + 'static
 {
-    /// Checks values beyond their types. An error fails the plugin's load with this message.
+    /// Checks values beyond their types. An error makes the configuration invalid, with this
+    /// message: the plugin's tools are paused until a valid configuration arrives.
     fn validate(&self) -> Result<(), String> {
         Ok(())
     }

@@ -52,6 +52,10 @@ impl HostClient {
         Self { inner }
     }
 
+    pub(crate) fn runner_client(&self) -> &maitool_runner::HostClient {
+        &self.inner
+    }
+
     /// The plugin this client acts for.
     pub fn plugin_id(&self) -> &str {
         self.inner.plugin_id()

@@ -33,7 +33,8 @@
 //!
 //! One executable may host several plugins: pass them all to [`run`]. Legacy MaiBot Actions
 //! are declared with [`Action`] and converted to tools automatically (new plugins should
-//! prefer tools).
+//! prefer tools). A plugin also answers chat messages: [`Command`]s run when a message
+//! matches their pattern, [`EventHandler`]s at the events of the message flow.
 #![warn(missing_docs)]
 
 // The macros' expansions name `::maitool_sdk`, which must resolve inside this crate too (its
@@ -43,8 +44,11 @@ extern crate self as maitool_sdk;
 mod action;
 mod arguments;
 mod blocking;
+mod command;
 mod config;
 mod context;
+mod event_handler;
+mod gateway;
 mod host;
 mod kv;
 mod output;
@@ -62,8 +66,11 @@ pub mod __private;
 pub mod testing;
 
 pub use action::{Action, ActionInput, ActivationType, ChatMode};
+pub use command::{Command, CommandInput, CommandOutput};
 pub use config::{ConfigUpdate, PluginConfig};
 pub use context::{PluginContext, ToolContext};
+pub use event_handler::{Event, EventHandler, EventOutput};
+pub use gateway::{InboundMessage, RoutedMessage};
 pub use host::{HostClient, HostError};
 pub use kv::Kv;
 pub use output::{ToolError, ToolOutput};
@@ -75,6 +82,8 @@ pub use tool_args::ToolArgs;
 mod macros;
 pub use macros::{args, config, output, tool, tools};
 
+/// The events of MaiBot's event system an [`EventHandler`] takes.
+pub use maitool_protocol::wire::message_flow::EventType;
 /// Shared tool-model types of the maitool protocol that plugin code uses: visibility, chat
 /// scope, content items, annotations and icons.
 pub use maitool_protocol::{
@@ -102,7 +111,8 @@ pub use tracing as log;
 /// Everything a plugin usually needs, in one import: `use maitool_sdk::prelude::*;`.
 pub mod prelude {
     pub use crate::{
-        Action, ActionInput, ActivationType, ChatMode, ChatScope, ConfigUpdate, Deserialize,
+        Action, ActionInput, ActivationType, ChatMode, ChatScope, Command, CommandInput,
+        CommandOutput, ConfigUpdate, Deserialize, Event, EventHandler, EventOutput, EventType,
         HostClient, HostError, JsonSchema, Plugin, PluginConfig, PluginContext, PluginError,
         Serialize, Tool, ToolContentItem, ToolContext, ToolError, ToolOutput, Value, Visibility,
         json,

@@ -43,6 +43,7 @@ pub struct ToolOutput {
     items: Vec<ToolContentItem>,
     metadata: maitool_protocol::JsonObject,
     pub(crate) post_history: Vec<serde_json::Value>,
+    stop_after_execution: bool,
 }
 
 /// The Rust type of a tool's structured output, to compare a typed output with the tool's
@@ -126,6 +127,31 @@ impl ToolOutput {
         self
     }
 
+    /// Asks the engine to end the planner round once the turn's tool calls have run
+    /// (MaiBot 1.3's `stop_after_execution`): the calls after this one in the same turn still
+    /// run, then the round ends and the session waits for new messages. For a tool whose
+    /// every success should end the round, declare it instead with
+    /// [`Tool::stop_after_execution`](crate::Tool::stop_after_execution).
+    ///
+    /// ```
+    /// use maitool_sdk::prelude::*;
+    ///
+    /// #[maitool_sdk::args]
+    /// struct Note {
+    ///     text: String,
+    /// }
+    ///
+    /// let farewell = Tool::new("say_goodbye", "Says goodbye.", |note: Note, _ctx: ToolContext| async move {
+    ///     // Nothing more to do this round once the goodbye is said.
+    ///     Ok(ToolOutput::text(format!("goodbye: {}", note.text)).stop_after_execution())
+    /// });
+    /// # let _ = farewell;
+    /// ```
+    pub fn stop_after_execution(mut self) -> Self {
+        self.stop_after_execution = true;
+        self
+    }
+
     /// This output if its typed content (if any) is the tool's declared output type.
     pub(crate) fn checked(
         self,
@@ -159,6 +185,7 @@ impl ToolOutput {
             content_items: self.items,
             metadata: self.metadata,
             post_history_messages: self.post_history,
+            stop_after_execution: self.stop_after_execution,
             ..ToolExecutionResult::default()
         }
     }

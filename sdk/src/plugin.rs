@@ -8,11 +8,13 @@ use std::sync::Arc;
 use futures::FutureExt;
 use futures::future::BoxFuture;
 use maitool_protocol::JsonObject;
-use maitool_runner::{ComponentSpec, PluginHooks, PluginSpec};
+use maitool_runner::{ComponentSpec, Handler, PluginHooks, PluginSpec};
 use parking_lot::RwLock;
 
 use crate::config::ConfigSlot;
-use crate::{Action, ConfigUpdate, HostClient, PluginConfig, PluginContext, Tool};
+use crate::{
+    Action, Command, ConfigUpdate, EventHandler, HostClient, PluginConfig, PluginContext, Tool,
+};
 
 /// An error from a lifecycle hook; the plugin fails to load (or rejects the update) with
 /// this message. Any `std::error::Error` converts into it.
@@ -48,10 +50,14 @@ type UpdateHook =
 enum Component {
     Tool(Tool),
     Action(Action),
+    Command(Command),
+    EventHandler(EventHandler),
+    Gateway(String),
 }
 
-/// A plugin: an id and a version, the tools (and legacy Actions) it offers, the host
-/// capabilities it needs, its typed configuration and its lifecycle hooks.
+/// A plugin: an id and a version, the tools (and legacy Actions) it offers, the commands and
+/// event handlers that answer chat messages, the host capabilities it needs, its typed
+/// configuration and its lifecycle hooks.
 ///
 /// One runner executable hosts one or more plugins: build them in `main` and pass them to
 /// [`run`](crate::run).
@@ -155,6 +161,26 @@ impl Plugin {
         self
     }
 
+    /// Adds a command: it runs when a chat message matches its pattern or alias.
+    pub fn command(mut self, command: Command) -> Self {
+        self.components.push(Component::Command(command));
+        self
+    }
+
+    /// Adds an event handler: it runs at every event of its type.
+    pub fn event_handler(mut self, handler: EventHandler) -> Self {
+        self.components.push(Component::EventHandler(handler));
+        self
+    }
+
+    /// Declares a receiving message gateway named `name`: the plugin bridges a chat
+    /// platform, and hands the host the messages it receives there with
+    /// [`HostClient::route_message`] (MaiBot's `@MessageGateway(route_type="receive")`).
+    pub fn message_gateway(mut self, name: impl Into<String>) -> Self {
+        self.components.push(Component::Gateway(name.into()));
+        self
+    }
+
     /// Declares a typed configuration. The operator's TOML table for this plugin is merged
     /// over `C::default()` and validated at load; a bad configuration fails this plugin only.
     pub fn config<C: PluginConfig>(mut self) -> Self {
@@ -240,11 +266,23 @@ impl Plugin {
             let spec = match component {
                 Component::Tool(tool) => ComponentSpec {
                     declaration: tool.declaration(&self.id),
-                    handler: tool.into_handler(config.clone()),
+                    handler: Handler::Tool(tool.into_handler(config.clone())),
                 },
                 Component::Action(action) => ComponentSpec {
                     declaration: action.declaration(&self.id),
-                    handler: action.into_handler(config.clone()),
+                    handler: Handler::Tool(action.into_handler(config.clone())),
+                },
+                Component::Command(command) => ComponentSpec {
+                    declaration: command.declaration(&self.id),
+                    handler: Handler::Command(command.into_handler(config.clone())),
+                },
+                Component::EventHandler(handler) => ComponentSpec {
+                    declaration: handler.declaration(&self.id),
+                    handler: Handler::Event(handler.into_handler(config.clone())),
+                },
+                Component::Gateway(name) => ComponentSpec {
+                    declaration: crate::gateway::receiving_gateway(&name, &self.id),
+                    handler: Handler::None,
                 },
             };
             components.push(spec);

@@ -98,6 +98,8 @@ pub struct Tool {
     enabled: bool,
     annotation: Option<ToolAnnotation>,
     icons: Vec<ToolIcon>,
+    platforms: Vec<String>,
+    stop_after_execution: bool,
     handler: Arc<ErasedHandler>,
 }
 
@@ -167,6 +169,8 @@ impl Tool {
             enabled: true,
             annotation: None,
             icons: Vec::new(),
+            platforms: Vec::new(),
+            stop_after_execution: false,
             handler,
         }
     }
@@ -225,6 +229,43 @@ impl Tool {
         self
     }
 
+    /// Offers the tool only on these chat platforms (MaiBot 1.3's `Tool(platforms=...)`):
+    /// listed and callable only in a context whose `platform` is one of them, compared
+    /// without case; a context with no platform does not qualify. Empty (the default): every
+    /// platform. An empty name is refused by the host at registration, and the plugin fails
+    /// to load with that reason.
+    ///
+    /// ```
+    /// use maitool_sdk::prelude::*;
+    ///
+    /// #[maitool_sdk::args]
+    /// struct StickerArgs {
+    ///     set: String,
+    /// }
+    ///
+    /// let sticker = Tool::new("send_sticker", "Sends a sticker set.", |a: StickerArgs, _ctx: ToolContext| async move {
+    ///     Ok(ToolOutput::text(format!("sent {}", a.set)))
+    /// })
+    /// .platforms(["telegram"]);
+    /// # let _ = sticker;
+    /// ```
+    pub fn platforms<I, S>(mut self, platforms: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.platforms = platforms.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Every successful call of the tool ends the planner round once the turn's calls have
+    /// run (MaiBot 1.3's `stop_after_execution`); one result can ask the same with
+    /// [`ToolOutput::stop_after_execution`].
+    pub fn stop_after_execution(mut self) -> Self {
+        self.stop_after_execution = true;
+        self
+    }
+
     /// How long the host waits for a result (default 60 s).
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.timeout = Some(timeout);
@@ -275,6 +316,12 @@ impl Tool {
             && let Ok(value) = serde_json::to_value(&self.icons)
         {
             metadata.insert("icons".into(), value);
+        }
+        if !self.platforms.is_empty() {
+            metadata.insert("platforms".into(), self.platforms.clone().into());
+        }
+        if self.stop_after_execution {
+            metadata.insert("stop_after_execution".into(), true.into());
         }
         ComponentDeclaration {
             name: self.name.clone(),

@@ -12,7 +12,8 @@ settles on 2026-07-28.
 The plan is a JSON list of steps run in order, each with an `id` and a `kind`:
 
 * `info`: protocol version, server info and capabilities of the connection;
-* `list_all`: every `tools/list` page (`meta` optional); returns the page names and tools;
+* `list_all`: every `tools/list` page (`meta` optional); returns the page names, the tools
+  and how long the listing took (`elapsed`, seconds);
 * `list`: one page at `cursor`; a JSON-RPC error is returned as `{"error": ...}`;
 * `call`: `name`, `arguments`, optional `meta`; returns the result and the progress
   notifications received for it, or `{"error": ...}`;
@@ -27,8 +28,10 @@ The plan is a JSON list of steps run in order, each with an `id` and a `kind`:
   `subscriptions/listen` stream opened at connect);
 * `wait_tool`: re-lists every 100 ms until tool `name` is listed, up to `timeout` seconds.
 
-The last line of stdout is `{"results": {ID: RESULT, ...}}`; the server's stderr passes
-through to this script's stderr.
+The last line of stdout is `{"connect_seconds": S, "results": {ID: RESULT, ...}}`, where S
+is how long the client took to connect (over HTTP: the `initialize` or `server/discover`
+exchange; over stdio the server's start is included); the server's stderr passes through to
+this script's stderr.
 """
 
 from __future__ import annotations
@@ -87,13 +90,14 @@ async def list_all(client: Client, meta: dict[str, Any] | None) -> dict[str, Any
     pages: list[list[str]] = []
     tools: list[Any] = []
     cursor = None
+    started = time.monotonic()
     while True:
         page = await client.list_tools(cursor=cursor, meta=meta, cache_mode="refresh")
         pages.append([tool.name for tool in page.tools])
         tools.extend(dump(tool) for tool in page.tools)
         cursor = page.next_cursor
         if not cursor:
-            return {"pages": pages, "tools": tools}
+            return {"pages": pages, "tools": tools, "elapsed": time.monotonic() - started}
         if len(pages) > 1000:
             raise RuntimeError("more than 1000 pages: the cursor never ends")
 
@@ -197,7 +201,9 @@ async def main() -> None:
 
     changes = Changes()
     results: dict[str, Any] = {}
+    connect_started = time.monotonic()
     async with Client(server, mode=args.mode, message_handler=changes.handler, read_timeout_seconds=60) as client:
+        connect_seconds = time.monotonic() - connect_started
         wants_changes = any(step["kind"] == "wait_list_changed" for step in plan)
         if wants_changes and client.protocol_version >= "2026-07-28":
             async with client.listen(tools_list_changed=True) as subscription:
@@ -214,7 +220,7 @@ async def main() -> None:
         else:
             for step in plan:
                 results[step["id"]] = await run_step(client, changes, step)
-    emit({"results": results})
+    emit({"connect_seconds": connect_seconds, "results": results})
 
 
 if __name__ == "__main__":

@@ -38,10 +38,12 @@ pub fn init_tracing() {
         .try_init();
 }
 
+pub mod chromium;
 pub mod cli;
 pub mod fake_launch;
 pub mod logs;
 pub mod maibot;
+pub mod maibot_env;
 pub mod plugins;
 pub mod skip;
 pub mod venv;

@@ -9,6 +9,7 @@ use maitool_host::plugin::{
     CapabilityService, KvStore, MemorySink, PluginRuntime, PluginSettings, ResolvedRunner,
     RunnerState, RunnerStatus, RuntimeConfig,
 };
+use maitool_host::sandbox::SandboxSettings;
 use maitool_protocol::{ToolExecutionContext, ToolExecutionResult, ToolInvocation};
 
 use crate::workspace_bin;
@@ -24,6 +25,8 @@ pub struct RunnerSpec {
     pub env: BTreeMap<String, String>,
     /// Plugin settings.
     pub plugins: BTreeMap<String, PluginSettings>,
+    /// The runner's sandbox (`[runners.sandbox]`).
+    pub sandbox: SandboxSettings,
 }
 
 impl RunnerSpec {
@@ -34,6 +37,7 @@ impl RunnerSpec {
             binary: binary.into(),
             env: BTreeMap::new(),
             plugins: BTreeMap::new(),
+            sandbox: SandboxSettings::default(),
         }
     }
 
@@ -46,6 +50,12 @@ impl RunnerSpec {
     /// Sets a plugin's settings.
     pub fn plugin(mut self, id: &str, settings: PluginSettings) -> Self {
         self.plugins.insert(id.into(), settings);
+        self
+    }
+
+    /// Lets the runner's sandbox write `path` (a file the test reads back).
+    pub fn writes(mut self, path: &std::path::Path) -> Self {
+        self.sandbox.write.push(path.to_path_buf());
         self
     }
 }
@@ -88,6 +98,7 @@ impl Harness {
             .map(|spec| ResolvedRunner {
                 env: spec.env,
                 plugins: spec.plugins,
+                sandbox: spec.sandbox,
                 ..ResolvedRunner::maitool(spec.name, workspace_bin(&spec.binary))
             })
             .collect();

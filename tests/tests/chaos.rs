@@ -56,6 +56,10 @@ fn runtime_config() -> RuntimeConfig {
         shutdown_grace_ms: 1000,
         terminate_grace_ms: 500,
         default_tool_timeout_ms: PLUGIN_TIMEOUT.as_millis() as u64,
+        // Kills and hangs are the point here, and every call must recover as soon as the
+        // runner does: the circuit breaker would fail calls fast for its cool-down after a
+        // burst of them. It has its own tests (tool_semantics.rs).
+        circuit_breaker: false,
         ..RuntimeConfig::default()
     }
 }

@@ -61,6 +61,36 @@ fn a_bare_family_grant_is_exit_2_suggesting_the_family_with_a_star() {
 }
 
 #[test]
+fn a_grant_nobody_serves_is_exit_2_suggesting_the_nearest_known_names_dotted_or_not() {
+    let cases = [
+        (
+            "send.video",
+            "\"send.video\" is not a capability maitool serves; the send family has send.text, send.image, send.emoji, send.forward, send.hybrid, send.custom, send.command: grant one of them, or \"send.*\" for all",
+        ),
+        (
+            "send_message",
+            "\"send_message\" is not a capability maitool serves; the send family has send.text, send.image,",
+        ),
+        (
+            "kv.gte",
+            "\"kv.gte\" is not a capability maitool serves; did you mean kv.get?",
+        ),
+    ];
+    for (grant, expected) in cases {
+        let (code, err) = tools_with(&format!(
+            "[[runners]]\nname = \"dice\"\nexecutable = \"{{dice}}\"\n[runners.plugins.\"examples.dice\"]\ncapabilities = [\"kv.*\", \"{grant}\"]\n",
+        ));
+        assert_eq!(code, 2, "{grant}: {err}");
+        assert!(
+            err.contains(&format!(
+                "runners.dice.plugins.examples.dice.capabilities: {expected}"
+            )),
+            "{grant}: {err}"
+        );
+    }
+}
+
+#[test]
 fn a_runner_executable_that_is_a_directory_or_not_executable_is_exit_2() {
     let dir = tempfile::tempdir().unwrap();
     let plain = dir.path().join("plain-file");

@@ -98,7 +98,8 @@ async fn the_token_of_a_previous_launch_is_refused() {
         vec![
             good(),
             hostile("stale", "stale_token")
-                .env("MISBEHAVE_TOKEN_FILE", token_file.to_str().unwrap()),
+                .env("MISBEHAVE_TOKEN_FILE", token_file.to_str().unwrap())
+                .writes(dir.path()),
         ],
     )
     .await;

@@ -360,7 +360,7 @@ fn a_runner_from_a_maibot_checkout_runs_there() {
 }
 
 #[test]
-fn a_plugin_copied_from_a_maibot_install_loads_and_its_command_stays_unused() {
+fn a_plugin_copied_from_a_maibot_install_loads_and_its_operator_command_answers_operators_only() {
     let Some(python) = maibot_python() else {
         return;
     };
@@ -372,22 +372,32 @@ fn a_plugin_copied_from_a_maibot_install_loads_and_its_command_stays_unused() {
         "{}",
         original.display()
     );
-    let fixture = Fixture::new(python, "");
+    // The operator list where MaiBot keeps it (`plugin.permission`), which the plugin reads
+    // itself through config.get and the host checks before it runs the command.
+    let fixture = Fixture::new(
+        python,
+        "[runners.plugins.\"builtin.plugin-management\"]\n\
+         capabilities = [\"send.text\", \"config.get\"]\n\n\
+         [bot.extra.plugin]\npermission = [\"QQ:op1\"]\n",
+    );
     maibot_support::copy_dir(&original, &fixture.plugins_dir().join("plugin_management"));
     let _serve = fixture.serve();
 
     let plugins = fixture.json(&["plugins", "--json"]);
     let management = plugin(&plugins, "builtin.plugin-management");
     assert_eq!(management["state"], "loaded", "{management}");
+    let command = &management["components"][0];
+    assert_eq!(command["full_name"], "builtin.plugin-management.management");
+    assert_eq!(command["component_type"], "COMMAND");
     assert_eq!(
-        management["components"],
-        json!([{
-            "full_name": "builtin.plugin-management.management",
-            "component_type": "COMMAND",
-            "visibility": "deferred",
-            "enabled": true,
-            "legacy_action": false
-        }])
+        command["trigger"],
+        json!({
+            "kind": "command",
+            "pattern": r"(?P<manage_command>^/pm(?:\s+.+)?\s*$)",
+            "aliases": ["/插件管理"],
+            "intercepts": false,
+            "operator_only": true
+        })
     );
     assert!(
         management["declared_capabilities"]
@@ -398,6 +408,49 @@ fn a_plugin_copied_from_a_maibot_install_loads_and_its_command_stays_unused() {
     let tools = names(&fixture.json(&["tools", "--json"]));
     assert!(!tools.contains(&"management".to_owned()), "{tools:?}");
     assert!(tools.contains(&"quote_order".to_owned()), "{tools:?}");
+
+    // An operator's /pm runs it: it checks the permission itself and sends its help.
+    let message = |user: &str| {
+        let (code, out, err) = fixture.maitool(&[
+            "message",
+            "--json",
+            "--stream-id",
+            "pm",
+            "--user-id",
+            user,
+            "--platform",
+            "qq",
+            "/pm",
+        ]);
+        let outcome: serde_json::Value =
+            serde_json::from_str(&out).unwrap_or_else(|e| panic!("no JSON ({e}): {out}{err}"));
+        (code, outcome)
+    };
+    let (code, outcome) = message("op1");
+    assert_eq!(code, 0, "{outcome}");
+    assert_eq!(outcome["command"]["success"], true, "{outcome}");
+    assert_eq!(outcome["command"]["reply"], "帮助已发送");
+    assert_eq!(
+        outcome["command"]["matched_groups"],
+        json!({"manage_command": "/pm"})
+    );
+    assert_eq!(outcome["sent"][0]["plugin_id"], "builtin.plugin-management");
+    assert!(
+        outcome["sent"][0]["text"].as_str().unwrap().contains("/pm"),
+        "{outcome}"
+    );
+    // Anyone else's does not reach the plugin.
+    let (code, outcome) = message("u2");
+    assert_eq!(code, 1, "{outcome}");
+    assert_eq!(outcome["command"]["ran"], false);
+    assert_eq!(outcome["sent"], json!([]));
+    assert!(
+        outcome["command"]["error"]
+            .as_str()
+            .unwrap()
+            .contains("is for operators (permission = \"operator\"), and qq:u2 is not one"),
+        "{outcome}"
+    );
 }
 
 #[test]

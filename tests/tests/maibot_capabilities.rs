@@ -162,7 +162,8 @@ fn a_maibot_plugin_reads_the_seeded_world_and_a_refusal_reaches_it() {
     assert!(!knowledge.contains("Lisbon"), "{got}");
     let refused = got["refused"].as_str().unwrap();
     assert!(
-        refused.contains("database.query is not provided by maitool"),
+        refused.contains("chat.get_avatar is not provided by maitool")
+            && refused.contains("no platform adapter"),
         "{got}"
     );
 
@@ -463,4 +464,197 @@ fn a_maibot_plugin_asks_the_configured_openai_compatible_endpoint() {
     );
     assert_eq!(got["tool_model"], "large", "{got}");
     assert_eq!(got["embedding"], json!([5.0, 1.0]), "{got}");
+}
+
+/// A tiny PNG (2 × 1, RGB) the seeded image message carries.
+const SEEDED_PNG: &[u8] = &[
+    0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44, 0x52,
+    0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x01, 0x08, 0x02, 0x00, 0x00, 0x00, 0x7b, 0x40, 0xe8,
+    0xdd, 0x00, 0x00, 0x00, 0x0f, 0x49, 0x44, 0x41, 0x54, 0x78, 0x9c, 0x63, 0xf8, 0xcf, 0xc0, 0xf0,
+    0x1f, 0x08, 0x00, 0x00, 0x1f, 0xf0, 0x03, 0xfd, 0xa5, 0xb0, 0xb1, 0xbd, 0x00, 0x00, 0x00, 0x00,
+    0x49, 0x45, 0x4e, 0x44, 0xae, 0x42, 0x60, 0x82,
+];
+
+/// The demo world, with one more message in the group carrying a described image, and the
+/// capability plugin granted the store's MaiBot tables, the renderer and the Maisaka context.
+fn store_world(root: &std::path::Path) -> String {
+    use base64::Engine as _;
+    use std::fmt::Write as _;
+    let seed = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/seed");
+    let demo: Value =
+        serde_json::from_str(&std::fs::read_to_string(seed.join("messages.json")).unwrap())
+            .unwrap();
+    let mut messages = demo.as_array().unwrap().clone();
+    let data = base64::engine::general_purpose::STANDARD.encode(SEEDED_PNG);
+    messages.push(json!({
+        "message_id": "m-1004", "stream_id": "demo-group", "sender_id": "u-bob",
+        "sender_name": "Bob", "text": "the board", "time": 1764662580,
+        "images": [{"data": data, "description": "a game board, red and green"}]
+    }));
+    let file = root.join("messages.json");
+    std::fs::write(&file, Value::Array(messages).to_string()).unwrap();
+    let mut extra = String::new();
+    write!(
+        extra,
+        "[runners.plugins.\"examples.maibot_caps\"]\n\
+         capabilities = [\"database.*\", \"render.*\", \"chat.*\", \"maisaka.*\", \
+         \"message.*\", \"send.*\"]\n\n\
+         [builtin.seed]\nmessages = \"{}\"\nprofiles = \"{}\"\n",
+        file.display(),
+        seed.join("profiles.json").display()
+    )
+    .unwrap();
+    extra
+}
+
+fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::Digest as _;
+    sha2::Sha256::digest(bytes)
+        .iter()
+        .map(|byte| format!("{byte:02x}"))
+        .collect()
+}
+
+#[test]
+fn a_maibot_plugin_reads_persons_through_database_get_and_a_write_is_refused_in_maibots_shape() {
+    let Some(python) = maibot_python() else {
+        return;
+    };
+    let scratch = tempfile::tempdir().unwrap();
+    let fixture = Fixture::new(python, &store_world(scratch.path()));
+    let _serve = fixture.serve();
+    let got = report(&fixture, "caps_database", "{}");
+    assert_eq!(
+        got["people"],
+        json!([
+            ["p-alice", "Alice", "Ali"],
+            ["p-bob", "Bob", ""],
+            ["p-carol", "Carol", ""]
+        ]),
+        "{got}"
+    );
+    assert_eq!(
+        got["alice"],
+        json!({"person_id": "p-alice", "platform": "qq", "user_id": "u-alice", "is_known": true}),
+        "{got}"
+    );
+    assert_eq!(
+        got["alice_points"],
+        json!(["trait:organised:1.0", "trait:cheerful:1.0"]),
+        "{got}"
+    );
+    assert_eq!(got["nobody"], Value::Null, "{got}");
+    assert_eq!(got["group"], json!(["m-1004", "m-1003"]), "{got}");
+    assert_eq!(got["group_first_text"], "the board", "{got}");
+    assert_eq!(
+        got["sessions"],
+        json!([
+            ["demo-group", "10001", null],
+            ["demo-private", null, "u-carol"]
+        ]),
+        "{got}"
+    );
+    assert_eq!(
+        (got["count"].clone(), got["count_bob"].clone()),
+        (json!(3), json!(1))
+    );
+    // Writes and an unknown table: MaiBot's `{success: false, error}`, handed to the plugin
+    // as it is; nothing written.
+    for (key, wanted) in [
+        (
+            "saved",
+            "database.save: save of PersonInfo refused: the tables maitool serves",
+        ),
+        ("deleted", "database.delete: delete of PersonInfo refused"),
+        (
+            "unknown",
+            "unknown model \"ChatStreams\": maitool serves PersonInfo, Messages, Images, ChatSession",
+        ),
+    ] {
+        assert_eq!(got[key]["success"], false, "{key}: {got}");
+        let error = got[key]["error"].as_str().unwrap();
+        assert!(error.contains(wanted), "{key}: {error}");
+    }
+    assert_eq!(got["count_after"], 3, "{got}");
+
+    // An image segment as MaiBot gives it: hash and description, the bytes on request.
+    let got = report(&fixture, "caps_images", r#"{"message_id": "m-1004"}"#);
+    let hash = sha256_hex(SEEDED_PNG);
+    assert_eq!(
+        got["plain"],
+        json!([{"type": "image", "data": "a game board, red and green", "hash": hash}]),
+        "{got}"
+    );
+    assert_eq!(got["hashes"], json!([hash]), "{got}");
+    assert_eq!(
+        got["descriptions"],
+        json!(["a game board, red and green"]),
+        "{got}"
+    );
+    assert_eq!(got["bytes_match_hash"], json!([true]), "{got}");
+
+    // A context note lands at the end of the opened stream's history.
+    let got = report(&fixture, "caps_context", r#"{"group_id": "10001"}"#);
+    assert_eq!(got["created"], false, "{got}");
+    assert_eq!(got["stream_id"], "demo-group", "{got}");
+    assert_eq!(
+        got["appended"],
+        json!({"success": true, "visible_text": "sent Alice's card",
+               "source_kind": "plugin:examples.maibot_caps"}),
+        "{got}"
+    );
+    assert_eq!(got["last_text"], "[card] Alice: 7/10", "{got}");
+    assert_eq!(got["last_sender"], "plugin:examples.maibot_caps", "{got}");
+    let got = report(&fixture, "caps_context", r#"{"group_id": "20002"}"#);
+    assert_eq!(got["created"], true, "{got}");
+    assert_eq!(got["stream_id"], "qq:group:20002", "{got}");
+
+    // The market plugin's pattern: its fallback runs only on `{success: false}`, and runs.
+    let got = report(&fixture, "caps_proactive", r#"{"stream_id": "demo-group"}"#);
+    assert_eq!(got["path"], "fallback", "{got}");
+    assert_eq!(got["sent"], true, "{got}");
+    assert!(
+        got["error"]
+            .as_str()
+            .unwrap()
+            .contains("maisaka.proactive.trigger is not provided by maitool"),
+        "{got}"
+    );
+}
+
+#[test]
+fn a_maibot_plugin_renders_html_to_a_png_through_headless_chromium() {
+    let Some(python) = maibot_python() else {
+        return;
+    };
+    let browser = maitool_host::render::RenderConfig::default().find_browser();
+    if let Err(err) = &browser {
+        assert_ne!(
+            std::env::var("MAITOOL_REQUIRE_CHROMIUM").as_deref(),
+            Ok("1"),
+            "{err}; MAITOOL_REQUIRE_CHROMIUM=1 requires it"
+        );
+        maitool_e2e::skip::announce(&format!("the render.html2png test: {err}"));
+        return;
+    }
+    let scratch = tempfile::tempdir().unwrap();
+    let fixture = Fixture::new(python, &store_world(scratch.path()));
+    let _serve = fixture.serve();
+    let got = report(&fixture, "caps_render", r##"{"selector": "#card"}"##);
+    assert_eq!(got["rendered"], true, "{got}");
+    assert_eq!(got["signature_ok"], true, "{got}");
+    // 200 × 120 CSS pixels at MaiBot's scale 2.
+    assert_eq!(got["size"], json!([400, 240]), "{got}");
+    assert_eq!(got["reported"], json!([400, 240]), "{got}");
+    assert_eq!(got["mime_type"], "image/png", "{got}");
+    let missing = report(&fixture, "caps_render", r##"{"selector": "#nothing"}"##);
+    assert_eq!(missing["rendered"], false, "{missing}");
+    assert_eq!(missing["answer"]["success"], false, "{missing}");
+    assert!(
+        missing["answer"]["error"]
+            .as_str()
+            .unwrap()
+            .contains("no visible element matches selector \"#nothing\""),
+        "{missing}"
+    );
 }

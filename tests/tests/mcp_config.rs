@@ -1,6 +1,7 @@
 //! Configuration end to end: validation errors that name the server and the key, a
 //! Claude Desktop file importing servers, disabled servers and MCP switched off, and tool
-//! name collisions resolved first-wins or namespaced with `tool_prefix`.
+//! name collisions kept under MaiBot 1.3's source prefix (`mcp_<server>_<name>`) or
+//! namespaced with `tool_prefix`.
 
 mod mcp_support;
 
@@ -81,7 +82,7 @@ async fn a_claude_desktop_file_adds_servers_after_the_configured_ones() {
 }
 
 #[tokio::test]
-async fn collisions_keep_the_first_server_unless_prefixed() {
+async fn a_collision_keeps_the_first_servers_name_and_the_later_tool_under_its_source_prefix() {
     maitool_e2e::init_tracing();
     let first = example_server("first");
     let second = example_server("second");
@@ -93,17 +94,30 @@ async fn collisions_keep_the_first_server_unless_prefixed() {
     let second = status_of(&provider, "second");
     let third = status_of(&provider, "third");
     assert_eq!((first.tool_count, first.exposed_tool_count), (9, 9));
-    assert_eq!((second.tool_count, second.exposed_tool_count), (9, 0));
+    assert_eq!((second.tool_count, second.exposed_tool_count), (9, 9));
     assert_eq!((third.tool_count, third.exposed_tool_count), (9, 9));
-    assert_eq!(provider.tool_specs().len(), 18);
+    assert_eq!(provider.tool_specs().len(), 27);
 
     let echo = invoke(&provider, "echo", json!({"text": "a"})).await;
     assert_eq!(echo.metadata["server_name"], "first");
+    // MaiBot 1.3 keeps every server's tools; a name taken by an earlier server gets the
+    // server's prefix.
+    let renamed = provider
+        .tool_specs()
+        .iter()
+        .find(|spec| spec.name == "mcp_second_echo")
+        .cloned()
+        .expect("the second server's echo is kept");
+    assert_eq!(renamed.metadata["registry_original_name"], "echo");
+    let echo = invoke(&provider, "mcp_second_echo", json!({"text": "s"})).await;
+    assert_eq!(echo.metadata["server_name"], "second");
+    assert_eq!(echo.metadata["mcp_tool_name"], "echo");
+    assert_eq!(echo.content, "s");
     let echo = invoke(&provider, "third.echo", json!({"text": "b"})).await;
     assert_eq!(echo.metadata["server_name"], "third");
     assert_eq!(echo.metadata["mcp_tool_name"], "echo");
 
-    // The shadowed server is still reachable by server name.
+    // Any server is reachable by server name and MCP name as well.
     let direct = bounded(
         "direct call",
         provider.call_on_server(

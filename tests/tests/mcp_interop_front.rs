@@ -11,7 +11,7 @@ mod node_support;
 use std::process::Command;
 
 use mcp_front_support::{Fixture, HttpServe};
-use node_support::{SDK_CURRENT, SDK_OLD, Server, run_client, sdk};
+use node_support::{SDK_CURRENT, SDK_OLD, Server, client_v2, run_client, run_client_v2, sdk};
 use serde_json::{Value, json};
 
 /// `serve` flags without `--mcp-page-size`: the default, every tool in one page.
@@ -165,6 +165,50 @@ fn current_sdk_v1_list_tools_gets_every_tool_over_stdio_and_http() {
             |_| {},
         );
         assert_eq!(results["end"], json!({"ok": true, "session_after": null}));
+    }
+    assert!(serve.stop().success());
+}
+
+/// The SDK v2 client in `auto` mode (it probes with `server/discover`) negotiates 2026-07-28
+/// with the front over stdio and Streamable HTTP; its one `listTools()`, made as soon as it
+/// connected, holds every tool the registry lists, and a call through the 2026 wire (with
+/// `Mcp-Method` and `Mcp-Name` headers over HTTP) returns the tool's answer.
+#[test]
+fn sdk_v2_client_in_auto_mode_speaks_2026_over_stdio_and_http() {
+    let Some(client) = client_v2() else { return };
+    let fixture = many_tools();
+    let serve = HttpServe::start_with(&fixture, &FLAGS);
+    fixture.wait_settled();
+    let registry = registry_names(&fixture);
+    let plan = json!([
+        {"id": "info", "kind": "info"},
+        {"id": "list", "kind": "list"},
+        {"id": "call", "kind": "call", "name": "ex2_echo", "arguments": {"text": "from v2"}},
+    ]);
+    let servers = [
+        ("stdio", Server::Stdio(stdio(&fixture, &[]))),
+        ("http", Server::Http(&serve.url)),
+    ];
+    for (transport, server) in servers {
+        let results = run_client_v2(&client, fixture.dir.path(), server, "auto", plan.clone());
+        let info = &results["info"];
+        assert_eq!(
+            info["protocol_version"], "2026-07-28",
+            "{transport}: {info}"
+        );
+        assert_eq!(
+            info["server_info"]["name"], "maitool",
+            "{transport}: {info}"
+        );
+        let list = &results["list"];
+        assert_eq!(list["nextCursor"], Value::Null, "{transport}: one page");
+        assert_eq!(listed_names(list), registry, "{transport}");
+        let call = &results["call"];
+        assert_ne!(call["isError"], true, "{transport}: {call}");
+        assert!(
+            call["content"].to_string().contains("from v2"),
+            "{transport}: {call}"
+        );
     }
     assert!(serve.stop().success());
 }

@@ -356,7 +356,17 @@ fn definitions_match_each_apis_documented_shape_in_process_and_against_serve() {
 #[test]
 fn plugins_shows_versions_runners_states_reasons_and_components() {
     let fixture = Fixture::new(&["dice", "media", "misbehaving"], "", "");
-    let local = fixture.json(&["plugins", "--json"]);
+    // A plugin that failed to load fails the one-shot verb, named on stderr with its reason,
+    // after the listing.
+    let (code, out, err) = fixture.maitool(&["plugins", "--json"]);
+    assert_eq!(code, 3, "{err}");
+    assert!(
+        err.lines().any(|line| line
+            .starts_with("maitool: plugin examples.fails_on_load failed to load: ")
+            && line.contains("deliberate on_load failure")),
+        "{err}"
+    );
+    let local: Value = serde_json::from_str(&out).unwrap();
     let plugins = local.as_array().unwrap();
     let ids: Vec<(&str, &str)> = plugins
         .iter()
@@ -391,7 +401,7 @@ fn plugins_shows_versions_runners_states_reasons_and_components() {
         .unwrap();
     assert_eq!(
         describe,
-        &json!({"full_name": "examples.media.describe_numbers", "component_type": "TOOL", "visibility": "deferred", "enabled": true, "legacy_action": false})
+        &json!({"full_name": "examples.media.describe_numbers", "component_type": "TOOL", "visibility": "deferred", "enabled": true, "legacy_action": false, "runs": "when called by name (`maitool call`, a model's tool call)"})
     );
     let failed = plugin("examples.fails_on_load");
     assert_eq!(failed["runner"], "misbehaving");
@@ -405,7 +415,7 @@ fn plugins_shows_versions_runners_states_reasons_and_components() {
     );
 
     let (code, out, _) = fixture.maitool(&["plugins"]);
-    assert_eq!(code, 0);
+    assert_eq!(code, 3);
     assert!(
         out.contains("examples.fails_on_load")
             && out.contains("failed: ")

@@ -156,7 +156,7 @@ async fn tools_from_two_runners_and_a_legacy_action_are_listed_and_called() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_bad_plugin_config_fails_that_plugin_only() {
+async fn a_bad_plugin_config_pauses_that_plugin_only() {
     let mut bad = PluginSettings::default();
     bad.config.insert("max_dice".into(), json!(0));
     let harness = Harness::start(
@@ -174,7 +174,11 @@ async fn a_bad_plugin_config_fails_that_plugin_only() {
         .iter()
         .find(|p| p.id == "examples.dice")
         .unwrap();
-    assert_eq!(plugin.state, maitool_host::plugin::PluginLoadState::Failed);
+    // MaiBot's config_error state: loaded, its tools paused until a valid configuration.
+    assert_eq!(
+        plugin.state,
+        maitool_host::plugin::PluginLoadState::ConfigError
+    );
     let reason = plugin.reason.clone().unwrap();
     assert!(
         reason.contains("invalid configuration")
@@ -184,7 +188,14 @@ async fn a_bad_plugin_config_fails_that_plugin_only() {
     let result = harness
         .call("roll_dice", json!({"sides": 6}), &group_ctx())
         .await;
-    assert_eq!(result.error_message, "tool not found: roll_dice");
+    assert_eq!(result.metadata["error_code"], "E_PLUGIN_CONFIG_INVALID");
+    assert!(
+        result
+            .error_message
+            .starts_with("tool roll_dice is paused: plugin examples.dice has an invalid configuration (max_dice must be between 1 and 1000"),
+        "{}",
+        result.error_message
+    );
     assert!(
         harness
             .call("greet", json!({"name": "x"}), &group_ctx())

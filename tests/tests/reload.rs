@@ -122,16 +122,31 @@ async fn reload_adds_removes_restarts_and_reconfigures_while_calls_continue() {
             .success
     );
 
-    // Calls to the unchanged runner keep going through the whole reload.
+    // Calls to the unchanged runner keep going through the whole reload; only while its
+    // plugin's configuration is invalid (below) are they refused, as paused.
     let stop = Arc::new(AtomicBool::new(false));
-    let (ok, failed) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+    let (ok, failed, paused) = (
+        Arc::new(AtomicUsize::new(0)),
+        Arc::new(AtomicUsize::new(0)),
+        Arc::new(AtomicUsize::new(0)),
+    );
     let load = {
-        let (client, stop, ok, failed) = (client.clone(), stop.clone(), ok.clone(), failed.clone());
+        let (client, stop, ok, failed, paused) = (
+            client.clone(),
+            stop.clone(),
+            ok.clone(),
+            failed.clone(),
+            paused.clone(),
+        );
         tokio::spawn(async move {
             while !stop.load(Ordering::Relaxed) {
                 let result = call(&client, "calculate", json!({"a": 1, "b": 2, "op": "add"})).await;
                 if result.success && result.content == "3" {
                     &ok
+                } else if result.metadata.get("error_code")
+                    == Some(&json!("E_PLUGIN_CONFIG_INVALID"))
+                {
+                    &paused
                 } else {
                     &failed
                 }
@@ -186,8 +201,8 @@ async fn reload_adds_removes_restarts_and_reconfigures_while_calls_continue() {
         "the old legacy runner is gone"
     );
 
-    // A configuration the plugin refuses: reload exits 1 and names it; the plugin keeps its
-    // old configuration.
+    // A configuration that is invalid for the plugin: reload exits 1 and names it; the plugin
+    // keeps its old configuration, but its tools are paused until a valid one arrives.
     write_config(
         dir.path(),
         &[
@@ -201,17 +216,19 @@ async fn reload_adds_removes_restarts_and_reconfigures_while_calls_continue() {
         ],
     );
     let (code, out, _) = maitool(dir.path(), &["reload", "--json"]);
-    assert_eq!(code, 1, "a refused configuration: {out}");
+    assert_eq!(code, 1, "an invalid configuration: {out}");
     let report: Value = serde_json::from_str(&out).unwrap();
-    let rejected = report["plugins"]["rejected"][0]
-        .as_str()
-        .unwrap_or_default();
+    let paused_line = report["plugins"]["paused"][0].as_str().unwrap_or_default();
     assert!(
-        rejected.starts_with("dice/examples.dice: ") && rejected.contains("max_dice"),
+        paused_line.starts_with("dice/examples.dice: invalid configuration: ")
+            && paused_line.contains("max_dice"),
         "{report}"
     );
-    let still = call(&client, "roll_dice", json!({"sides": 6, "count": 4})).await;
-    assert_eq!(still.error_message, "count must be between 1 and 2, got 4");
+    let held = call(&client, "roll_dice", json!({"sides": 6, "count": 4})).await;
+    assert_eq!(
+        held.metadata["error_code"], "E_PLUGIN_CONFIG_INVALID",
+        "{held:?}"
+    );
 
     // A file that fails validation is rejected as a whole; nothing changes.
     std::fs::write(
@@ -251,6 +268,9 @@ async fn reload_adds_removes_restarts_and_reconfigures_while_calls_continue() {
         assert!(Instant::now() < deadline, "SIGHUP did not reload");
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
+    // The dice plugin's valid configuration resumed it, without a restart.
+    let back = call(&client, "roll_dice", json!({"sides": 6, "count": 2})).await;
+    assert!(back.success, "{back:?}");
 
     stop.store(true, Ordering::Relaxed);
     load.await.unwrap();
@@ -260,6 +280,10 @@ async fn reload_adds_removes_restarts_and_reconfigures_while_calls_continue() {
         "calls on the unchanged runner failed during reload"
     );
     assert!(ok.load(Ordering::Relaxed) > 0);
+    assert!(
+        paused.load(Ordering::Relaxed) > 0,
+        "calls were paused while the configuration was invalid"
+    );
     kill(Pid::from_raw(serve.id() as i32), Signal::SIGTERM).unwrap();
     assert!(serve.wait().unwrap().success());
 }

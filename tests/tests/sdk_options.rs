@@ -220,18 +220,31 @@ async fn on_config_update_gets_the_typed_config_and_a_refusal_keeps_the_old_one(
     );
     assert_eq!(greeting(&harness).await["greeting"], "hi");
 
-    // A configuration that does not validate never reaches the hook.
+    // A configuration that does not validate never reaches the hook: it is invalid, so the
+    // plugin's tools pause (MaiBot's config_error) while the plugin keeps the old values.
     let report = harness.runtime.apply(vec![options_runner(" ")]).await;
+    assert!(report.rejected.is_empty(), "{report:?}");
     assert!(
-        report
-            .rejected
-            .first()
-            .is_some_and(|reason| reason.contains("greeting must not be empty")),
+        report.paused.first().is_some_and(|reason| reason
+            == "options/examples.options: invalid configuration: greeting must not be empty"),
+        "{report:?}"
+    );
+    let invocation = maitool_protocol::ToolInvocation::new("greeting", Default::default());
+    let paused = harness.registry.invoke(invocation, &ctx()).await;
+    assert_eq!(
+        paused.metadata["error_code"], "E_PLUGIN_CONFIG_INVALID",
+        "{paused:?}"
+    );
+    // A valid one resumes it, and the hook sees it.
+    let report = harness.runtime.apply(vec![options_runner("hey")]).await;
+    assert_eq!(
+        report.reconfigured,
+        ["options/examples.options"],
         "{report:?}"
     );
     let seen = greeting(&harness).await;
-    assert_eq!(seen["greeting"], "hi");
-    assert_eq!(seen["last_update"].as_str().unwrap(), last);
+    assert_eq!(seen["greeting"], "hey");
+    assert_ne!(seen["last_update"].as_str().unwrap(), last);
     harness.stop().await;
 }
 

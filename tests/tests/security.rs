@@ -42,7 +42,8 @@ async fn session_token_never_in_argv_logs_or_plugin_environment() {
     // This one peeks at its token the way a hostile runner would, and records it for us.
     let misbehaving = RunnerSpec::new("misbehaving", "maitool-example-misbehaving")
         .env("RUST_LOG", "trace")
-        .env("MISBEHAVE_TOKEN_FILE", token_file.to_str().unwrap());
+        .env("MISBEHAVE_TOKEN_FILE", token_file.to_str().unwrap())
+        .writes(dir.path());
     let harness = Harness::start(fast_config(), vec![notes, misbehaving]).await;
     let ctx = ToolExecutionContext::default();
     let mut tokens = Vec::new();

@@ -11,7 +11,13 @@ One tool per group of capabilities; each is prefixed `caps_`:
 - `caps_emoji_library`: every emoji.* capability, registering and deleting an emoji;
 - `caps_config_and_tools`: config.get_plugin, config.get_all and tool.get_definitions;
 - `caps_plugins` and `caps_switch`: the privileged component.* capabilities;
-- `caps_llm`: llm.*.
+- `caps_llm`: llm.*;
+- `caps_database`: database.* over the store's MaiBot tables, and a write refused;
+- `caps_render`: render.html2png of a card;
+- `caps_images`: a message's image segments, with and without their bytes;
+- `caps_context`: chat.open_session and maisaka.context.append;
+- `caps_proactive`: maisaka.proactive.trigger with a fallback that runs only on
+  `{success: false}`, as a market plugin (A_chatter's scheduled tasks) falls back.
 """
 
 import base64
@@ -52,7 +58,143 @@ async def refusal(call: Any) -> str:
     return "not refused"
 
 
-class CapabilitiesPlugin(MaiBotPlugin):
+def png_size(png: bytes) -> list[int]:
+    """Width and height from a PNG's header, or [] when the bytes are not a PNG."""
+    if png[:8] != b"\x89PNG\r\n\x1a\n" or png[12:16] != b"IHDR":
+        return []
+    return list(struct.unpack(">II", png[16:24]))
+
+
+class StoreCapabilities:
+    """The tools over the store's MaiBot tables, the renderer and the Maisaka context (a
+    mixin of the plugin below: the SDK finds tools on the instance)."""
+
+    ctx: Any
+
+    @Tool(
+        "caps_database",
+        description="Reads people, messages and streams through database.*, and tries a write.",
+        parameters=[],
+    )
+    async def handle_database(self, **kwargs: Any) -> dict[str, Any]:
+        db = self.ctx.db
+        people = await db.get("PersonInfo", order_by="person_id")
+        alice = await db.get("PersonInfo", filters={"user_nickname": "Ali"}, single_result=True)
+        nobody = await db.get("PersonInfo", filters={"person_id": "p-nobody"}, single_result=True)
+        group = await db.query("Messages", filters={"session_id": "demo-group"}, order_by=["-timestamp"], limit=2)
+        sessions = await db.get("ChatSession", order_by="session_id")
+        saved = await db.save("PersonInfo", {"person_id": "p-mallory", "user_nickname": "M"})
+        deleted = await db.delete("PersonInfo", {"person_id": "p-bob"})
+        unknown = await db.get("ChatStreams")
+        return report(
+            {
+                "people": [(p["person_id"], p["person_name"], p["user_nickname"]) for p in people],
+                "alice": {k: alice[k] for k in ("person_id", "platform", "user_id", "is_known")},
+                "alice_points": json.loads(alice["memory_points"]),
+                "nobody": nobody,
+                "group": [m["message_id"] for m in group],
+                "group_first_text": group[0]["processed_plain_text"],
+                "sessions": [(s["session_id"], s["group_id"], s["user_id"]) for s in sessions],
+                "count": await db.count("PersonInfo"),
+                "count_bob": await db.count("PersonInfo", filters={"user_id": "u-bob"}),
+                "saved": saved,
+                "deleted": deleted,
+                "unknown": unknown,
+                "count_after": await db.count("PersonInfo"),
+            }
+        )
+
+    @Tool(
+        "caps_render",
+        description="Renders an HTML card to a PNG through render.html2png.",
+        parameters=[ToolParameterInfo(name="selector", param_type=ToolParamType.STRING, description="Element")],
+    )
+    async def handle_render(self, selector: str, **kwargs: Any) -> dict[str, Any]:
+        html = (
+            "<html><body style='margin:0'><div id='card' style='width:200px;height:120px;"
+            "background:#2a6;font:20px sans-serif;color:#fff'>hello card</div></body></html>"
+        )
+        rendered = await self.ctx.render.html2png(
+            html, selector=selector, viewport={"width": 640, "height": 480}, device_scale_factor=2.0
+        )
+        if "image_base64" not in rendered:
+            return report({"rendered": False, "answer": rendered})
+        png = base64.b64decode(rendered["image_base64"])
+        return report(
+            {
+                "rendered": True,
+                "signature_ok": png[:8] == b"\x89PNG\r\n\x1a\n",
+                "size": png_size(png),
+                "reported": [rendered["width"], rendered["height"]],
+                "mime_type": rendered["mime_type"],
+            }
+        )
+
+    @Tool(
+        "caps_images",
+        description="Reads a message's image segments without and with their bytes.",
+        parameters=[ToolParameterInfo(name="message_id", param_type=ToolParamType.STRING, description="Message")],
+    )
+    async def handle_images(self, message_id: str, **kwargs: Any) -> dict[str, Any]:
+        plain = await self.ctx.message.get_by_id(message_id)
+        full = await self.ctx.message.get_by_id(message_id, include_binary_data=True)
+
+        def images(message: dict[str, Any]) -> list[dict[str, Any]]:
+            return [s for s in message["raw_message"] if s["type"] == "image"]
+
+        with_bytes = images(full)
+        return report(
+            {
+                "plain": images(plain),
+                "hashes": [s["hash"] for s in with_bytes],
+                "descriptions": [s["data"] for s in with_bytes],
+                "bytes_match_hash": [
+                    hashlib.sha256(base64.b64decode(s["binary_data_base64"])).hexdigest() == s["hash"]
+                    for s in with_bytes
+                ],
+            }
+        )
+
+    @Tool(
+        "caps_context",
+        description="Opens a group's session and appends a context note to it.",
+        parameters=[ToolParameterInfo(name="group_id", param_type=ToolParamType.STRING, description="Group")],
+    )
+    async def handle_context(self, group_id: str, **kwargs: Any) -> dict[str, Any]:
+        opened = await self.ctx.chat.open_session(platform="qq", chat_type="group", group_id=group_id)
+        stream_id = opened["stream_id"]
+        appended = await self.ctx.maisaka.context.append(
+            stream_id,
+            [{"type": "text", "content": "[card] Alice: 7/10"}],
+            visible_text="sent Alice's card",
+        )
+        recent = await self.ctx.message.get_recent(stream_id, limit=3)
+        return report(
+            {
+                "created": opened["created"],
+                "stream_id": stream_id,
+                "appended": {k: appended[k] for k in ("success", "visible_text", "source_kind")},
+                "last_text": recent[-1]["processed_plain_text"],
+                "last_sender": recent[-1]["message_info"]["user_info"]["user_nickname"],
+            }
+        )
+
+    @Tool(
+        "caps_proactive",
+        description="Asks for a proactive round; when that fails, says the text itself.",
+        parameters=[ToolParameterInfo(name="stream_id", param_type=ToolParamType.STRING, description="Stream")],
+    )
+    async def handle_proactive(self, stream_id: str, **kwargs: Any) -> dict[str, Any]:
+        # The pattern of a market plugin's scheduled task: no try/except, the fallback runs
+        # only when the host answers `{success: false}`; an exception would end the task.
+        result = await self.ctx.maisaka.trigger_proactive(stream_id, "remind the group", reason="schedule")
+        if isinstance(result, dict) and result.get("success") is False:
+            sent = await self.ctx.send.text("Reminder: game night at 8.", stream_id)
+            return report({"path": "fallback", "sent": sent, "error": result.get("error")})
+        return report({"path": "proactive", "result": result})
+
+
+class CapabilitiesPlugin(StoreCapabilities, MaiBotPlugin):
     async def on_load(self) -> None:
         pass
 
@@ -101,7 +243,8 @@ class CapabilitiesPlugin(MaiBotPlugin):
         profile = await self.ctx.person.get_value(person_id, "profile")
         knowledge = await self.ctx.knowledge.search("dice", limit=3)
         try:
-            await self.ctx.db.query("Messages")
+            # MaiBot's host raises this one's failures (no adapter): so does maitool.
+            await self.ctx.chat.get_avatar("qq", "u-alice")
             refused = "not refused"
         except Exception as error:  # the runner raises the host's error message
             refused = str(error)

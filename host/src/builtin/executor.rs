@@ -3,7 +3,11 @@
 //!
 //! Calls run **in order**, one at a time, through the [`ToolRegistry`]. A result whose metadata
 //! has `pause_execution` stops the batch; the remaining calls get a "skipped" result so every
-//! call id of the turn still has an answer (model APIs require one). Any tool other than
+//! call id of the turn still has an answer (model APIs require one). A successful result with
+//! `stop_after_execution` (MaiBot 1.3, MaiBot#2023) lets the rest of the batch run, then ends
+//! the planner round: the engine's `end_round` is called once, after the last call, and the
+//! outcome says which call asked ([`TurnOutcome::stopped_by`]); a pause in the same batch
+//! wins, as in MaiBot. Any tool other than
 //! `wait` ends a streak of waits. A call to a tool that exists but was not exposed to the
 //! model (an undiscovered deferred tool) still runs; when it fails, its message tells the
 //! model to look the tool up with `tool_search` first.
@@ -24,6 +28,9 @@ use super::media::{media_list_block, split_media};
 /// Appended to the failure of a tool the model was not shown.
 pub const NOT_EXPOSED_HINT: &str =
     "Search for the tool with tool_search to see its parameters, then retry.";
+
+/// The reason given to the engine's `end_round` when a result asked to stop after execution.
+pub const STOP_AFTER_EXECUTION_REASON: &str = "stop_after_execution";
 
 /// Tools whose paused result the engine writes to history only when the pause ends (MaiBot's
 /// `HISTORY_DEFERRED_TOOL_RESULT_NAMES`).
@@ -80,8 +87,12 @@ pub struct TurnOutcome {
     pub post_history: Vec<Value>,
     /// The call id whose result paused execution, if any.
     pub paused_by: Option<String>,
-    /// A result asked to end the round (`finish`).
+    /// A result asked to end the round (`finish`, or a `stop_after_execution` result).
     pub finish_round: bool,
+    /// The call id of the first successful result with `stop_after_execution`: the round
+    /// ended after the turn's calls ran (the engine was told through `end_round`). `None`
+    /// when a call paused execution: the pause decides how the batch ends.
+    pub stopped_by: Option<String>,
     /// A result asked the session to rest (`wait` at its limit).
     pub wait_rest: bool,
 }
@@ -188,6 +199,14 @@ impl ToolCallExecutor {
             if pauses {
                 outcome.paused_by = Some(message.call_id.clone());
             }
+            if outcome.stopped_by.is_none()
+                && message
+                    .result
+                    .as_ref()
+                    .is_some_and(ToolExecutionResult::stops_after_execution)
+            {
+                outcome.stopped_by = Some(message.call_id.clone());
+            }
             outcome.messages.push(message);
             if pauses {
                 break;
@@ -215,6 +234,21 @@ impl ToolCallExecutor {
                 invocation,
                 result: None,
             });
+        }
+        if outcome.paused_by.is_some() {
+            // A pause ends the batch its own way (MaiBot returns on it before the stop).
+            outcome.stopped_by = None;
+        }
+        if outcome.stopped_by.is_some() {
+            // As MaiBot's planner does: the batch has run; now the round ends.
+            outcome.finish_round = true;
+            if let Err(err) = self
+                .engine
+                .end_round(&ctx.session_id, STOP_AFTER_EXECUTION_REASON)
+                .await
+            {
+                tracing::warn!(session = %ctx.session_id, error = %err, "could not end the round a tool asked to stop after");
+            }
         }
         outcome
     }

@@ -44,7 +44,8 @@ pub use discovery::{
 pub use engine::{EngineBridge, EngineCapabilities, EngineError};
 pub use entry::{BuiltinEntry, ConfigGate, SpecBuilder, SpecContext};
 pub use executor::{
-    CallStatus, ExecutorError, NOT_EXPOSED_HINT, ToolCallExecutor, ToolResultMessage, TurnOutcome,
+    CallStatus, ExecutorError, NOT_EXPOSED_HINT, STOP_AFTER_EXECUTION_REASON, ToolCallExecutor,
+    ToolResultMessage, TurnOutcome,
 };
 pub use exposure::{ToolExposure, build_exposure};
 pub use handler::{Handler, HandlerContext, HandlerResult, OwnSpecs, ToolFailure};

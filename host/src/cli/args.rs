@@ -80,6 +80,9 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Hand the host a chat message: it runs the event handlers and the command the message
+    /// reaches, stores it, and prints what happened and what plugins sent.
+    Message(MessageArgs),
     /// Show runners, plugins and MCP servers.
     Status {
         /// Print JSON.
@@ -113,6 +116,16 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Prepare the Python environment of MaiBot runners ahead of time (what `serve` does on
+    /// their first start): MaiBot's runner, the baseline and the plugins' declared
+    /// dependencies. For CI, and for machines prepared before they go offline.
+    Prepare {
+        /// The runners (default: every MaiBot runner of the configuration).
+        runners: Vec<String>,
+        /// Print a JSON array, one object per runner.
+        #[arg(long)]
+        json: bool,
+    },
     /// Stop a runner of a running `maitool serve` and start it again, also one marked failed.
     Restart {
         /// The runner's name, as in the configuration.
@@ -122,6 +135,59 @@ pub enum Command {
     Enable(ToggleArgs),
     /// Disable a component (globally or for one session); needs a running `maitool serve`.
     Disable(ToggleArgs),
+}
+
+/// `maitool message` options.
+#[derive(Debug, Clone, Args)]
+pub struct MessageArgs {
+    /// The message's text.
+    pub text: String,
+    /// The conversation (MaiBot's session).
+    #[arg(long, value_name = "ID")]
+    pub stream_id: String,
+    /// The sender.
+    #[arg(long, value_name = "ID")]
+    pub user_id: String,
+    /// The sender's display name (default: the user id).
+    #[arg(long, value_name = "NAME", default_value = "")]
+    pub user_name: String,
+    /// The group, in a group chat (default: the stream's group, for a stream the store
+    /// knows).
+    #[arg(long, value_name = "ID", default_value = "")]
+    pub group_id: String,
+    /// The group's name, when the message opens the stream.
+    #[arg(long, value_name = "NAME", default_value = "")]
+    pub group_name: String,
+    /// The platform; needed to open a stream the store does not know.
+    #[arg(long, value_name = "NAME", default_value = "")]
+    pub platform: String,
+    /// The message's id (default: a fresh one).
+    #[arg(long, value_name = "ID", default_value = "")]
+    pub message_id: String,
+    /// The id of the message it quotes.
+    #[arg(long, value_name = "ID")]
+    pub reply_to: Option<String>,
+    /// Print the outcome as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+impl MessageArgs {
+    /// The message these options describe.
+    pub fn message(&self) -> crate::messages::ChatMessage {
+        crate::messages::ChatMessage {
+            message_id: self.message_id.clone(),
+            stream_id: self.stream_id.clone(),
+            platform: self.platform.clone(),
+            user_id: self.user_id.clone(),
+            user_name: self.user_name.clone(),
+            group_id: self.group_id.clone(),
+            group_name: self.group_name.clone(),
+            text: self.text.clone(),
+            reply_to: self.reply_to.clone(),
+            ..crate::messages::ChatMessage::default()
+        }
+    }
 }
 
 #[derive(Debug, Args)]

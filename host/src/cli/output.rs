@@ -121,8 +121,11 @@ impl Drop for TerminalProgress {
     }
 }
 
-/// A table of tools for people.
+/// A table of tools for people: name, provider, origin (the plugin, MCP server or provider
+/// the tool comes from, and the name it was declared under when it is listed under another
+/// because an earlier tool has its name) and the description's first line.
 pub fn print_tools(tools: &[std::sync::Arc<ToolSpec>]) -> anyhow::Result<()> {
+    let origins: Vec<String> = tools.iter().map(|tool| origin(tool)).collect();
     let width = tools.iter().map(|t| t.name.len()).max().unwrap_or(4).max(4);
     let provider_width = tools
         .iter()
@@ -130,21 +133,42 @@ pub fn print_tools(tools: &[std::sync::Arc<ToolSpec>]) -> anyhow::Result<()> {
         .max()
         .unwrap_or(8)
         .max(8);
+    let origin_width = origins.iter().map(String::len).max().unwrap_or(6).max(6);
     outln!(
-        "{:width$}  {:provider_width$}  DESCRIPTION",
+        "{:width$}  {:provider_width$}  {:origin_width$}  DESCRIPTION",
         "NAME",
-        "PROVIDER"
+        "PROVIDER",
+        "ORIGIN"
     )?;
-    for tool in tools {
+    for (tool, origin) in tools.iter().zip(&origins) {
         let description = tool.description.lines().next().unwrap_or_default();
         outln!(
-            "{:width$}  {:provider_width$}  {}",
+            "{:width$}  {:provider_width$}  {:origin_width$}  {}",
             tool.name,
             tool.provider_name,
+            origin,
             description
         )?;
     }
     Ok(())
+}
+
+/// Where a listed tool comes from: its plugin id or MCP server (else its provider), and
+/// `(renamed from NAME)` when it is listed under another name than its own.
+pub fn origin(tool: &ToolSpec) -> String {
+    let source = ["plugin_id", "server_name"]
+        .iter()
+        .find_map(|key| tool.metadata.get(*key).and_then(|v| v.as_str()))
+        .filter(|source| !source.is_empty())
+        .unwrap_or(&tool.provider_name);
+    match tool
+        .metadata
+        .get(crate::tool_name::ORIGINAL_NAME_KEY)
+        .and_then(|v| v.as_str())
+    {
+        Some(original) if original != tool.name => format!("{source} (renamed from {original})"),
+        _ => source.to_owned(),
+    }
 }
 
 /// The line that reports a failed result. Messages the host wrote already name the tool
@@ -182,6 +206,9 @@ pub fn print_result(result: &ToolExecutionResult) -> anyhow::Result<()> {
         if !item.data.is_empty() {
             outln!("  {} ({} bytes)", item.history_text(), item.data.0.len())?;
         }
+    }
+    if result.stops_after_execution() {
+        outln!("(stop_after_execution: the tool ends the planner round)")?;
     }
     Ok(())
 }

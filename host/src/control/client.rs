@@ -100,6 +100,22 @@ impl ControlClient {
             .await
     }
 
+    /// Hands the host a chat message; what happened to it. A malformed message is an
+    /// `E_BAD_PAYLOAD` error whose message names the problem.
+    pub async fn message(
+        &self,
+        message: crate::messages::ChatMessage,
+    ) -> Result<crate::messages::MessageOutcome, ControlError> {
+        self.peer
+            .call(
+                methods::MESSAGE,
+                "",
+                &super::MessageRequest { message },
+                CALL_LIMIT,
+            )
+            .await
+    }
+
     /// The host's status as JSON.
     pub async fn status(&self) -> Result<serde_json::Value, ControlError> {
         self.peer

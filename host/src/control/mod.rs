@@ -1,5 +1,5 @@
-//! The control socket of `maitool serve`: the other verbs (`tools`, `call`, `status`,
-//! `plugins`, `definitions`, `enable`, `disable`, `reload`) and the `--metrics` endpoint talk
+//! The control socket of `maitool serve`: the other verbs (`tools`, `call`, `message`,
+//! `status`, `plugins`, `definitions`, `enable`, `disable`, `reload`) and the `--metrics` endpoint talk
 //! to a running host through it, with the same framing and RPC peer as runners use.
 
 mod client;
@@ -37,6 +37,18 @@ pub mod methods {
     /// Stop a runner and start it again, also one marked failed: [`super::RestartRequest`]
     /// → `{}`.
     pub const RESTART: &str = "control.restart";
+    /// A chat message for the message flow: [`super::MessageRequest`] →
+    /// [`MessageOutcome`](crate::messages::MessageOutcome); a malformed message is an
+    /// `E_BAD_PAYLOAD` error naming the problem.
+    pub const MESSAGE: &str = "control.message";
+}
+
+/// `control.message` request.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct MessageRequest {
+    /// The message.
+    pub message: crate::messages::ChatMessage,
 }
 
 /// `control.restart` request.

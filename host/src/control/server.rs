@@ -118,7 +118,13 @@ impl ControlServer {
                     host: waiting.clone(),
                     activity: activity.clone(),
                 });
-                let peer = RpcPeer::start(stream, handler, PeerConfig::new("control"));
+                // A client that sends what no one can answer learns it at once, and the
+                // connection does not hold a slot until the idle deadline.
+                let config = PeerConfig {
+                    close_on_unanswerable: true,
+                    ..PeerConfig::new("control")
+                };
+                let peer = RpcPeer::start(stream, handler, config);
                 connections.admit(peer, activity);
             }
         });
@@ -188,6 +194,14 @@ impl RequestHandler for ControlHandler {
             let host = Self::host(waiting).await.ok_or_else(|| {
                 RpcError::new(ErrorCode::ShuttingDown, "the host stopped before it served")
             })?;
+            // A serve that started without waiting (an MCP front) lists and calls through its
+            // settle gate, as the front does: a listing made as it starts is complete.
+            if matches!(
+                request.method(),
+                methods::TOOLS | methods::CALL | methods::DEFINITIONS
+            ) {
+                host.settled().wait().await;
+            }
             match request.method() {
                 methods::TOOLS => {
                     let ask: ToolsRequest = request.payload()?;
@@ -198,6 +212,13 @@ impl RequestHandler for ControlHandler {
                 methods::CALL => {
                     let call: CallRequest = request.payload()?;
                     Payload::encode(&host.registry.invoke(call.invocation, &call.context).await)
+                }
+                methods::MESSAGE => {
+                    let ask: super::MessageRequest = request.payload()?;
+                    let outcome = host.messages().receive(ask.message).await.map_err(|err| {
+                        RpcError::new(ErrorCode::BadPayload, crate::error_text::chain(&err))
+                    })?;
+                    Payload::encode(&outcome)
                 }
                 methods::STATUS => {
                     let _: EmptyPayload = request.payload().unwrap_or_default();

@@ -11,8 +11,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::app::Host;
 use crate::builtin::{Discovery, Stage, build_exposure};
+use crate::circuit::CircuitStatus;
 use crate::metrics::prometheus::{self, Exposition};
-use crate::plugin::PluginLoadState;
+use crate::plugin::{PluginLoadState, Trigger, event_source};
+use crate::sandbox::SandboxStatus;
 
 /// Which model API's request shape `maitool definitions` prints.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -172,6 +174,71 @@ pub struct ComponentView {
     pub enabled: bool,
     /// A converted legacy Action.
     pub legacy_action: bool,
+    /// The platforms it is offered on; empty: every platform.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub platforms: Vec<String>,
+    /// Its every successful result ends the planner round.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub stop_after_execution: bool,
+    /// When it runs, as a sentence (`when a chat message matches /^\/weather/ ...`).
+    #[serde(default)]
+    pub runs: String,
+    /// What triggers a command or an event handler, field by field; `None` for tools.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trigger: Option<TriggerView>,
+}
+
+/// What makes a command or an event handler run, for `maitool plugins --json`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum TriggerView {
+    /// A command: a chat message that matches.
+    Command {
+        /// Its regular expression (Python syntax), searched in the message's text.
+        pattern: String,
+        /// Prefixes that call it too.
+        aliases: Vec<String>,
+        /// Whether the message stops after it unless it says otherwise.
+        intercepts: bool,
+        /// Why the pattern does not compile, if it does not (aliases still match).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pattern_error: Option<String>,
+        /// Only operators may run it (`permission = "operator"`).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        operator_only: bool,
+    },
+    /// An event handler.
+    Event {
+        /// The event's name.
+        event: String,
+        /// Higher runs first.
+        weight: i64,
+        /// Waited for, and able to change or stop the message.
+        intercept_message: bool,
+        /// Who fires the event.
+        fired_by: String,
+    },
+}
+
+impl TriggerView {
+    fn of(trigger: &Trigger) -> Option<TriggerView> {
+        match trigger {
+            Trigger::Command(command) => Some(TriggerView::Command {
+                pattern: command.matcher.pattern().to_owned(),
+                aliases: command.matcher.aliases().to_vec(),
+                intercepts: command.intercepts,
+                pattern_error: command.matcher.pattern_error().map(str::to_owned),
+                operator_only: command.operator_only,
+            }),
+            Trigger::Event(event) => Some(TriggerView::Event {
+                event: event.event_type.to_string(),
+                weight: event.weight,
+                intercept_message: event.intercept_message,
+                fired_by: event_source(&event.event_type).to_owned(),
+            }),
+            Trigger::Call | Trigger::Gateway { .. } | Trigger::Never => None,
+        }
+    }
 }
 
 /// One plugin, for `maitool plugins`.
@@ -189,12 +256,26 @@ pub struct PluginView {
     pub reason: Option<String>,
     /// Its components in declaration order.
     pub components: Vec<ComponentView>,
-    /// The capabilities it declares it needs (a MaiBot plugin's `plugin.bootstrap`).
+    /// The capabilities it declares it needs: a MaiBot plugin's manifest (also when it
+    /// failed to load), or what the plugin said when it started.
     #[serde(default)]
     pub declared_capabilities: Vec<String>,
-    /// The operator's grants, which decide what it may call.
+    /// Everything it may call: the operator's grants, then, with `grant_declared`, the
+    /// declared names this host serves.
     #[serde(default)]
     pub granted_capabilities: Vec<String>,
+    /// Whether it is granted what its manifest declares (`grant_declared`).
+    #[serde(default)]
+    pub grant_declared: bool,
+    /// Declared names no capability of this host answers: never granted.
+    #[serde(default)]
+    pub unserved_capabilities: Vec<String>,
+    /// Its circuit breaker, once a call timed out or crashed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub circuit: Option<CircuitStatus>,
+    /// The sandbox its runner runs in (that of the runner's latest launch).
+    #[serde(default)]
+    pub sandbox: Option<SandboxStatus>,
 }
 
 /// Every plugin of every runner, in configuration order.
@@ -205,12 +286,13 @@ pub fn plugins(host: &Host) -> Vec<PluginView> {
         .into_iter()
         .flat_map(|runner| {
             let runner_name = runner.name;
+            let sandbox = runner.sandbox;
             runner
                 .plugins
                 .into_iter()
-                .map(move |plugin| (runner_name.clone(), plugin))
+                .map(move |plugin| (runner_name.clone(), sandbox.clone(), plugin))
         })
-        .map(|(runner, plugin)| PluginView {
+        .map(|(runner, sandbox, plugin)| PluginView {
             components: components
                 .plugin_components(&plugin.id)
                 .iter()
@@ -220,6 +302,10 @@ pub fn plugins(host: &Host) -> Vec<PluginView> {
                     visibility: entry.visibility,
                     enabled: components.is_enabled(&entry.full_name),
                     legacy_action: entry.legacy_action,
+                    platforms: entry.platforms.names().to_vec(),
+                    stop_after_execution: entry.stop_after_execution,
+                    runs: entry.trigger.describe(),
+                    trigger: TriggerView::of(&entry.trigger),
                 })
                 .collect(),
             id: plugin.id,
@@ -229,6 +315,10 @@ pub fn plugins(host: &Host) -> Vec<PluginView> {
             reason: plugin.reason,
             declared_capabilities: plugin.declared_capabilities,
             granted_capabilities: plugin.granted_capabilities,
+            grant_declared: plugin.grant_declared,
+            unserved_capabilities: plugin.unserved_capabilities,
+            circuit: plugin.circuit,
+            sandbox,
         })
         .collect()
 }

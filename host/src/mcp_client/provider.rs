@@ -32,7 +32,13 @@ use crate::provider::{ProviderError, ToolProvider, ToolSetVersion};
 pub struct McpToolProvider {
     shared: Arc<Shared>,
     tasks: Mutex<Vec<JoinHandle<()>>>,
+    /// Completes when every enabled server's first connection attempt has ended, connected
+    /// or failed (already complete for a provider started with [`start`](Self::start)).
+    first_attempts: FirstAttempts,
 }
+
+/// Every server's first attempt, shared by whoever waits for it.
+type FirstAttempts = futures::future::Shared<futures::future::BoxFuture<'static, ()>>;
 
 impl McpToolProvider {
     /// Validates `config`, connects all enabled servers in parallel (each within its
@@ -93,13 +99,25 @@ impl McpToolProvider {
             tasks.push(tokio::spawn(supervise(shared.clone(), slot.clone(), done)));
         }
         // A supervisor that panicked drops its sender; that also counts as done.
-        if wait {
+        let first_attempts: FirstAttempts = futures::FutureExt::shared(Box::pin(async move {
             futures::future::join_all(first_attempts).await;
+        })
+            as futures::future::BoxFuture<'static, ()>);
+        if wait {
+            first_attempts.clone().await;
         }
         Ok(Arc::new(McpToolProvider {
             shared,
             tasks: Mutex::new(tasks),
+            first_attempts,
         }))
+    }
+
+    /// Completes when every enabled server's first connection attempt has ended: connected,
+    /// or failed (refused, crashed, timed out). A server that hangs holds it for its
+    /// `connect_timeout_seconds`.
+    pub fn first_attempts(&self) -> impl std::future::Future<Output = ()> + Send + 'static {
+        self.first_attempts.clone()
     }
 
     /// One entry per configured server (disabled ones included), in config order.
@@ -252,5 +270,11 @@ impl ToolProvider for McpToolProvider {
 
     fn tool_set_version(&self) -> Option<ToolSetVersion> {
         Some(self.shared.version().clone())
+    }
+
+    fn tool_source(&self, name: &str) -> Option<String> {
+        let catalog = self.shared.catalog();
+        let route = catalog.route(name)?;
+        Some(self.shared.slots[route.server].config.name.clone())
     }
 }

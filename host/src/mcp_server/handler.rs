@@ -63,6 +63,8 @@ impl ServerHandler for McpFront {
             .transpose()
             .map_err(|err| ErrorData::invalid_params(err.to_string(), None))?;
 
+        // Many clients list once, at start, and never act on list_changed.
+        self.shared.settled.wait().await;
         let specs = self.shared.registry.list_tools(&chat.availability()).await;
         let names: Vec<&str> = specs.iter().map(|spec| spec.name.as_str()).collect();
         let page_size = self.shared.config.page_size.unwrap_or(usize::MAX);
@@ -96,6 +98,8 @@ impl ServerHandler for McpFront {
         invocation.reasoning = chat.reasoning.clone();
         let rule = structured_rule(context.protocol_version());
 
+        // A call made before any listing (a client that knows its tool) finds it too.
+        self.shared.settled.wait().await;
         let registry = &self.shared.registry;
         let invoke = registry.invoke(invocation, &chat);
         match run(

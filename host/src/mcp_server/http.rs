@@ -9,7 +9,8 @@
 //!   address's own origins; `--mcp-allowed-origin` adds more.
 //! * **CORS.** Only when the operator allowed origins of their own: a preflight (`OPTIONS`)
 //!   from an allowed origin is answered 204 with the methods and MCP headers a browser
-//!   client needs, and every response to an allowed origin carries
+//!   client needs (2026-07-28's `Mcp-Method`, `Mcp-Name` and the `Mcp-Param-*` headers it
+//!   asks for included), and every response to an allowed origin carries
 //!   `Access-Control-Allow-Origin` and exposes `Mcp-Session-Id`.
 //! * **DELETE.** rmcp answers a session's termination with 202 Accepted; the session is gone
 //!   by then, so the answer is 204 No Content (clients such as the Python SDK count only 200
@@ -143,8 +144,14 @@ impl OriginPolicy {
 }
 
 const ALLOW_METHODS: &str = "GET, POST, DELETE, OPTIONS";
-const ALLOW_HEADERS: &str =
-    "content-type, accept, authorization, mcp-session-id, mcp-protocol-version, last-event-id";
+/// The request headers of every revision: the 2025 ones, and 2026-07-28's `Mcp-Method` and
+/// `Mcp-Name` (which let a balancer route without reading the body).
+const ALLOW_HEADERS: &str = "content-type, accept, authorization, mcp-session-id, \
+     mcp-protocol-version, last-event-id, mcp-method, mcp-name";
+/// 2026-07-28's `Mcp-Param-{name}` headers mirror chosen request parameters; their names are
+/// open-ended, so the ones a preflight asks for are allowed by name (CORS has no prefix
+/// wildcard, and `*` would not cover `authorization`).
+const PARAM_HEADER_PREFIX: &str = "mcp-param-";
 const EXPOSE_HEADERS: &str = "mcp-session-id, mcp-protocol-version";
 
 /// The middleware (`axum::middleware::from_fn_with_state`).
@@ -170,6 +177,10 @@ pub async fn guard(
         }
     }
     let cors_origin = origin.filter(|_| policy.cors);
+    let requested = request
+        .headers()
+        .get(header::ACCESS_CONTROL_REQUEST_HEADERS)
+        .cloned();
     if request.method() == Method::OPTIONS
         && let Some(origin) = &cors_origin
     {
@@ -182,7 +193,7 @@ pub async fn guard(
         );
         headers.insert(
             header::ACCESS_CONTROL_ALLOW_HEADERS,
-            HeaderValue::from_static(ALLOW_HEADERS),
+            allow_headers(&requested),
         );
         headers.insert(
             header::ACCESS_CONTROL_MAX_AGE,
@@ -206,6 +217,30 @@ pub async fn guard(
         headers.append(header::VARY, HeaderValue::from_static("origin"));
     }
     response
+}
+
+/// The preflight's `Access-Control-Allow-Headers`: the fixed list, plus each `Mcp-Param-*`
+/// header the preflight asked for (lowercased; any other name it asked for is not added, so
+/// the browser refuses a request that would send it).
+fn allow_headers(requested: &Option<HeaderValue>) -> HeaderValue {
+    let params: Vec<String> = requested
+        .as_ref()
+        .and_then(|value| value.to_str().ok())
+        .into_iter()
+        .flat_map(|list| list.split(','))
+        .map(|name| name.trim().to_ascii_lowercase())
+        .filter(|name| {
+            name.len() > PARAM_HEADER_PREFIX.len()
+                && name.starts_with(PARAM_HEADER_PREFIX)
+                && http::HeaderName::from_bytes(name.as_bytes()).is_ok()
+        })
+        .collect();
+    if params.is_empty() {
+        return HeaderValue::from_static(ALLOW_HEADERS);
+    }
+    let list = format!("{ALLOW_HEADERS}, {}", params.join(", "));
+    // Every part is a valid header name, so the list is a valid header value.
+    HeaderValue::from_str(&list).unwrap_or(HeaderValue::from_static(ALLOW_HEADERS))
 }
 
 fn plain(status: StatusCode, body: String) -> Response {

@@ -4,6 +4,8 @@
 //!
 //! * [`McpFront`] is a hand-written rmcp `ServerHandler`, cheap to clone (one clone per
 //!   connection; all share the registry and the subscriber list).
+//! * While the host's sources start, `tools/list` and `tools/call` first wait at its
+//!   [`SettleGate`] (see [`McpFront::with_gate`]), so a client's first listing is complete.
 //! * `tools/list` answers the registry's whole listing in one page, or pages through it when
 //!   a page size is configured (see [`cursor`]), mapping each `ToolSpec` with every field
 //!   (see [`tools`]).
@@ -53,6 +55,7 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 use crate::registry::ToolRegistry;
+use crate::settle::SettleGate;
 use changes::Subscribers;
 
 /// How often a running call reports progress unless configured otherwise.
@@ -115,6 +118,8 @@ pub struct McpFront {
 
 struct Shared {
     registry: Arc<ToolRegistry>,
+    /// Listings and calls wait here while the host's sources start (see [`SettleGate`]).
+    settled: SettleGate,
     config: FrontConfig,
     subscribers: Arc<Subscribers>,
     forwarder: Mutex<Option<JoinHandle<()>>>,
@@ -141,13 +146,26 @@ impl McpFront {
     /// A front over `registry`. Must be called inside a Tokio runtime: it starts the task
     /// that turns registry changes into `tools/list_changed` (ended when the last clone of
     /// the front is dropped).
-    pub fn new(registry: Arc<ToolRegistry>, mut config: FrontConfig) -> McpFront {
+    pub fn new(registry: Arc<ToolRegistry>, config: FrontConfig) -> McpFront {
+        McpFront::with_gate(registry, config, SettleGate::opened())
+    }
+
+    /// A front over `registry` whose `tools/list` and `tools/call` first wait at `settled`:
+    /// given [`Host::settled`](crate::Host::settled) of a host started without waiting, a
+    /// client's first listing holds every source that is a few moments from ready, and never
+    /// more than `[host] listing_wait_ms`.
+    pub fn with_gate(
+        registry: Arc<ToolRegistry>,
+        mut config: FrontConfig,
+        settled: SettleGate,
+    ) -> McpFront {
         config.page_size = config.page_size.map(|size| size.max(1));
         let subscribers = Arc::new(Subscribers::default());
         let forwarder = changes::spawn_forwarder(registry.subscribe_changes(), subscribers.clone());
         McpFront {
             shared: Arc::new(Shared {
                 registry,
+                settled,
                 config,
                 subscribers,
                 forwarder: Mutex::new(Some(forwarder)),

@@ -14,7 +14,8 @@
 //! `structuredContent`: any JSON value on 2026-07-28 connections; on older ones (where it
 //! must be an object) an object as is and anything else wrapped as `{"result": value}`.
 //! `isError` is set for a failed result. The result's metadata becomes `_meta`, with
-//! `maitool/post_history_messages` when there are any.
+//! `maitool/post_history_messages` when there are any and `maitool/stop_after_execution:
+//! true` when a successful result asks to end the planner round.
 
 use maitool_protocol::{
     ContentType, JsonObject, ToolAnnotation, ToolContentItem, ToolExecutionResult,
@@ -27,6 +28,10 @@ use serde_json::Value;
 
 /// `_meta` key of a call result: messages the engine appends to history after the turn.
 pub const META_POST_HISTORY: &str = "maitool/post_history_messages";
+
+/// `_meta` key of a call result: `true` when the tool asks the engine to end the planner
+/// round after the turn's calls (`stop_after_execution`).
+pub const META_STOP_AFTER_EXECUTION: &str = "maitool/stop_after_execution";
 
 /// Which `structuredContent` values the connection's protocol version allows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -48,6 +53,7 @@ pub fn to_call_result(result: ToolExecutionResult, rule: StructuredRule) -> Call
         content_items,
         post_history_messages,
         mut metadata,
+        stop_after_execution,
     } = result;
 
     let item_text = content_items
@@ -109,6 +115,9 @@ pub fn to_call_result(result: ToolExecutionResult, rule: StructuredRule) -> Call
             META_POST_HISTORY.to_owned(),
             Value::Array(post_history_messages),
         );
+    }
+    if success && stop_after_execution {
+        metadata.insert(META_STOP_AFTER_EXECUTION.to_owned(), Value::Bool(true));
     }
     if !metadata.is_empty() {
         mapped.meta = Some(MetaObject(metadata));

@@ -5,6 +5,7 @@
 
 use std::fmt::Write as _;
 
+use crate::circuit::CircuitState;
 use crate::mcp_client::{McpServerState, McpServerStatus};
 use crate::plugin::{PluginLoadState, RunnerState, RunnerStatus};
 
@@ -186,6 +187,8 @@ pub fn render(exposition: &Exposition<'_>) -> String {
         }
     }
 
+    circuit_families(&mut out, exposition.runners);
+
     let server_label = |server: &McpServerStatus| format!("server=\"{}\"", escape(&server.name));
     family(
         &mut out,
@@ -231,6 +234,66 @@ pub fn render(exposition: &Exposition<'_>) -> String {
         );
     }
     out
+}
+
+/// Each plugin's circuit breaker: its state, and how often it opened and refused a call.
+fn circuit_families(out: &mut String, runners: &[RunnerStatus]) {
+    let plugins = || {
+        runners.iter().flat_map(|runner| {
+            runner.plugins.iter().map(move |plugin| {
+                let labels = format!(
+                    "runner=\"{}\",plugin=\"{}\"",
+                    escape(&runner.name),
+                    escape(&plugin.id)
+                );
+                (labels, plugin.circuit.as_ref())
+            })
+        })
+    };
+    family(
+        out,
+        "maitool_plugin_circuit_state",
+        "gauge",
+        "The plugin's circuit breaker: 0 closed, 1 half-open (probing), 2 open (calls fail at once).",
+    );
+    for (labels, circuit) in plugins() {
+        let state = match circuit.map(|c| c.state) {
+            None | Some(CircuitState::Closed) => 0.0,
+            Some(CircuitState::HalfOpen) => 1.0,
+            Some(CircuitState::Open) => 2.0,
+        };
+        sample(out, "maitool_plugin_circuit_state", &labels, state);
+    }
+    family(
+        out,
+        "maitool_plugin_circuit_opened_total",
+        "counter",
+        "Times the plugin's circuit breaker opened.",
+    );
+    for (labels, circuit) in plugins() {
+        let opened = circuit.map_or(0, |c| c.opened_total);
+        sample(
+            out,
+            "maitool_plugin_circuit_opened_total",
+            &labels,
+            opened as f64,
+        );
+    }
+    family(
+        out,
+        "maitool_plugin_circuit_rejected_total",
+        "counter",
+        "Calls the plugin's circuit breaker refused.",
+    );
+    for (labels, circuit) in plugins() {
+        let rejected = circuit.map_or(0, |c| c.rejected_total);
+        sample(
+            out,
+            "maitool_plugin_circuit_rejected_total",
+            &labels,
+            rejected as f64,
+        );
+    }
 }
 
 fn family(out: &mut String, name: &str, kind: &str, help: &str) {

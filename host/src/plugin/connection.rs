@@ -15,10 +15,14 @@ use maitool_protocol::wire::methods::{
 
 use std::collections::BTreeMap;
 
+use maitool_protocol::wire::message_flow::{
+    GatewayStatePayload, GatewayStateResponse, RouteMessagePayload, RouteMessageResponse,
+};
+
 use super::config::PluginSettings;
-use super::grant::grants_admit;
+use super::grant::{grants_admit, unserved};
 use super::runner_shared::RunnerShared;
-use super::shared::RuntimeShared;
+use super::shared::{ConfigErrorOrigin, RuntimeShared};
 
 /// The host's handler for one runner connection.
 pub(crate) struct RunnerConnectionHandler {
@@ -39,6 +43,8 @@ impl RequestHandler for RunnerConnectionHandler {
             names::SET_TOOL_AVAILABLE => {
                 std::future::ready(self.set_tool_available(&request)).boxed()
             }
+            names::ROUTE_MESSAGE => self.route_message(request),
+            names::UPDATE_GATEWAY_STATE => std::future::ready(self.gateway_state(&request)).boxed(),
             other => std::future::ready(Err(RpcError::method_not_allowed(other))).boxed(),
         };
         if self.runner.launch.maibot.is_some() {
@@ -96,8 +102,35 @@ impl RunnerConnectionHandler {
             Ok(newly) => newly,
             Err(claimed) => return refuse(claimed.to_string()),
         };
+        let config_error = payload.config_error.trim();
+        if payload.components.is_empty() && !config_error.is_empty() {
+            // MaiBot's runner registers a plugin whose configuration is invalid without its
+            // components: it is loaded but paused. Components it registered before (a reload
+            // that found the configuration broken) stay, paused, so that a call to one of
+            // them says why it is refused.
+            self.runtime.pause_plugin(
+                &self.runner,
+                &plugin_id,
+                config_error,
+                ConfigErrorOrigin::Registration,
+            );
+            self.runtime.claim_plugin(&self.runner, &payload);
+            return Payload::encode(&RegisterComponentsResponse {
+                accepted: true,
+                plugin_id: plugin_id.clone(),
+                registered_components: self
+                    .runtime
+                    .components
+                    .plugin_components(&plugin_id)
+                    .iter()
+                    .map(|entry| entry.full_name.clone())
+                    .collect(),
+                reason: String::new(),
+            });
+        }
         if payload.components.is_empty() {
             let _ = newly_claimed;
+            self.runtime.resume_plugin(&self.runner, &plugin_id);
             self.runtime.withdraw_plugin(&plugin_id);
             self.runtime.release_claim(&plugin_id, &self.runner.name);
             return Payload::encode(&RegisterComponentsResponse {
@@ -113,6 +146,17 @@ impl RunnerConnectionHandler {
             .register_plugin(&plugin_id, &payload.components)
         {
             Ok(names) => {
+                // Paused before the tools are exposed, so no listing shows them in between.
+                if config_error.is_empty() {
+                    self.runtime.resume_plugin(&self.runner, &plugin_id);
+                } else {
+                    self.runtime.pause_plugin(
+                        &self.runner,
+                        &plugin_id,
+                        config_error,
+                        ConfigErrorOrigin::Registration,
+                    );
+                }
                 self.runtime.claim_plugin(&self.runner, &payload);
                 Payload::encode(&RegisterComponentsResponse {
                     accepted: true,
@@ -144,12 +188,16 @@ impl RunnerConnectionHandler {
             .runner
             .settings()
             .get(&plugin_id)
-            .map(|s| s.capabilities.clone())
+            .map(|s| s.grants())
             .unwrap_or_default();
+        let unserved = unserved(&payload.capabilities_required);
+        if !unserved.is_empty() {
+            tracing::warn!(runner = %self.runner.name, plugin_id = %plugin_id, "the plugin declares capabilities maitool does not serve; calls to them will be refused: {unserved:?}");
+        }
         let denied: Vec<&String> = payload
             .capabilities_required
             .iter()
-            .filter(|cap| !grants_admit(&granted, cap))
+            .filter(|cap| !unserved.contains(cap) && !grants_admit(&granted, cap))
             .collect();
         if !denied.is_empty() {
             tracing::info!(runner = %self.runner.name, plugin_id = %plugin_id, "the plugin declares capabilities the operator did not grant; calls to them will be refused: {denied:?}");
@@ -242,6 +290,101 @@ impl RunnerConnectionHandler {
             Payload::encode(&CapabilityResponsePayload { success: true, result: result? })
         }
         .boxed()
+    }
+}
+
+impl RunnerConnectionHandler {
+    /// The plugin an envelope names, if this runner owns it.
+    fn owned_plugin(&self, request: &IncomingMessage) -> Result<String, RpcError> {
+        let plugin_id = request.plugin_id();
+        if self.runtime.owner_of(plugin_id).as_deref() != Some(self.runner.name.as_str()) {
+            tracing::warn!(runner = %self.runner.name, plugin_id = %plugin_id, "request for a plugin this runner does not own");
+            return Err(RpcError::new(
+                ErrorCode::Unauthorized,
+                format!(
+                    "plugin {plugin_id:?} does not belong to runner {}",
+                    self.runner.name
+                ),
+            ));
+        }
+        Ok(plugin_id.to_owned())
+    }
+
+    /// Refuses a gateway the plugin did not declare as receiving (MaiBot's rule: a plugin
+    /// injects messages through its own receiving gateways only).
+    fn receiving_gateway(&self, plugin_id: &str, gateway: &str) -> Result<(), RpcError> {
+        let declared = self
+            .runtime
+            .components
+            .plugin_components(plugin_id)
+            .iter()
+            .any(|entry| entry.name == gateway && entry.receives_messages());
+        if declared {
+            Ok(())
+        } else {
+            Err(RpcError::new(
+                ErrorCode::MethodNotAllowed,
+                format!(
+                    "plugin {plugin_id} declares no message gateway {gateway:?} that receives (route_type receive or duplex)"
+                ),
+            ))
+        }
+    }
+
+    fn route_message(
+        &self,
+        request: IncomingMessage,
+    ) -> BoxFuture<'static, Result<Payload, RpcError>> {
+        let checked = self.owned_plugin(&request).and_then(|plugin_id| {
+            let payload: RouteMessagePayload = request.payload()?;
+            self.receiving_gateway(&plugin_id, &payload.gateway_name)?;
+            Ok((plugin_id, payload))
+        });
+        let taker = self.runtime.inbound.get();
+        async move {
+            let (plugin_id, payload) = checked?;
+            let Some(taker) = taker else {
+                return Err(RpcError::new(
+                    ErrorCode::MethodNotAllowed,
+                    "this host takes in no chat messages",
+                ));
+            };
+            let outcome = taker
+                .take(plugin_id, payload.message)
+                .await
+                .map_err(RpcError::bad_payload)?;
+            let mut route_key = maitool_protocol::JsonObject::new();
+            for key in ["stream_id"] {
+                if let Some(value) = outcome.get(key) {
+                    route_key.insert(key.into(), value.clone());
+                }
+            }
+            Payload::encode(&RouteMessageResponse {
+                accepted: true,
+                route_key,
+                reason: String::new(),
+                outcome: Some(outcome),
+            })
+        }
+        .boxed()
+    }
+
+    fn gateway_state(&self, request: &IncomingMessage) -> Result<Payload, RpcError> {
+        let plugin_id = self.owned_plugin(request)?;
+        let state: GatewayStatePayload = request.payload()?;
+        let accepted = self
+            .receiving_gateway(&plugin_id, &state.gateway_name)
+            .is_ok()
+            || self
+                .runtime
+                .components
+                .plugin_components(&plugin_id)
+                .iter()
+                .any(|entry| {
+                    entry.component_type == "MESSAGE_GATEWAY" && entry.name == state.gateway_name
+                });
+        tracing::info!(runner = %self.runner.name, plugin_id = %plugin_id, gateway = %state.gateway_name, ready = state.ready, platform = %state.platform, "message gateway state");
+        Payload::encode(&GatewayStateResponse { accepted })
     }
 }
 

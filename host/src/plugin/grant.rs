@@ -1,7 +1,16 @@
 //! Capability grants as the operator writes them: an exact name (`send.text`), a family
-//! (`kv.*`) or `*`, checked when the configuration is read and matched on every `cap.call`.
+//! (`kv.*`) or `*`, checked when the configuration is read and matched on every `cap.call`;
+//! and the grants a plugin gets from its own manifest when the operator opts in
+//! (`grant_declared`).
+//!
+//! "Known" is [`Capability::ALL`] and [`CapabilityFamily::ALL`], the one list in
+//! `maitool_protocol::capability`: a capability added there is grantable here at once.
+
+mod suggest;
 
 use maitool_protocol::capability::{Capability, CapabilityFamily};
+
+pub use suggest::{Suggestion, suggest};
 
 /// Families a plugin gets only by an exact or `family.*` grant: `*` does not include them,
 /// because they act on other plugins.
@@ -25,13 +34,13 @@ pub fn grants_admit(grants: &[String], capability: &str) -> bool {
 /// A grant in the configuration that would grant something other than it seems to.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum GrantError {
-    /// Neither a capability nor a family nor `*`.
-    #[error(
-        "{grant:?} is not a capability: grant an exact name (send.text), a family (kv.*) or \"*\""
-    )]
+    /// Neither a capability this host serves, nor a family's `family.*`, nor `*`.
+    #[error("{grant:?} is not a capability maitool serves; {suggestion}")]
     Unknown {
         /// The grant as written.
         grant: String,
+        /// The known names nearest to it.
+        suggestion: Suggestion,
     },
     /// A family's bare name (`kv`), which grants nothing.
     #[error("{grant:?} is a capability family, not a capability: grant \"{grant}.*\" for all of it, or name each ({})", members.join(", "))]
@@ -43,22 +52,59 @@ pub enum GrantError {
     },
 }
 
-/// Checks one grant of the configuration: an exact name (`send.text`), a family (`kv.*`) or
-/// `*`. A name without a dot is refused with the grant it probably meant, so that a grant
-/// never looks broader, or narrower, than what it does.
+/// Checks one grant of the configuration: an exact name this host serves (`send.text`), a
+/// family's `family.*` (`kv.*`) or `*`. Anything else is refused with the known names nearest
+/// to it, so that a grant never looks broader, or narrower, than what it does: a bare family
+/// name (`kv`) grants nothing, and a dotted name nobody serves (`send.video`) would grant
+/// nothing either.
 pub fn check_grant(grant: &str) -> Result<(), GrantError> {
-    if grant == "*" || grant.contains('.') {
+    if grant == "*" || grant.parse::<Capability>().is_ok() {
         return Ok(());
     }
-    let members: Vec<&'static str> = Capability::ALL
-        .iter()
-        .filter(|capability| capability.family().name() == grant)
-        .map(|capability| capability.name())
-        .collect();
-    let grant = grant.to_owned();
-    Err(if members.is_empty() {
-        GrantError::Unknown { grant }
-    } else {
-        GrantError::BareFamily { grant, members }
+    if let Some(family) = grant.strip_suffix(".*")
+        && family.parse::<CapabilityFamily>().is_ok()
+    {
+        return Ok(());
+    }
+    if let Ok(family) = grant.parse::<CapabilityFamily>() {
+        return Err(GrantError::BareFamily {
+            grant: grant.to_owned(),
+            members: members(family),
+        });
+    }
+    Err(GrantError::Unknown {
+        grant: grant.to_owned(),
+        suggestion: suggest(grant),
     })
 }
+
+/// The capabilities of `family`, in declaration order.
+pub(crate) fn members(family: CapabilityFamily) -> Vec<&'static str> {
+    Capability::ALL
+        .iter()
+        .filter(|capability| capability.family() == family)
+        .map(|capability| capability.name())
+        .collect()
+}
+
+/// What `grant_declared` grants a plugin: the names of its manifest's declaration that this
+/// host serves, exactly as declared (a declaration is exact names, as MaiBot grants it).
+pub fn declared_grants(declared: &[String]) -> impl Iterator<Item = &String> {
+    declared
+        .iter()
+        .filter(|name| name.parse::<Capability>().is_ok())
+}
+
+/// The names of a plugin's declaration that no capability of this host answers
+/// (`send_message`, `send.video`, `platform:wechat`): reported, never granted, and a call to
+/// one is refused.
+pub fn unserved(declared: &[String]) -> Vec<String> {
+    declared
+        .iter()
+        .filter(|name| name.parse::<Capability>().is_err())
+        .cloned()
+        .collect()
+}
+
+#[cfg(test)]
+mod tests;

@@ -3,9 +3,11 @@
 //! exposed through [`PluginToolProvider`].
 
 mod availability;
+mod breaker;
 mod call_error;
 mod capabilities;
 mod chat_view;
+mod component_call;
 mod components;
 mod config;
 mod config_update;
@@ -13,7 +15,9 @@ mod connection;
 mod data_dir;
 mod executable;
 mod exit;
+mod failure_hint;
 mod grant;
+mod inbound;
 mod invoke_args;
 mod kv;
 mod listener;
@@ -22,34 +26,49 @@ mod maibot;
 mod nesting;
 mod parameter_list;
 mod provider;
+mod reconfigure;
 mod restart_wait;
 mod result;
 mod runner_shared;
 mod runtime;
 mod runtime_error;
+mod sandbox_needs;
 mod shared;
 mod status;
 mod supervisor;
 mod token_pipe;
 
+pub(crate) use capabilities::message_dict;
 pub use capabilities::{
     BotConfig, CapabilityService, LlmConfig, LlmConfigError, MemorySink, MessageSink,
     OutgoingImage, OutgoingMessage, SinkError, StoreSink,
 };
-pub use components::{ComponentEntry, ComponentLookupError, ComponentRegistry, DeclarationError};
+pub(crate) use chat_view::ChatView;
+pub use component_call::ComponentCallError;
+pub use components::{
+    CommandTrigger, ComponentEntry, ComponentLookupError, ComponentRegistry, DeclarationError,
+    EventTrigger, ExposedTool, Trigger, event_source,
+};
 pub use config::{AnnouncedIdError, RunnerConfigError, RunnerProblem, RuntimeConfigError};
 pub use config::{
     MaibotLaunch, PluginManifest, PluginSettings, ResolvedRunner, RunnerConfig, RunnerKind,
     RuntimeConfig, check_announced_plugin_id, find_program, resolve_program,
 };
 pub use data_dir::{DataDirError, PluginIdError, PluginIdProblem, check_plugin_id};
-pub use grant::{GrantError, PRIVILEGED_FAMILIES, check_grant, grants_admit};
+pub use grant::{
+    GrantError, PRIVILEGED_FAMILIES, Suggestion, check_grant, declared_grants, grants_admit,
+    suggest, unserved,
+};
+pub use inbound::InboundMessages;
 pub use kv::{KvError, KvStore};
 pub use parameter_list::ParameterListError;
 pub use provider::PluginToolProvider;
-pub use runtime::{ApplyReport, PluginRuntime};
+pub use runtime::{ApplyReport, PluginRuntime, RuntimeOptions};
 pub use runtime_error::{ReloadError, RestartError, RuntimeError};
-pub use status::{PluginLoadState, PluginStatus, RunnerState, RunnerStatus};
+pub use status::{
+    EnvironmentState, EnvironmentStatus, NotLoaded, PluginLoadState, PluginStatus, PluginsSummary,
+    RunnerState, RunnerStatus,
+};
 
 /// The provider name of plugin tools in the registry.
 pub const PLUGIN_PROVIDER_NAME: &str = "plugin_runtime";

@@ -9,7 +9,7 @@ use async_trait::async_trait;
 use maitool_protocol::wire::ErrorCode;
 use maitool_protocol::{
     ProviderType, ToolAvailabilityContext, ToolExecutionContext, ToolExecutionResult,
-    ToolInvocation, ToolSpec,
+    ToolInvocation, ToolSpec, Visibility,
 };
 
 use super::PLUGIN_PROVIDER_NAME;
@@ -25,6 +25,12 @@ use crate::provider::{ProviderError, ToolProvider, ToolSetVersion};
 /// runner ended. The supervisor reaps a dead runner within milliseconds of its socket
 /// closing, and waits at most 100 ms for one that closed its socket and lives on.
 const CUT_OFF_PATIENCE: Duration = Duration::from_millis(500);
+
+/// The `error_code` of a call to a tool restricted to other platforms than the call's.
+pub(crate) const PLATFORM_MISMATCH_CODE: &str = "E_PLATFORM_MISMATCH";
+
+/// The `error_code` of a call to a tool of a plugin paused by an invalid configuration.
+pub(crate) const CONFIG_INVALID_CODE: &str = "E_PLUGIN_CONFIG_INVALID";
 
 /// Lists the tools of every ready runner and invokes them over RPC.
 pub struct PluginToolProvider {
@@ -104,7 +110,7 @@ impl ToolProvider for PluginToolProvider {
         Ok(self
             .runtime
             .components
-            .tool_specs(ctx, |plugin| self.runtime.is_live(plugin)))
+            .tool_specs(ctx, |plugin| self.runtime.is_listed(plugin)))
     }
 
     async fn declared_tool_names(&self) -> Result<Vec<String>, ProviderError> {
@@ -135,16 +141,70 @@ impl ToolProvider for PluginToolProvider {
         Some(self.runtime.version.clone())
     }
 
-    fn refusal(&self, name: &str) -> Option<String> {
-        let entry = self
+    fn tool_source(&self, name: &str) -> Option<String> {
+        self.runtime
+            .components
+            .declared_tool(name, |_| true)
+            .map(|entry| entry.plugin_id.clone())
+    }
+
+    fn refusal(&self, name: &str, ctx: &ToolExecutionContext) -> Option<ToolExecutionResult> {
+        let Some(entry) = self
             .runtime
             .components
-            .hidden_tool(name, |plugin| self.runtime.is_live(plugin))?;
-        Some(format!(
-            "tool {name} is hidden: plugin {} declares it with visibility hidden, which offers \
-             it neither to models nor to direct calls",
-            entry.plugin_id
-        ))
+            .declared_tool(name, |plugin| self.runtime.is_live(plugin))
+        else {
+            // A name that is no tool at all may be a plugin's command or event handler: say
+            // how it runs instead of `tool not found`.
+            let other = self
+                .runtime
+                .components
+                .non_tool(name, |plugin| self.runtime.is_live(plugin))?;
+            return Some(
+                ToolExecutionResult::failure(
+                    name,
+                    format!(
+                        "{name} is not a tool: it is {} of plugin {}, which runs {}",
+                        super::components::kind_phrase(&other.component_type),
+                        other.plugin_id,
+                        other.trigger.describe()
+                    ),
+                )
+                .with_metadata("plugin_id", other.plugin_id.clone())
+                .with_metadata("error_code", "E_NOT_A_TOOL".to_owned()),
+            );
+        };
+        let refused = |message: String, code: &str| {
+            ToolExecutionResult::failure(name, message)
+                .with_metadata("plugin_id", entry.plugin_id.clone())
+                .with_metadata("error_code", code.to_owned())
+        };
+        if entry.visibility == Visibility::Hidden {
+            return Some(refused(
+                format!(
+                    "tool {name} is hidden: plugin {} declares it with visibility hidden, which \
+                     offers it neither to models nor to direct calls",
+                    entry.plugin_id
+                ),
+                "E_TOOL_HIDDEN",
+            ));
+        }
+        if !entry.platforms.admits(&ctx.platform) {
+            let platform = ctx.platform.trim();
+            let here = if platform.is_empty() {
+                "this call gives no platform".to_owned()
+            } else {
+                format!("this call is on {platform}")
+            };
+            return Some(refused(
+                format!(
+                    "tool {name} is not offered here: plugin {} offers it only on {}, and {here}",
+                    entry.plugin_id, entry.platforms
+                ),
+                PLATFORM_MISMATCH_CODE,
+            ));
+        }
+        None
     }
 
     async fn invoke(
@@ -152,14 +212,14 @@ impl ToolProvider for PluginToolProvider {
         invocation: ToolInvocation,
         ctx: &ToolExecutionContext,
     ) -> Result<ToolExecutionResult, ProviderError> {
-        let Some(entry) = self.runtime.components.find_tool_in(
+        let Some(tool) = self.runtime.components.find_tool_in(
             &invocation.tool_name,
             ChatView::from(ctx),
             |plugin| self.runtime.is_routable(plugin),
         ) else {
             return Err(ProviderError::ToolNotFound(invocation.tool_name));
         };
-        self.run(entry, invocation, ctx).await
+        self.run(tool.entry, invocation, ctx).await
     }
 
     async fn invoke_available(
@@ -185,8 +245,8 @@ impl PluginToolProvider {
         self.runtime
             .components
             .find_tool_in(name, ctx, |plugin| self.runtime.is_routable(plugin))
-            .filter(|entry| entry.spec.enabled)
-            .map(|entry| Arc::clone(&entry.spec))
+            .filter(|tool| tool.spec.enabled)
+            .map(|tool| tool.spec)
     }
 
     /// Runs `entry` (the tool being invoked) on its plugin's runner.
@@ -215,6 +275,18 @@ impl PluginToolProvider {
             .with_metadata("plugin_id", entry.plugin_id.clone())
             .with_metadata("error_code", super::availability::UNAVAILABLE_CODE));
         }
+        if let Some(paused) = self.runtime.config_error(&entry.plugin_id) {
+            return Ok(ToolExecutionResult::failure(
+                name,
+                format!(
+                    "tool {name} is paused: plugin {} has an invalid configuration ({}); fix \
+                     it and reload",
+                    entry.plugin_id, paused.problem
+                ),
+            )
+            .with_metadata("plugin_id", entry.plugin_id.clone())
+            .with_metadata("error_code", CONFIG_INVALID_CODE));
+        }
         let wrapper = usize::from(entry.legacy_action);
         if let Err(refusal) = super::nesting::check_arguments(&mut invocation.arguments, wrapper) {
             return Ok(ToolExecutionResult::failure(
@@ -224,6 +296,12 @@ impl PluginToolProvider {
             .with_metadata("plugin_id", entry.plugin_id.clone())
             .with_metadata("error_code", "E_BAD_PAYLOAD"));
         }
+        let permit = match self.runtime.breakers.admit(&entry.plugin_id) {
+            Ok(permit) => permit,
+            Err(rejection) => {
+                return Ok(super::breaker::refused(name, &entry.plugin_id, &rejection));
+            }
+        };
         let timeout_ms = if entry.timeout_ms > 0 {
             entry.timeout_ms
         } else {
@@ -281,8 +359,21 @@ impl PluginToolProvider {
             }
             Err(err) => Err(err),
         };
+        super::breaker::record(permit, &answer, |err| {
+            super::call_error::call_failure(name, &entry.plugin_id, err, timeout_ms).error_message
+        });
         Ok(match answer {
-            Ok(answer) => normalize(name, &entry.plugin_id, answer),
+            Ok(answer) => {
+                let mut result = normalize(name, &entry.plugin_id, answer);
+                if entry.name != name {
+                    // The runner names its answer after the component; the caller used the
+                    // name it is offered under (another plugin has its own).
+                    result.tool_name = name.to_owned();
+                }
+                // A tool declared `stop_after_execution` ends the round on every success.
+                result.stop_after_execution |= entry.stop_after_execution && result.success;
+                result
+            }
             // An RPC error alone does not say which of many concurrent calls failed, and
             // speaks of RPC methods: name the tool and say what happened.
             Err(err) => super::call_error::call_failure(name, &entry.plugin_id, &err, timeout_ms),

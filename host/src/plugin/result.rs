@@ -6,7 +6,9 @@ use serde_json::Value;
 
 /// Normalises an invocation answer. A maitool runner's `tool_result` is taken as is; a
 /// MaiBot-style `result` is normalised: a dict `{success, content|message, error,
-/// content_items, post_history_messages}`, a `[bool, message]` pair, or any other value as text.
+/// content_items, post_history_messages, stop_after_execution}`, a `[bool, message]` pair, or
+/// any other value as text. A dict whose `stop_after_execution` is not a boolean fails, as
+/// in MaiBot.
 pub(crate) fn normalize(
     tool_name: &str,
     plugin_id: &str,
@@ -41,6 +43,19 @@ fn from_value(tool_name: &str, call_succeeded: bool, value: Value) -> ToolExecut
     }
     match value {
         Value::Object(ref dict) => {
+            let stop_after_execution = match dict.get("stop_after_execution") {
+                None | Some(Value::Null) => false,
+                Some(Value::Bool(flag)) => *flag,
+                Some(other) => {
+                    let message = format!(
+                        "tool {tool_name} returned stop_after_execution as {}; it must be a boolean",
+                        maitool_protocol::json_kind(other)
+                    );
+                    let mut result = ToolExecutionResult::failure(tool_name, message);
+                    result.structured_content = Some(value);
+                    return result;
+                }
+            };
             // Borrowed: only the text the result keeps is copied (this runs for every call
             // to a MaiBot plugin).
             let text = |key: &str| {
@@ -69,6 +84,7 @@ fn from_value(tool_name: &str, call_succeeded: bool, value: Value) -> ToolExecut
                 success,
                 content_items,
                 post_history_messages,
+                stop_after_execution,
                 ..ToolExecutionResult::default()
             };
             if success {

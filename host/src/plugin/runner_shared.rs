@@ -12,7 +12,10 @@ use super::components::ComponentRegistry;
 use super::config::{PluginSettings, ResolvedRunner};
 use super::executable::ExecutableId;
 use super::live_peer::LivePeer;
-use super::status::{PluginLoadState, PluginStatus, RunnerState, RunnerStatus};
+use super::status::{
+    EnvironmentState, EnvironmentStatus, PluginLoadState, PluginStatus, RunnerState, RunnerStatus,
+};
+use crate::sandbox::SandboxStatus;
 
 /// Mutable view of one runner.
 #[derive(Debug)]
@@ -22,6 +25,10 @@ struct RunnerView {
     restart_count: u32,
     last_exit_reason: Option<String>,
     plugins: BTreeMap<String, PluginStatus>,
+    environment: Option<EnvironmentStatus>,
+    /// Plugins the runner was told not to load because of their Python dependencies, and why.
+    dependency_blocks: BTreeMap<String, String>,
+    sandbox: Option<SandboxStatus>,
 }
 
 /// One runner's identity and live state.
@@ -44,6 +51,19 @@ impl RunnerShared {
             .keys()
             .map(|id| (id.clone(), pending(id)))
             .collect();
+        let environment = launch.maibot.as_ref().map(|maibot| EnvironmentStatus {
+            python: maibot.environment.python().display().to_string(),
+            venv: match &maibot.environment.location {
+                crate::maibot_env::EnvLocation::Managed { venv } => {
+                    Some(venv.display().to_string())
+                }
+                crate::maibot_env::EnvLocation::Own { .. } => None,
+            },
+            state: EnvironmentState::Unchecked,
+            detail: None,
+            last_output: None,
+            installed: Vec::new(),
+        });
         Self {
             name: launch.name.clone(),
             settings: RwLock::new(launch.plugins.clone()),
@@ -54,6 +74,9 @@ impl RunnerShared {
                 restart_count: 0,
                 last_exit_reason: None,
                 plugins,
+                environment,
+                dependency_blocks: BTreeMap::new(),
+                sandbox: None,
             }),
             peer: RwLock::new(None),
             ready: Mutex::new(None),
@@ -110,8 +133,26 @@ impl RunnerShared {
         *self.peer.write() = peer;
     }
 
+    /// Records the sandbox of the launch being started.
+    pub(crate) fn set_sandbox(&self, sandbox: SandboxStatus) {
+        self.view.write().sandbox = Some(sandbox);
+    }
+
     pub(crate) fn set_pid(&self, pid: Option<u32>) {
         self.view.write().pid = pid;
+    }
+
+    /// Updates the runner's environment status (a MaiBot runner's; others have none).
+    pub(crate) fn update_environment(&self, update: impl FnOnce(&mut EnvironmentStatus)) {
+        if let Some(environment) = self.view.write().environment.as_mut() {
+            update(environment);
+        }
+    }
+
+    /// Records the plugins blocked for their dependencies at this launch; while its
+    /// environment is prepared, the others wait with `waiting`.
+    pub(crate) fn set_dependency_blocks(&self, blocked: BTreeMap<String, String>) {
+        self.view.write().dependency_blocks = blocked;
     }
 
     /// Counts a start after the runner was marked failed (its cool-down ended).
@@ -126,7 +167,10 @@ impl RunnerShared {
         for plugin in view.plugins.values_mut() {
             if matches!(
                 plugin.state,
-                PluginLoadState::Loaded | PluginLoadState::Pending | PluginLoadState::Unloaded
+                PluginLoadState::Loaded
+                    | PluginLoadState::Pending
+                    | PluginLoadState::Unloaded
+                    | PluginLoadState::ConfigError
             ) {
                 plugin.state = state;
                 plugin.reason = Some(reason.to_owned());
@@ -158,8 +202,11 @@ impl RunnerShared {
                     .plugins
                     .entry(id.clone())
                     .or_insert_with(|| pending(id));
-                status.state = PluginLoadState::Loaded;
-                status.reason = None;
+                // Registered with an invalid configuration: loaded, but paused.
+                if status.state != PluginLoadState::ConfigError {
+                    status.state = PluginLoadState::Loaded;
+                    status.reason = None;
+                }
             }
             for id in &ready.inactive_plugins {
                 let status = view
@@ -170,6 +217,7 @@ impl RunnerShared {
                 status.reason = Some("disabled by configuration".into());
             }
             let settings = self.settings.read();
+            let dependency_blocks = view.dependency_blocks.clone();
             for id in &ready.failed_plugins {
                 let status = view
                     .plugins
@@ -181,7 +229,14 @@ impl RunnerShared {
                     status.reason = Some(super::config::DISABLED_REASON.into());
                 } else {
                     status.state = PluginLoadState::Failed;
-                    status.reason = ready.failed_plugin_reasons.get(id).cloned();
+                    // A plugin blocked for its dependencies keeps the host's own words; the
+                    // runner only echoes them.
+                    status.reason = match dependency_blocks.get(id) {
+                        Some(reason) => Some(reason.clone()),
+                        None => ready.failed_plugin_reasons.get(id).map(|reason| {
+                            super::failure_hint::with_hint(reason.clone(), &self.launch)
+                        }),
+                    };
                 }
                 status.components.clear();
             }
@@ -231,7 +286,13 @@ impl RunnerShared {
         if !payload.capabilities_required.is_empty() {
             status.declared_capabilities = payload.capabilities_required.clone();
         }
-        if status.state == PluginLoadState::Unloaded {
+        if !payload.config_error.is_empty() {
+            status.state = PluginLoadState::ConfigError;
+            status.reason = Some(config_error_reason(&payload.config_error));
+        } else if matches!(
+            status.state,
+            PluginLoadState::Unloaded | PluginLoadState::ConfigError
+        ) {
             status.state = PluginLoadState::Loaded;
             status.reason = None;
         }
@@ -240,6 +301,27 @@ impl RunnerShared {
             .iter()
             .map(|e| e.full_name.clone())
             .collect();
+    }
+
+    /// Shows a plugin in the `config_error` state with `problem`, or, with `None`, takes it
+    /// out of that state (loaded again).
+    pub(crate) fn plugin_config_error(&self, plugin_id: &str, problem: Option<&str>) {
+        let mut view = self.view.write();
+        let status = view
+            .plugins
+            .entry(plugin_id.to_owned())
+            .or_insert_with(|| pending(plugin_id));
+        match problem {
+            Some(problem) => {
+                status.state = PluginLoadState::ConfigError;
+                status.reason = Some(config_error_reason(problem));
+            }
+            None if status.state == PluginLoadState::ConfigError => {
+                status.state = PluginLoadState::Loaded;
+                status.reason = None;
+            }
+            None => {}
+        }
     }
 
     pub(crate) fn status(&self) -> RunnerStatus {
@@ -252,19 +334,35 @@ impl RunnerShared {
             state: view.state,
             restart_count: view.restart_count,
             last_exit_reason: view.last_exit_reason.clone(),
+            environment: view.environment.clone(),
+            sandbox: view.sandbox.clone(),
             plugins: view
                 .plugins
                 .values()
-                .map(|plugin| PluginStatus {
-                    granted_capabilities: settings
-                        .get(&plugin.id)
-                        .map(|s| s.capabilities.clone())
-                        .unwrap_or_default(),
-                    ..plugin.clone()
+                .map(|plugin| {
+                    let settings = settings.get(&plugin.id);
+                    // Until the plugin says what it declares (it may fail before), the
+                    // manifest the host read.
+                    let declared = match settings {
+                        Some(s) if plugin.declared_capabilities.is_empty() => s.declared.clone(),
+                        _ => plugin.declared_capabilities.clone(),
+                    };
+                    PluginStatus {
+                        granted_capabilities: settings.map(|s| s.grants()).unwrap_or_default(),
+                        grant_declared: settings.is_some_and(|s| s.grants_declared()),
+                        unserved_capabilities: super::grant::unserved(&declared),
+                        declared_capabilities: declared,
+                        ..plugin.clone()
+                    }
                 })
                 .collect(),
         }
     }
+}
+
+/// The status reason of a plugin paused by an invalid configuration.
+fn config_error_reason(problem: &str) -> String {
+    format!("invalid configuration, its tools are paused until it is fixed: {problem}")
 }
 
 fn pending(id: &str) -> PluginStatus {
@@ -276,5 +374,8 @@ fn pending(id: &str) -> PluginStatus {
         components: Vec::new(),
         declared_capabilities: Vec::new(),
         granted_capabilities: Vec::new(),
+        grant_declared: false,
+        unserved_capabilities: Vec::new(),
+        circuit: None,
     }
 }

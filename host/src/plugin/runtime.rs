@@ -14,13 +14,16 @@ use super::capabilities::CapabilityService;
 use super::components::ComponentLookupError;
 use super::components::ComponentRegistry;
 use super::config::{PluginSettings, ResolvedRunner, RuntimeConfig};
+use super::config_update::ConfigUpdateError;
 use super::listener::{Launches, SocketListener};
 use super::provider::PluginToolProvider;
+use super::reconfigure::deliver;
 use super::runner_shared::RunnerShared;
 use super::runtime_error::{ReloadError, RestartError, RuntimeError};
-use super::shared::RuntimeShared;
+use super::shared::{ConfigErrorOrigin, RuntimeShared};
 use super::status::{RunnerState, RunnerStatus};
 use super::supervisor::Supervisor;
+use crate::maibot_env::Mode;
 use crate::provider::ToolSetVersion;
 
 /// One supervised runner: its state, its stop switch and its supervisor task.
@@ -73,8 +76,33 @@ pub struct ApplyReport {
     /// Plugins that refused their new configuration or could not be unloaded
     /// (`runner/plugin_id: reason`); they keep the old settings.
     pub rejected: Vec<String>,
+    /// Plugins whose new configuration is invalid (`runner/plugin_id: reason`): their tools
+    /// are paused until a reload brings a valid one (the `config_error` state).
+    pub paused: Vec<String>,
     /// Runners left running untouched.
     pub unchanged: Vec<String>,
+}
+
+/// How a [`PluginRuntime`] starts, besides its configuration.
+#[derive(Debug, Clone)]
+pub struct RuntimeOptions {
+    /// The parent of the private runner-socket directory (the system's temporary directory
+    /// unless set).
+    pub socket_parent: Option<PathBuf>,
+    /// Where plugins' private data directories are made; none unless set.
+    pub plugin_data: Option<PathBuf>,
+    /// Whether MaiBot runners' Python environments are installed or only checked.
+    pub environments: Mode,
+}
+
+impl Default for RuntimeOptions {
+    fn default() -> Self {
+        RuntimeOptions {
+            socket_parent: None,
+            plugin_data: None,
+            environments: Mode::Install,
+        }
+    }
 }
 
 /// The running plugin runtime.
@@ -117,6 +145,33 @@ impl PluginRuntime {
         socket_parent: Option<PathBuf>,
         plugin_data: Option<PathBuf>,
     ) -> Result<Arc<PluginRuntime>, RuntimeError> {
+        Self::start_with_options(
+            config,
+            runners,
+            capabilities,
+            RuntimeOptions {
+                socket_parent,
+                plugin_data,
+                environments: Mode::Install,
+            },
+        )
+    }
+
+    /// [`PluginRuntime::start`] with every option: the socket's parent, the plugins' data
+    /// directories, and whether MaiBot runners' Python environments are installed
+    /// ([`Mode::Install`], as `serve` does) or only checked ([`Mode::CheckOnly`], as a
+    /// one-shot command does: it must not spend minutes installing).
+    pub fn start_with_options(
+        config: RuntimeConfig,
+        runners: Vec<ResolvedRunner>,
+        capabilities: Arc<CapabilityService>,
+        options: RuntimeOptions,
+    ) -> Result<Arc<PluginRuntime>, RuntimeError> {
+        let RuntimeOptions {
+            socket_parent,
+            plugin_data,
+            environments,
+        } = options;
         config.validate()?;
         let mut names = std::collections::HashSet::new();
         for runner in &runners {
@@ -137,6 +192,7 @@ impl PluginRuntime {
             launches,
             listener.path.clone(),
             plugin_data,
+            environments,
             runners.clone(),
         ));
         let slots = runners
@@ -159,10 +215,14 @@ impl PluginRuntime {
 
     /// Waits until every runner is ready, failed or stopped, or has ended a launch (a runner
     /// that never connects, or exits at once, is restarted with backoff: its first failure is
-    /// the answer a command that starts a host wants, not its retries), or `limit` passes.
-    /// Returns true when all did.
+    /// the answer a command that starts a host wants, not its retries), or is preparing its
+    /// Python environment (which may take minutes: the host serves meanwhile), or `limit`
+    /// passes. Returns true when all did.
     pub async fn wait_launched(&self, limit: Duration) -> bool {
-        self.wait_all(limit, RunnerShared::has_ended_a_launch).await
+        self.wait_all(limit, |runner| {
+            runner.has_ended_a_launch() || runner.state() == RunnerState::Preparing
+        })
+        .await
     }
 
     /// Waits until each runner is ready, failed or stopped, or `also` holds for it, or
@@ -195,13 +255,18 @@ impl PluginRuntime {
         Arc::new(PluginToolProvider::new(self.shared.clone()))
     }
 
-    /// Status of every runner, in configuration order.
+    /// Status of every runner, in configuration order, with each plugin's circuit breaker.
     pub fn status(&self) -> Vec<RunnerStatus> {
-        self.runners
+        let mut statuses: Vec<RunnerStatus> = self
+            .runners
             .lock()
             .iter()
             .map(|slot| slot.shared.status())
-            .collect()
+            .collect();
+        for plugin in statuses.iter_mut().flat_map(|runner| &mut runner.plugins) {
+            plugin.circuit = self.shared.breakers.status(&plugin.id);
+        }
+        statuses
     }
 
     /// The component registry.
@@ -229,6 +294,39 @@ impl PluginRuntime {
         let full_name = self.shared.components.set_enabled(name, enabled, session)?;
         self.shared.version.bump();
         Ok(full_name)
+    }
+
+    /// Whether calls to `plugin_id` can be routed: its runner serves it, or is (re)starting
+    /// and a call waits for it.
+    pub fn is_routable(&self, plugin_id: &str) -> bool {
+        self.shared.is_routable(plugin_id)
+    }
+
+    /// The limit of a component call whose declaration sets none
+    /// (`plugin_runtime.default_tool_timeout_ms`).
+    pub fn default_component_timeout_ms(&self) -> u64 {
+        self.shared.config.default_tool_timeout_ms
+    }
+
+    /// Runs a component of `plugin_id` that is not a tool (`plugin.invoke_command`,
+    /// `plugin.emit_event`, ...) with `payload`, and decodes its answer. A restarting runner
+    /// is waited for within `timeout`, as a tool call waits.
+    pub async fn call_component<T: serde::de::DeserializeOwned>(
+        &self,
+        plugin_id: &str,
+        method: &str,
+        payload: &maitool_protocol::wire::methods::InvokePayload,
+        timeout: Duration,
+    ) -> Result<T, super::ComponentCallError> {
+        self.shared
+            .call_component(plugin_id, method, payload, timeout)
+            .await
+    }
+
+    /// Hands the chat messages plugins route (`host.route_message`) to `taker` from now on.
+    pub fn attach_inbound<T: super::InboundMessages>(&self, taker: &Arc<T>) {
+        let weak: std::sync::Weak<T> = Arc::downgrade(taker);
+        self.shared.inbound.set(weak);
     }
 
     /// The socket runners connect to.
@@ -273,6 +371,8 @@ impl PluginRuntime {
             let same_launch = old.executable == launch.executable
                 && old.args == launch.args
                 && old.env == launch.env
+                && old.sandbox == launch.sandbox
+                && old.plugin_dir == launch.plugin_dir
                 && match (&old.maibot, &launch.maibot) {
                     (Some(old), Some(new)) => old.same_launch(new),
                     (None, None) => true,
@@ -468,26 +568,46 @@ impl PluginRuntime {
                     .get(plugin_id)
                     .map(|s| s.config.clone())
                     .unwrap_or_default();
-            let outcome = match (
-                runner.peer(),
-                self.shared.owner_of(plugin_id).as_deref() == Some(runner.name.as_str()),
-            ) {
-                (Some(peer), true) if config_changed => {
-                    super::config_update::update_config(&peer, plugin_id, &settings.config).await
+            let owned = self.shared.owner_of(plugin_id).as_deref() == Some(runner.name.as_str());
+            let outcome = match runner.peer() {
+                Some(peer) if owned => {
+                    deliver(
+                        &self.shared,
+                        runner,
+                        &peer,
+                        plugin_id,
+                        &settings.config,
+                        config_changed,
+                    )
+                    .await
                 }
-                // Grants only, or the plugin is not running now: it gets the settings at its
-                // next launch.
+                // The plugin is not running now: it gets the settings at its next launch.
                 _ => Ok(()),
             };
             match outcome {
                 Ok(()) => {
                     self.shared.capabilities.configure_plugin(
                         plugin_id,
-                        settings.capabilities.clone(),
+                        settings.grants(),
                         settings.config.clone(),
                     );
+                    self.shared.resume_plugin(runner, plugin_id);
                     accepted.insert(plugin_id.clone(), settings.clone());
                     report.reconfigured.push(label);
+                }
+                Err(ConfigUpdateError::Invalid(problem)) => {
+                    // The operator's intent is recorded, so that going back to a valid
+                    // document is a change the next reload delivers.
+                    self.shared.pause_plugin(
+                        runner,
+                        plugin_id,
+                        &problem,
+                        ConfigErrorOrigin::Update,
+                    );
+                    accepted.insert(plugin_id.clone(), settings.clone());
+                    report
+                        .paused
+                        .push(format!("{label}: invalid configuration: {problem}"));
                 }
                 Err(reason) => {
                     tracing::warn!(runner = %runner.name, plugin_id = %plugin_id, "new configuration rejected: {reason}");

@@ -17,6 +17,7 @@ use super::listener::Launches;
 use super::live_peer::LivePeer;
 use super::runner_shared::RunnerShared;
 use super::status::RunnerState;
+use crate::circuit::CircuitBreakers;
 use crate::provider::ToolSetVersion;
 
 /// A plugin id another runner has already registered.
@@ -29,9 +30,31 @@ pub(crate) struct ClaimedElsewhere {
     pub owner: String,
 }
 
+/// Where a plugin's configuration error was found, for how a reload repairs it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ConfigErrorOrigin {
+    /// The runner registered the plugin with a `config_error` (it refused the configuration
+    /// it loaded with).
+    Registration,
+    /// The host delivered a configuration the plugin found invalid (`plugin.config_updated`,
+    /// or MaiBot's `plugin.inspect_config`).
+    Update,
+}
+
+/// A plugin paused by an invalid configuration.
+#[derive(Debug, Clone)]
+pub(crate) struct ConfigError {
+    /// What is wrong, in the plugin's words.
+    pub problem: String,
+    /// Where it was found.
+    pub origin: ConfigErrorOrigin,
+}
+
 /// State shared by the supervisors, the connection handlers and the provider.
 pub(crate) struct RuntimeShared {
     pub config: RuntimeConfig,
+    /// A circuit breaker per plugin id, around its tool calls.
+    pub breakers: CircuitBreakers,
     pub components: ComponentRegistry,
     pub capabilities: Arc<CapabilityService>,
     pub version: ToolSetVersion,
@@ -40,6 +63,8 @@ pub(crate) struct RuntimeShared {
     /// Where each plugin's private data directory is made (`<root>/<plugin id>`); `None`:
     /// plugins get no data directory.
     pub plugin_data: Option<PathBuf>,
+    /// Whether MaiBot runners' Python environments are installed here or only checked.
+    pub environments: crate::maibot_env::Mode,
     /// Plugin id -> the runner that registered it.
     owners: RwLock<HashMap<String, String>>,
     /// The configured runners, for the plugin ids each is given: a runner may not announce
@@ -51,6 +76,11 @@ pub(crate) struct RuntimeShared {
     /// Runner name -> its state, for calls that wait for a restarting runner
     /// (`restart_wait.rs`).
     pub(super) states: RwLock<HashMap<String, watch::Receiver<RunnerState>>>,
+    /// Plugins whose configuration is invalid: their tools are paused (MaiBot's
+    /// `config_error`). Empty unless some plugin's configuration is broken.
+    config_errors: RwLock<HashMap<String, ConfigError>>,
+    /// Where chat messages plugins route (`host.route_message`) go.
+    pub(crate) inbound: super::inbound::InboundSlot,
 }
 
 impl RuntimeShared {
@@ -61,9 +91,11 @@ impl RuntimeShared {
         launches: Arc<Launches>,
         socket_path: PathBuf,
         plugin_data: Option<PathBuf>,
+        environments: crate::maibot_env::Mode,
         runners: Vec<ResolvedRunner>,
     ) -> Self {
         Self {
+            breakers: CircuitBreakers::new(config.circuit()),
             config,
             components: ComponentRegistry::new(),
             capabilities,
@@ -71,10 +103,13 @@ impl RuntimeShared {
             launches,
             socket_path,
             plugin_data,
+            environments,
             owners: RwLock::new(HashMap::new()),
             configured: RwLock::new(runners),
             live: RwLock::new(HashMap::new()),
             states: RwLock::new(HashMap::new()),
+            config_errors: RwLock::new(HashMap::new()),
+            inbound: Default::default(),
         }
     }
 
@@ -103,6 +138,71 @@ impl RuntimeShared {
 
     pub(crate) fn is_live(&self, plugin_id: &str) -> bool {
         self.live.read().contains_key(plugin_id)
+    }
+
+    /// Whether a plugin's tools are listed: it is live and not paused by an invalid
+    /// configuration.
+    pub(crate) fn is_listed(&self, plugin_id: &str) -> bool {
+        self.is_live(plugin_id) && !self.is_paused(plugin_id)
+    }
+
+    /// Whether an invalid configuration pauses the plugin's tools.
+    pub(crate) fn is_paused(&self, plugin_id: &str) -> bool {
+        let errors = self.config_errors.read();
+        !errors.is_empty() && errors.contains_key(plugin_id)
+    }
+
+    /// The configuration error pausing the plugin, if any.
+    pub(crate) fn config_error(&self, plugin_id: &str) -> Option<ConfigError> {
+        let errors = self.config_errors.read();
+        if errors.is_empty() {
+            return None;
+        }
+        errors.get(plugin_id).cloned()
+    }
+
+    /// Pauses a plugin's tools for an invalid configuration (`problem`), and shows it in the
+    /// `config_error` state of `runner`'s status.
+    pub(crate) fn pause_plugin(
+        &self,
+        runner: &RunnerShared,
+        plugin_id: &str,
+        problem: &str,
+        origin: ConfigErrorOrigin,
+    ) {
+        let error = ConfigError {
+            problem: problem.to_owned(),
+            origin,
+        };
+        self.config_errors
+            .write()
+            .insert(plugin_id.to_owned(), error);
+        runner.plugin_config_error(plugin_id, Some(problem));
+        tracing::warn!(runner = %runner.name, plugin_id, "invalid plugin configuration; its tools are paused until a valid one arrives: {problem}");
+        self.version.bump();
+    }
+
+    /// Lifts a pause: the plugin's configuration is valid again. Returns whether it was
+    /// paused.
+    pub(crate) fn resume_plugin(&self, runner: &RunnerShared, plugin_id: &str) -> bool {
+        let was_paused = self.config_errors.write().remove(plugin_id).is_some();
+        if was_paused {
+            runner.plugin_config_error(plugin_id, None);
+            tracing::info!(runner = %runner.name, plugin_id, "valid configuration; the plugin's tools are offered again");
+            self.version.bump();
+        }
+        was_paused
+    }
+
+    /// Forgets the pauses of a runner's plugins (it stopped: its next launch registers them
+    /// again, with or without a configuration error).
+    fn forget_pauses(&self, plugins: &[String]) {
+        let mut errors = self.config_errors.write();
+        if !errors.is_empty() {
+            for plugin in plugins {
+                errors.remove(plugin);
+            }
+        }
     }
 
     /// Makes `runner` the owner of `plugin_id` unless another runner owns it. Ok(true) when
@@ -143,11 +243,8 @@ impl RuntimeShared {
             .get(&payload.plugin_id)
             .cloned()
             .unwrap_or_default();
-        self.capabilities.configure_plugin(
-            &payload.plugin_id,
-            settings.capabilities,
-            settings.config,
-        );
+        self.capabilities
+            .configure_plugin(&payload.plugin_id, settings.grants(), settings.config);
         runner.plugin_registered(payload, &self.components);
         if runner.state() == RunnerState::Ready
             && let Some(live) = runner.live()
@@ -159,6 +256,7 @@ impl RuntimeShared {
 
     /// Withdraws a plugin its runner unloaded, and gives up the runner's claim on its id.
     pub(crate) fn unregister(&self, runner: &str, plugin_id: &str) {
+        self.forget_pauses(&[plugin_id.to_owned()]);
         self.withdraw_plugin(plugin_id);
         self.release_claim(plugin_id, runner);
     }
@@ -225,6 +323,7 @@ impl RuntimeShared {
                 live.remove(plugin);
             }
         }
+        self.forget_pauses(&plugins);
         // Never take the component registry's lock while holding `live`: lookups hold the
         // registry's read lock while asking `is_live`, so that order deadlocks (found by the
         // chaos test: a runner exit during a call froze the supervisor and every caller).

@@ -1,8 +1,9 @@
 //! The unified tool list: every provider's tools in registration order, disabled specs
-//! skipped, the first registration winning a duplicate name.
+//! skipped; a name listed twice stays with the first provider and the later tool is listed
+//! under its alias (`aliases.rs`).
 
-use std::collections::HashMap;
 use std::collections::hash_map::Entry;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use futures::future::join_all;
@@ -10,7 +11,9 @@ use maitool_protocol::ToolDefinition;
 use maitool_protocol::{ToolAvailabilityContext, ToolSpec};
 
 use super::ToolRegistry;
+use super::aliases::alias_on_the_fly;
 use super::guard::{Failure, guarded};
+use super::routing::RoutingIndex;
 use super::slots::ProviderSlot;
 
 /// One provider's answer to `list_tools`.
@@ -22,37 +25,40 @@ struct Listing {
 impl ToolRegistry {
     /// The tools exposed in `ctx`: every provider's enabled tools in registration order.
     ///
-    /// On a duplicate name the first registered provider's tool wins and a warning names the
-    /// tool and both providers. A provider whose listing fails, panics or times out is logged
-    /// and skipped; the others are still listed. Providers are listed concurrently; specs are
-    /// shared with the providers, so a listing copies pointers, never schemas.
+    /// A name listed by two providers stays with the first; the later tool is listed under
+    /// its alias, `<provider_type>_<source>_<name>` (MaiBot 1.3's rule, see
+    /// [`tool_name`](crate::tool_name)), with its own name in the spec's
+    /// `registry_original_name` metadata, and an info record says so once per clash. A
+    /// provider whose listing fails, panics or times out is logged and skipped; the others
+    /// are still listed. Providers are listed concurrently; specs are shared with the
+    /// providers, so a listing copies pointers, never schemas.
     pub async fn list_tools(&self, ctx: &ToolAvailabilityContext) -> Vec<Arc<ToolSpec>> {
-        let (tools, duplicates) = merge(self.list_each(ctx).await);
-        for duplicate in duplicates {
-            // Listing runs for every model request: warn once per clash, not per listing.
-            if self
-                .inner
-                .warned_duplicates
-                .lock()
-                .insert(duplicate.clone())
-            {
-                let Duplicate {
+        let listings = self.list_each(ctx).await;
+        let index = self.routing_index(false).await;
+        let (tools, renames) = merge(listings, &index);
+        for rename in renames {
+            // Listing runs for every model request: say it once per clash, not per listing.
+            if self.inner.warned_duplicates.lock().insert(rename.clone()) {
+                let Rename {
                     tool,
                     kept,
-                    skipped,
-                } = duplicate;
-                tracing::warn!(
+                    renamed,
+                    alias,
+                } = rename;
+                tracing::info!(
                     tool = %tool,
                     kept_provider = %kept,
-                    skipped_provider = %skipped,
-                    "duplicate tool name {tool}: keeping the one of provider {kept}, skipping the one of provider {skipped}",
+                    renamed_provider = %renamed,
+                    alias = %alias,
+                    "duplicate tool name {tool}: provider {kept} keeps it, provider {renamed}'s tool is listed as {alias}",
                 );
             }
         }
         tools
     }
 
-    /// The spec that [`list_tools`](Self::list_tools) would return for `name`, if any.
+    /// The spec that [`list_tools`](Self::list_tools) would return for `name`, if any (an
+    /// alias gives the renamed spec).
     ///
     /// Like `list_tools` this asks every provider, so it also sees tools a provider lists but
     /// has not declared yet; routing ([`invoke`](Self::invoke)) goes through the index instead.
@@ -61,11 +67,10 @@ impl ToolRegistry {
         name: &str,
         ctx: &ToolAvailabilityContext,
     ) -> Option<Arc<ToolSpec>> {
-        self.list_each(ctx)
+        self.list_tools(ctx)
             .await
             .into_iter()
-            .flat_map(|listing| listing.specs)
-            .find(|spec| spec.enabled && spec.name == name)
+            .find(|spec| spec.name == name)
     }
 
     /// Whether [`get_tool_spec`](Self::get_tool_spec) finds `name`.
@@ -107,56 +112,62 @@ impl ToolRegistry {
     }
 }
 
-/// A tool name listed by two providers: the first registered keeps it.
+/// A tool name listed by two providers: the first keeps it, the later one is listed under an
+/// alias.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub(super) struct Duplicate {
+pub(super) struct Rename {
     tool: String,
     kept: String,
-    skipped: String,
+    renamed: String,
+    alias: String,
 }
 
-/// Flattens the listings, keeping enabled specs whose name was not seen before; also returns
-/// the clashes.
-fn merge(listings: Vec<Listing>) -> (Vec<Arc<ToolSpec>>, Vec<Duplicate>) {
-    let mut duplicates = Vec::new();
+/// Flattens the listings, keeping enabled specs; a name seen before is listed under the later
+/// tool's alias. Also returns the renames.
+fn merge(listings: Vec<Listing>, index: &RoutingIndex) -> (Vec<Arc<ToolSpec>>, Vec<Rename>) {
     let total: usize = listings.iter().map(|listing| listing.specs.len()).sum();
-    // Decide first, with names borrowed from the listings, then move the kept specs out: no
-    // name is cloned.
-    let keep: Vec<bool> = {
-        let mut owners: HashMap<&str, &str> = HashMap::with_capacity(total);
-        let mut keep = Vec::with_capacity(total);
-        for listing in &listings {
-            for spec in &listing.specs {
-                if !spec.enabled {
-                    keep.push(false);
+    let mut renames = Vec::new();
+    // Names borrowed from the listings: no name is cloned unless two providers clash.
+    let mut owners: HashMap<&str, &str> = HashMap::with_capacity(total);
+    let mut aliases: HashSet<String> = HashSet::new();
+    let mut tools = Vec::with_capacity(total);
+    for listing in &listings {
+        let slot = &listing.slot;
+        for spec in &listing.specs {
+            if !spec.enabled {
+                continue;
+            }
+            let kept = match owners.entry(spec.name.as_str()) {
+                Entry::Vacant(vacant) if !aliases.contains(spec.name.as_str()) => {
+                    vacant.insert(&slot.name);
+                    tools.push(Arc::clone(spec));
                     continue;
                 }
-                match owners.entry(spec.name.as_str()) {
-                    Entry::Vacant(vacant) => {
-                        vacant.insert(&listing.slot.name);
-                        keep.push(true);
-                    }
-                    Entry::Occupied(kept) => {
-                        duplicates.push(Duplicate {
-                            tool: spec.name.clone(),
-                            kept: (*kept.get()).to_owned(),
-                            skipped: listing.slot.name.to_string(),
-                        });
-                        keep.push(false);
-                    }
+                Entry::Vacant(_) => "an alias".to_owned(),
+                Entry::Occupied(kept) => (*kept.get()).to_owned(),
+            };
+            let taken = |name: &str| {
+                owners.contains_key(name) || aliases.contains(name) || index.is_declared(name)
+            };
+            let alias = match index.aliases.alias_of(slot, &spec.name) {
+                Some(alias) if !owners.contains_key(alias) && !aliases.contains(alias) => {
+                    Some(alias.to_owned())
                 }
-            }
+                _ => alias_on_the_fly(slot, spec, taken),
+            };
+            let Some(alias) = alias else {
+                tracing::warn!(tool = %spec.name, provider = %slot.name, "no free name for a duplicate tool; it is not listed");
+                continue;
+            };
+            tools.push(index.aliases.renamed_spec(slot, spec, &alias));
+            renames.push(Rename {
+                tool: spec.name.clone(),
+                kept,
+                renamed: slot.name.to_string(),
+                alias: alias.clone(),
+            });
+            aliases.insert(alias);
         }
-        keep
-    };
-    let kept = keep.iter().filter(|keep| **keep).count();
-    let mut tools = Vec::with_capacity(kept);
-    tools.extend(
-        listings
-            .into_iter()
-            .flat_map(|listing| listing.specs)
-            .zip(keep)
-            .filter_map(|(spec, keep)| keep.then_some(spec)),
-    );
-    (tools, duplicates)
+    }
+    (tools, renames)
 }

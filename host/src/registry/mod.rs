@@ -9,6 +9,7 @@
 //! `&self`. The providers live in an immutable snapshot swapped on change, so listing and
 //! routing never hold a lock across an `.await`.
 
+mod aliases;
 mod arguments;
 mod changes;
 mod coerce;
@@ -71,8 +72,8 @@ struct Inner {
     metadata_timeout: Option<Duration>,
     /// Call statistics of every routed invocation.
     metrics: ToolMetrics,
-    /// Name clashes already warned about by `list_tools`.
-    warned_duplicates: Mutex<std::collections::HashSet<listing::Duplicate>>,
+    /// Name clashes already reported by `list_tools`.
+    warned_duplicates: Mutex<std::collections::HashSet<listing::Rename>>,
 }
 
 impl Inner {

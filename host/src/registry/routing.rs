@@ -3,7 +3,9 @@
 //! MaiBot lists every provider on each call (quirk Q2). Here a routing index maps each tool
 //! name to its candidate providers in registration order, built from `declared_tool_names()`.
 //! An invocation asks only those candidates `is_available(name, ctx)`, and the first that says
-//! yes runs it: the same provider `list_tools`' first-wins rule would pick.
+//! yes runs it: the same provider `list_tools` shows under that name. A later provider's tool
+//! of the same name is also reachable under its alias (`aliases.rs`), which routes to that
+//! provider alone.
 //!
 //! The index is rebuilt only when the set of providers changed or a provider's
 //! `tool_set_version()` moved; checking that costs one version read per provider, whatever the
@@ -18,6 +20,7 @@ use futures::future::join_all;
 use maitool_protocol::{ToolExecutionContext, ToolExecutionResult, ToolInvocation, ToolSpec};
 
 use super::ToolRegistry;
+use super::aliases::Aliases;
 use super::guard::{Failure, guarded, guarded_now, unbounded};
 use super::slots::{ProviderSlot, Snapshot};
 use crate::metrics::CallOutcome;
@@ -40,6 +43,8 @@ pub(super) struct RoutingIndex {
     declared: Vec<Declared>,
     /// Indices into `snapshot.slots`, in registration order.
     routes: HashMap<String, Vec<usize>>,
+    /// The names later providers' tools of a taken name are reachable under.
+    pub(super) aliases: Aliases,
 }
 
 impl RoutingIndex {
@@ -60,15 +65,29 @@ impl RoutingIndex {
             .any(|declared| declared.names.is_none())
     }
 
+    /// The providers that may run a call to `name`, in order, each with the tool's name
+    /// there: those declaring it, or the one an alias stands for.
     fn candidates<'a>(
         &'a self,
-        name: &str,
-    ) -> impl Iterator<Item = &'a Arc<ProviderSlot>> + use<'a> {
-        self.routes
+        name: &'a str,
+    ) -> impl Iterator<Item = (&'a Arc<ProviderSlot>, &'a str)> + use<'a> {
+        let declared = self
+            .routes
             .get(name)
             .into_iter()
             .flatten()
-            .map(|&position| &self.snapshot.slots[position])
+            .map(move |&position| (&self.snapshot.slots[position], name));
+        let aliased = self
+            .aliases
+            .route(name)
+            .filter(|_| !self.routes.contains_key(name))
+            .map(|route| (&self.snapshot.slots[route.position], route.name.as_str()));
+        declared.chain(aliased)
+    }
+
+    /// Whether `name` is the name of a tool some provider declares.
+    pub(super) fn is_declared(&self, name: &str) -> bool {
+        self.routes.contains_key(name)
     }
 
     fn previous_declaration(&self, slot: &ProviderSlot) -> Option<&Declared> {
@@ -86,8 +105,9 @@ impl ToolRegistry {
     /// `invalid arguments for tool NAME: at /FIELD: PROBLEM`.
     ///
     /// Never fails: an unknown tool gives a failed result `tool not found: NAME`, a tool its
-    /// provider offers to no one the provider's [`refusal`](crate::ToolProvider::refusal)
-    /// (`tool NAME is hidden: ...`); a provider
+    /// provider offers to no one, or a name a provider knows as something else than a tool,
+    /// the provider's [`refusal`](crate::ToolProvider::refusal) (`tool NAME is hidden: ...`,
+    /// `NAME is a command of plugin ...`); a provider
     /// error gives `tool NAME failed: CAUSE`; a provider panic gives
     /// `tool NAME failed: provider PROVIDER panicked: MESSAGE`, and the registry keeps serving.
     /// A result whose `tool_name` the provider left empty gets the invoked name.
@@ -109,12 +129,13 @@ impl ToolRegistry {
         let mut availability = None;
         let limit = self.inner.metadata_timeout;
         let mut unanswered = None;
-        for slot in index.candidates(&name) {
-            let available = match guarded_now(|| slot.provider.available_tool_now(&name, ctx)) {
+        for (slot, own_name) in index.candidates(&name) {
+            let available = match guarded_now(|| slot.provider.available_tool_now(own_name, ctx)) {
                 Some(answer) => answer,
                 None => {
                     let availability = &*availability.get_or_insert_with(|| ctx.availability());
-                    let check = async { slot.provider.available_tool(&name, availability).await };
+                    let check =
+                        async { slot.provider.available_tool(own_name, availability).await };
                     guarded(check, limit).await
                 }
             };
@@ -122,8 +143,17 @@ impl ToolRegistry {
                 Ok(Some(spec)) => {
                     let result = match slot.arguments.check(&spec, &mut invocation.arguments) {
                         Ok(()) => {
-                            let result =
+                            let aliased = own_name != name;
+                            if aliased {
+                                // The provider knows the tool by its own name (MaiBot passes
+                                // `registry_original_name` the same way).
+                                invocation.tool_name = own_name.to_owned();
+                            }
+                            let mut result =
                                 invoke_on(slot, Arc::clone(&spec), invocation, ctx, &name).await;
+                            if aliased {
+                                result.tool_name.clone_from(&name);
+                            }
                             slot.outputs.check(&spec, result)
                         }
                         Err(violations) => {
@@ -162,12 +192,25 @@ impl ToolRegistry {
             Some(cause) => {
                 ToolExecutionResult::failure(&name, format!("tool {name} failed: {cause}"))
             }
-            // A tool that exists but is offered to no one (a hidden plugin tool) says so.
+            // A tool that exists but is offered to no one (a hidden plugin tool) says so, and
+            // so does a name that is no tool at all (a plugin's command): the declaring
+            // providers are asked first, then every provider.
             None => match index
                 .candidates(&name)
-                .find_map(|slot| slot.provider.refusal(&name))
+                .find_map(|(slot, own_name)| slot.provider.refusal(own_name, ctx))
+                .or_else(|| {
+                    index
+                        .snapshot
+                        .slots
+                        .iter()
+                        .find_map(|slot| slot.provider.refusal(&name, ctx))
+                })
             {
-                Some(refusal) => ToolExecutionResult::failure(&name, refusal),
+                Some(mut refusal) => {
+                    refusal.success = false;
+                    refusal.tool_name.clone_from(&name);
+                    refusal
+                }
                 None => {
                     tracing::debug!(tool = %name, "invoked tool not found");
                     ToolExecutionResult::failure(&name, format!("tool not found: {name}"))
@@ -178,7 +221,7 @@ impl ToolRegistry {
 
     /// The routing index for the current providers, rebuilt if stale. With `retry_failed`,
     /// providers whose declaration failed are asked again even if nothing else changed.
-    async fn routing_index(&self, retry_failed: bool) -> Arc<RoutingIndex> {
+    pub(super) async fn routing_index(&self, retry_failed: bool) -> Arc<RoutingIndex> {
         let fresh = |index: &RoutingIndex, snapshot: &Arc<Snapshot>| {
             index.is_current(snapshot) && !(retry_failed && index.has_failures())
         };
@@ -299,6 +342,16 @@ async fn build(
             }
         }
     }
+    let aliases = Aliases::build(
+        &snapshot,
+        declared.iter().map(|declared| declared.names.as_deref()),
+        |name| {
+            routes
+                .get(name)
+                .and_then(|positions| positions.first().copied())
+        },
+        |name| routes.contains_key(name),
+    );
     tracing::debug!(
         providers = snapshot.slots.len(),
         tools = routes.len(),
@@ -308,5 +361,6 @@ async fn build(
         snapshot,
         declared,
         routes,
+        aliases,
     }
 }

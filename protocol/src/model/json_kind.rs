@@ -25,3 +25,25 @@ pub fn json_kind(value: &Value) -> &'static str {
         Value::Object(_) => "an object",
     }
 }
+
+/// Python's truth value of a JSON value (`bool(value)`): false for `null`, `false`, zero, and
+/// empty strings, arrays and objects. How MaiBot's host reads flags plugins send loosely typed
+/// (a command's `intercept_message_level`, the third item of its answer).
+///
+/// ```
+/// use maitool_protocol::python_truth;
+/// use serde_json::json;
+///
+/// assert!(python_truth(&json!(1)) && python_truth(&json!("x")));
+/// assert!(!python_truth(&json!(0)) && !python_truth(&json!([])) && !python_truth(&json!(null)));
+/// ```
+pub fn python_truth(value: &Value) -> bool {
+    match value {
+        Value::Null => false,
+        Value::Bool(flag) => *flag,
+        Value::Number(number) => number.as_f64().is_some_and(|n| n != 0.0),
+        Value::String(text) => !text.is_empty(),
+        Value::Array(items) => !items.is_empty(),
+        Value::Object(map) => !map.is_empty(),
+    }
+}

@@ -26,6 +26,11 @@ pub struct ToolExecutionResult {
     pub post_history_messages: Vec<serde_json::Value>,
     /// Extension data, e.g. `pause_execution`, `plugin_id`, `server_name`.
     pub metadata: JsonObject,
+    /// The tool asks the engine to end the planner round once this turn's calls have run
+    /// (MaiBot 1.3's `stop_after_execution`): unlike `pause_execution`, the calls after it
+    /// still run; the round then ends and the session waits for new messages. Honoured on
+    /// successful results only.
+    pub stop_after_execution: bool,
 }
 
 impl Serialize for ToolExecutionResult {
@@ -63,6 +68,7 @@ impl Serialize for NamedResult<'_> {
             content_items,
             post_history_messages,
             metadata,
+            stop_after_execution,
         } = self.result;
         let fields = ResultFields {
             tool_name: if tool_name.is_empty() {
@@ -77,6 +83,7 @@ impl Serialize for NamedResult<'_> {
             content_items,
             post_history_messages,
             metadata,
+            stop_after_execution: *stop_after_execution,
         };
         serialize_compact!(serializer, "ToolExecutionResult", &fields, {
             tool_name: true,
@@ -87,6 +94,7 @@ impl Serialize for NamedResult<'_> {
             content_items: !fields.content_items.is_empty(),
             post_history_messages: !fields.post_history_messages.is_empty(),
             metadata: !fields.metadata.is_empty(),
+            stop_after_execution: fields.stop_after_execution,
         })
     }
 }
@@ -101,6 +109,7 @@ struct ResultFields<'a> {
     content_items: &'a [ToolContentItem],
     post_history_messages: &'a [serde_json::Value],
     metadata: &'a JsonObject,
+    stop_after_execution: bool,
 }
 
 impl ToolExecutionResult {
@@ -168,6 +177,19 @@ impl ToolExecutionResult {
             Some(value) => return value.to_string(),
         }
         self.error_message.trim().to_owned()
+    }
+
+    /// Asks the engine to end the planner round after this turn's calls
+    /// ([`stop_after_execution`](Self::stop_after_execution)).
+    pub fn with_stop_after_execution(mut self) -> Self {
+        self.stop_after_execution = true;
+        self
+    }
+
+    /// True when a successful result asks to end the planner round after the turn's calls:
+    /// a failed result never does, as in MaiBot.
+    pub fn stops_after_execution(&self) -> bool {
+        self.success && self.stop_after_execution
     }
 
     /// True when `metadata.pause_execution` asks the engine to stop the rest of the batch.

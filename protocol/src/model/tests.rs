@@ -128,6 +128,7 @@ fn full_result() -> ToolExecutionResult {
     result.content_items = items_of_every_kind();
     result.post_history_messages = vec![json!({"role": "user", "content": "more"})];
     result.error_message = "partial".into();
+    result.stop_after_execution = true;
     result
 }
 
@@ -676,7 +677,11 @@ fn msgpack_results_always_carry_name_and_success_and_nothing_empty() {
     let decoded: ToolExecutionResult = rmp_serde::from_slice(&to_msgpack(&failed)).unwrap();
     assert!(!decoded.success);
     let json = serde_json::to_value(&ok).unwrap();
-    assert_eq!(object(json).len(), 8, "JSON spells out every field");
+    assert_eq!(object(json).len(), 9, "JSON spells out every field");
+    assert_eq!(
+        serde_json::to_value(&ok).unwrap()["stop_after_execution"],
+        json!(false)
+    );
     let rich = ToolExecutionResult::success("t", "")
         .with_structured(json!({"n": 1}))
         .with_item(ToolContentItem::text("x"))
@@ -693,6 +698,17 @@ fn msgpack_results_always_carry_name_and_success_and_nothing_empty() {
     );
     assert_round_trips(&ok);
     assert_round_trips(&rich);
+    // Set, it travels; a failed result never stops the round, whatever it says.
+    let stop = ToolExecutionResult::success("t", "done").with_stop_after_execution();
+    assert_eq!(
+        msgpack_keys(&to_msgpack(&stop)),
+        ["content", "stop_after_execution", "success", "tool_name"]
+    );
+    assert_round_trips(&stop);
+    assert!(stop.stops_after_execution());
+    let mut failed_stop = stop.clone();
+    failed_stop.success = false;
+    assert!(!failed_stop.stops_after_execution());
 }
 
 #[test]

@@ -50,6 +50,13 @@ pub struct PeerConfig {
     /// for requests without a timer pending, and a runtime with a pending timer pays for it at
     /// every wait (in the benchmark's `invoke_p50_ratio`, on its one-vCPU placement).
     pub release_idle_timer: bool,
+    /// What to do with a frame that cannot be decoded and names no request to answer (not
+    /// MessagePack, or no readable `request_id`). Off, it is logged and skipped, and the
+    /// connection goes on. On, the peer answers it with an error response whose
+    /// `request_id` is 0 (`E_BAD_PAYLOAD`, "undecodable frame: ...") and closes the
+    /// connection: a client that sent it learns at once why, instead of waiting for an answer
+    /// that never comes. The control socket sets it; runner connections keep going.
+    pub close_on_unanswerable: bool,
 }
 
 impl PeerConfig {
@@ -71,6 +78,7 @@ impl Default for PeerConfig {
             default_timeout: Duration::from_secs(30),
             plugin_id: String::new(),
             release_idle_timer: false,
+            close_on_unanswerable: false,
         }
     }
 }

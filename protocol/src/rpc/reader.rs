@@ -51,7 +51,11 @@ where
         .await;
         match next {
             Some(Ok(frame)) => {
-                dispatch(&shared, &handler, frame.freeze(), inline, &mut replies);
+                if let Some(reason) =
+                    dispatch(&shared, &handler, frame.freeze(), inline, &mut replies)
+                {
+                    break reason;
+                }
                 since_yield += 1;
                 if since_yield >= READ_BATCH_FRAMES {
                     since_yield = 0;
@@ -85,13 +89,14 @@ fn first_poll_inline() -> bool {
     })
 }
 
+/// Handles one frame; `Some` ends the connection, for that reason.
 fn dispatch(
     shared: &Arc<Shared>,
     handler: &Arc<dyn RequestHandler>,
     frame: Bytes,
     inline: bool,
     replies: &mut Replies,
-) {
+) -> Option<DisconnectReason> {
     let (header, payload_at) = match decode_header_located(&frame) {
         Ok(decoded) => decoded,
         Err(err) => return reject(shared, &frame, err),
@@ -122,13 +127,17 @@ fn dispatch(
             }
         }
     }
+    None
 }
 
-/// A frame whose header does not decode: log it, skip it, and answer it if it can be answered.
-fn reject(shared: &Shared, frame: &[u8], err: WireError) {
+/// A frame whose header does not decode: log it, skip it, and answer it if it can be answered;
+/// one that names no request ends the connection of a peer set to
+/// [`close_on_unanswerable`](super::PeerConfig::close_on_unanswerable), after an error
+/// response with request id 0.
+fn reject(shared: &Shared, frame: &[u8], err: WireError) -> Option<DisconnectReason> {
     if let WireError::UnknownMessageType { .. } = err {
         tracing::warn!(peer = %shared.name, %err, "skipping a frame");
-        return;
+        return None;
     }
     let recovered = recover_request_id(frame);
     tracing::warn!(
@@ -138,34 +147,46 @@ fn reject(shared: &Shared, frame: &[u8], err: WireError) {
         request_id = recovered.as_ref().map(|r| r.request_id),
         "skipping an undecodable frame"
     );
-    let Some(recovered) = recovered else { return };
     let error = RpcError::bad_payload(format!("undecodable frame: {err}"));
+    let Some(recovered) = recovered else {
+        if !shared.close_on_unanswerable {
+            return None;
+        }
+        answer_error(shared, 0, error);
+        return Some(DisconnectReason::Protocol(format!(
+            "undecodable frame with no request id to answer: {err}"
+        )));
+    };
     match recovered.message_type.as_deref() {
         // A response we cannot read still ends the call that waits for it.
         Some("response") => shared.fail_call(recovered.request_id, error),
         Some("broadcast") => {}
         // A request, or a frame too broken to tell: its sender may be waiting for an answer.
-        _ => {
-            let header = EnvelopeHeader {
-                protocol_version: ByteString::from_static(PROTOCOL_VERSION),
-                request_id: recovered.request_id,
-                message_type: MessageType::Request,
-                method: ByteString::new(),
-                plugin_id: ByteString::new(),
-                timestamp_ms: 0,
-                timeout_ms: 0,
-                error: None,
-            };
-            match encode_envelope(&Envelope::error_response_to(&header, error.to_body())) {
-                Ok(reply) => {
-                    if let Err(err) = shared.enqueue(reply) {
-                        tracing::warn!(peer = %shared.name, %err, "cannot answer an undecodable frame");
-                    }
-                }
-                Err(err) => {
-                    tracing::error!(peer = %shared.name, %err, "cannot encode an error response")
-                }
+        _ => answer_error(shared, recovered.request_id, error),
+    }
+    None
+}
+
+/// Sends an error response to request `request_id` (which the peer could not decode).
+fn answer_error(shared: &Shared, request_id: u64, error: RpcError) {
+    let header = EnvelopeHeader {
+        protocol_version: ByteString::from_static(PROTOCOL_VERSION),
+        request_id,
+        message_type: MessageType::Request,
+        method: ByteString::new(),
+        plugin_id: ByteString::new(),
+        timestamp_ms: 0,
+        timeout_ms: 0,
+        error: None,
+    };
+    match encode_envelope(&Envelope::error_response_to(&header, error.to_body())) {
+        Ok(reply) => {
+            if let Err(err) = shared.enqueue(reply) {
+                tracing::warn!(peer = %shared.name, %err, "cannot answer an undecodable frame");
             }
+        }
+        Err(err) => {
+            tracing::error!(peer = %shared.name, %err, "cannot encode an error response")
         }
     }
 }

@@ -36,6 +36,8 @@ pub(super) struct Shared {
     pub(super) default_timeout: Duration,
     /// See [`PeerConfig::release_idle_timer`].
     release_idle_timer: bool,
+    /// See [`PeerConfig::close_on_unanswerable`].
+    pub(super) close_on_unanswerable: bool,
     next_id: AtomicU64,
     queue: mpsc::Sender<Bytes>,
     queue_capacity: usize,
@@ -118,6 +120,7 @@ impl Shared {
             plugin_id: config.plugin_id.clone(),
             default_timeout: config.default_timeout,
             release_idle_timer: config.release_idle_timer,
+            close_on_unanswerable: config.close_on_unanswerable,
             next_id: AtomicU64::new(1),
             queue_capacity: queue.max_capacity(),
             queue,

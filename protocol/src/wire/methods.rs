@@ -38,10 +38,25 @@ pub mod names {
     /// Runner → host, request (maitool): a plugin makes one of its tools available or
     /// unavailable at run time ([`SetToolAvailablePayload`](super::SetToolAvailablePayload)).
     pub const SET_TOOL_AVAILABLE: &str = "tool.set_available";
+    /// Runner → host, request: a plugin hands the host a chat message it received from
+    /// outside, through one of its receiving message gateways
+    /// ([`RouteMessagePayload`](crate::wire::message_flow::RouteMessagePayload)).
+    pub const ROUTE_MESSAGE: &str = "host.route_message";
+    /// Runner → host, request: a message gateway's link is up or down
+    /// ([`GatewayStatePayload`](crate::wire::message_flow::GatewayStatePayload)).
+    pub const UPDATE_GATEWAY_STATE: &str = "host.update_message_gateway_state";
     /// Host → runner, request: run a tool.
     pub const INVOKE_TOOL: &str = "plugin.invoke_tool";
     /// Host → runner, request: run a legacy Action converted to a tool.
     pub const INVOKE_ACTION: &str = "plugin.invoke_action";
+    /// Host → runner, request: run a command a chat message matched
+    /// ([`CommandArgs`](crate::wire::message_flow::CommandArgs) as the invocation's `args`,
+    /// answered as a [`CommandReply`](crate::wire::message_flow::CommandReply)).
+    pub const INVOKE_COMMAND: &str = "plugin.invoke_command";
+    /// Host → runner, request: run an event handler
+    /// ([`EventArgs`](crate::wire::message_flow::EventArgs) as the invocation's `args`,
+    /// answered with an [`EventResultPayload`](crate::wire::message_flow::EventResultPayload)).
+    pub const EMIT_EVENT: &str = "plugin.emit_event";
     /// Host → runner, request: liveness and load state.
     pub const HEALTH: &str = "plugin.health";
     /// Host → runner, request: stop accepting new work, report what is in flight.
@@ -56,6 +71,10 @@ pub mod names {
     /// Host → runner, request (MaiBot runners): unload one plugin and load it again from its
     /// folder, without stopping the runner.
     pub const RELOAD: &str = "plugin.reload";
+    /// Host → runner, request (MaiBot runners): check a configuration document against the
+    /// plugin's configuration model without applying it
+    /// ([`InspectConfigPayload`](super::InspectConfigPayload)).
+    pub const INSPECT_CONFIG: &str = "plugin.inspect_config";
 }
 
 /// `runner.hello` request: the runner introduces itself.
@@ -171,6 +190,11 @@ pub struct RegisterComponentsPayload {
     pub default_config: JsonObject,
     /// JSON Schema of the configuration.
     pub config_schema: JsonObject,
+    /// Why the plugin's configuration is invalid (MaiBot's `config_error`); empty when it is
+    /// valid. A plugin registered with a configuration error is loaded but paused: it
+    /// registers no components, and the host shows it in the `config_error` state with this
+    /// reason until a valid configuration arrives.
+    pub config_error: String,
 }
 
 /// Answer to `plugin.register_components`.
@@ -423,6 +447,10 @@ pub struct ConfigUpdatedResponse {
     pub acknowledged: bool,
     /// Why not.
     pub reason: String,
+    /// Set when the refusal is because the configuration itself is invalid (it breaks the
+    /// plugin's configuration schema), as opposed to the plugin declining a valid one: the
+    /// host then pauses the plugin's tools until a valid configuration arrives.
+    pub config_error: String,
 }
 
 impl ConfigUpdatedResponse {
@@ -438,6 +466,30 @@ impl ConfigUpdatedResponse {
     pub fn applied(&self) -> bool {
         self.accepted || self.acknowledged
     }
+}
+
+/// `plugin.inspect_config` request (MaiBot runners): check `config_data` against the
+/// plugin's configuration model. MaiBot's `InspectPluginConfigPayload`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(default)]
+pub struct InspectConfigPayload {
+    /// The document to check.
+    pub config_data: JsonObject,
+    /// True: check `config_data` rather than the plugin's file.
+    pub use_provided_config: bool,
+}
+
+/// Answer to `plugin.inspect_config`. MaiBot's `InspectPluginConfigResultPayload`; the
+/// fields maitool reads.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(default)]
+pub struct InspectConfigResponse {
+    /// Whether the inspection ran.
+    pub success: bool,
+    /// Why the document is invalid; empty when it is valid.
+    pub config_error: String,
+    /// Whether the plugin counts as enabled under the document.
+    pub enabled: bool,
 }
 
 /// `cap.call` request: the plugin (envelope `plugin_id`) asks the host to do something.

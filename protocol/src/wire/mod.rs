@@ -15,6 +15,7 @@ mod error;
 mod error_code;
 mod header_walk;
 mod invoke_view;
+pub mod message_flow;
 pub mod methods;
 mod response_head;
 mod result_walk;

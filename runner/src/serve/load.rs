@@ -46,8 +46,13 @@ pub(super) async fn load_plugins(
             Err(reason) => Err(reason),
         };
         match loaded {
-            Ok(()) => {
+            Ok(Loaded::Running) => {
                 plugin.loaded.store(true, Ordering::Release);
+                ready.loaded_plugins.push(spec.id.clone());
+            }
+            Ok(Loaded::AwaitingConfig) => {
+                // Loaded as MaiBot loads a plugin whose configuration is invalid: registered,
+                // paused by the host, waiting for a valid configuration.
                 ready.loaded_plugins.push(spec.id.clone());
             }
             Err(reason) => {
@@ -62,18 +67,46 @@ pub(super) async fn load_plugins(
     ready
 }
 
+/// How a plugin came out of its load.
+enum Loaded {
+    /// Configured, registered, `on_load` done: serving.
+    Running,
+    /// Its configuration is invalid: registered with the reason as `config_error`, waiting
+    /// for a valid configuration (`plugin.config_updated`) to run `on_load`.
+    AwaitingConfig,
+}
+
 async fn load_one(
     plugin: &LoadedPlugin,
     peer: &RpcPeer,
     config: &JsonObject,
     data_dir: Option<Arc<Path>>,
-) -> Result<(), LoadError> {
+) -> Result<Loaded, LoadError> {
     let spec = &plugin.spec;
     // The hooks' records carry the plugin's id, as its handlers' do.
     let tag = &plugin.tag;
-    crate::log_forward::in_plugin_sync(tag.clone(), || spec.hooks.configure(config))
-        .map_err(LoadError::Config)?;
-    register(spec, peer, true).await?;
+    if let Err(problem) =
+        crate::log_forward::in_plugin_sync(tag.clone(), || spec.hooks.configure(config))
+    {
+        tracing::warn!(plugin_id = %spec.id, "invalid configuration; the plugin waits for a valid one: {problem}");
+        register(spec, peer, true, &problem).await?;
+        *plugin.awaiting_config.lock() = Some(problem);
+        return Ok(Loaded::AwaitingConfig);
+    }
+    activate(plugin, peer, data_dir).await?;
+    Ok(Loaded::Running)
+}
+
+/// Registers a configured plugin's components and runs its `on_load`; on failure withdraws
+/// the components again and runs `on_unload`.
+pub(super) async fn activate(
+    plugin: &LoadedPlugin,
+    peer: &RpcPeer,
+    data_dir: Option<Arc<Path>>,
+) -> Result<(), LoadError> {
+    let spec = &plugin.spec;
+    let tag = &plugin.tag;
+    register(spec, peer, true, "").await?;
     let host = HostClient::new(peer.clone(), Arc::clone(tag));
     let on_load = crate::log_forward::in_plugin(tag.clone(), spec.hooks.on_load(host, data_dir));
     let load = std::panic::AssertUnwindSafe(on_load).catch_unwind().await;
@@ -83,17 +116,20 @@ async fn load_one(
         Err(panic) => LoadError::Panicked(panic_message(panic.as_ref())),
     };
     // Roll back: the host must not keep components of a plugin that is not loaded.
-    if let Err(err) = register(spec, peer, false).await {
+    if let Err(err) = register(spec, peer, false, "").await {
         tracing::warn!(plugin_id = %spec.id, "could not withdraw components: {err}");
     }
     crate::log_forward::in_plugin(tag.clone(), spec.hooks.on_unload()).await;
     Err(outcome)
 }
 
+/// Registers the plugin's components (or none), with `config_error` when its configuration is
+/// invalid.
 async fn register(
     spec: &PluginSpec,
     peer: &RpcPeer,
     with_components: bool,
+    config_error: &str,
 ) -> Result<(), LoadError> {
     let payload = RegisterComponentsPayload {
         plugin_id: spec.id.clone(),
@@ -112,6 +148,7 @@ async fn register(
         description: spec.description.clone(),
         default_config: spec.default_config.clone(),
         config_schema: spec.config_schema.clone(),
+        config_error: config_error.to_owned(),
     };
     let answer: RegisterComponentsResponse = peer
         .call(

@@ -139,16 +139,42 @@ impl RunnerState {
             };
             let hooks = plugin.spec.hooks.clone();
             let tag = plugin.tag.clone();
-            if (update.config_scope == "self" || update.config_scope.is_empty())
-                && let Err(reason) = crate::log_forward::in_plugin_sync(tag.clone(), || {
+            let own_config = update.config_scope == "self" || update.config_scope.is_empty();
+            if own_config
+                && let Err(problem) = crate::log_forward::in_plugin_sync(tag.clone(), || {
                     hooks.configure(&update.config_data)
                 })
             {
+                // The plugin keeps what it ran with; the host pauses its tools until a valid
+                // configuration arrives.
                 return Payload::encode(&ConfigUpdatedResponse {
                     accepted: false,
-                    reason: format!("invalid configuration: {reason}"),
+                    reason: format!("invalid configuration: {problem}"),
+                    config_error: problem,
                     ..ConfigUpdatedResponse::default()
                 });
+            }
+            if own_config && plugin.awaiting_config.lock().is_some() {
+                // Its first valid configuration: the load its invalid one held back.
+                let data_dir = plugin.data_dir.get().cloned();
+                let outcome = super::load::activate(plugin, state.peer(), data_dir).await;
+                let response = match outcome {
+                    Ok(()) => {
+                        *plugin.awaiting_config.lock() = None;
+                        plugin.loaded.store(true, Ordering::Release);
+                        tracing::info!(plugin_id = %plugin_id, "valid configuration received; the plugin is loaded");
+                        ConfigUpdatedResponse {
+                            accepted: true,
+                            ..ConfigUpdatedResponse::default()
+                        }
+                    }
+                    Err(reason) => ConfigUpdatedResponse {
+                        accepted: false,
+                        reason: reason.to_string(),
+                        ..ConfigUpdatedResponse::default()
+                    },
+                };
+                return Payload::encode(&response);
             }
             let scope = if update.config_scope.is_empty() {
                 "self".to_owned()
@@ -186,6 +212,8 @@ impl RequestHandler for RunnerHandler {
         let state = &self.0;
         match request.method() {
             names::INVOKE_TOOL | names::INVOKE_ACTION => state.invoke(request),
+            names::INVOKE_COMMAND => state.invoke_command(request),
+            names::EMIT_EVENT => state.emit_event(request),
             names::HEALTH => std::future::ready(state.health()).boxed(),
             names::PREPARE_SHUTDOWN => std::future::ready(state.prepare_shutdown()).boxed(),
             names::SHUTDOWN => state.shutdown(request),

@@ -31,7 +31,9 @@ struct Rolled {
     core,
     timeout_ms = 5000,
     chat_scope = "group",
-    output = Rolled
+    output = Rolled,
+    platforms = ["telegram", "QQ"],
+    stop_after_execution
 )]
 async fn roll(
     #[doc = "Sides of each die."] sides: u32,
@@ -59,6 +61,8 @@ fn roll_by_builder() -> Tool {
     .timeout(Duration::from_millis(5000))
     .chat_scope(ChatScope::Group)
     .output::<Rolled>()
+    .platforms(["telegram", "QQ"])
+    .stop_after_execution()
 }
 
 /// Asserts two declarations are equal, naming the first field (or metadata key) that differs.
@@ -90,6 +94,10 @@ fn the_tool_macro_declares_what_the_builder_declares() {
     assert_eq!(metadata["title"], "Dice");
     assert_eq!(metadata["timeout_ms"], 5000);
     assert_eq!(by_macro.chat_scope, "group");
+    // MaiBot's keys, as its `@Tool(platforms=..., stop_after_execution=True)` sends them; the
+    // host normalises the names.
+    assert_eq!(metadata["platforms"], json!(["telegram", "QQ"]));
+    assert_eq!(metadata["stop_after_execution"], true);
     let parameters = &metadata["parameters_raw"];
     assert_eq!(parameters["required"], json!(["sides"]));
     assert_eq!(
@@ -130,7 +138,7 @@ impl Notes {
     }
 
     /// Count the notes.
-    #[tool(hidden, chat_scope = "private")]
+    #[tool(hidden, chat_scope = "private", platforms = "qq")]
     async fn count(&self) -> Result<ToolOutput, ToolError> {
         Ok(ToolOutput::text(self.prefix.clone()))
     }
@@ -162,7 +170,8 @@ fn the_tools_macro_declares_each_method_as_the_builder_does() {
             |_: NoArgs, _: ToolContext| async move { Ok(ToolOutput::text("")) },
         )
         .visibility(Visibility::Hidden)
-        .chat_scope(ChatScope::Private),
+        .chat_scope(ChatScope::Private)
+        .platforms(["qq"]),
     ];
     assert_eq!(tools.len(), by_builder.len());
     for (by_macro, by_builder) in tools.iter().zip(&by_builder) {

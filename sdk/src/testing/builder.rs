@@ -192,7 +192,9 @@ impl PluginTest {
                 calls: Mutex::new(Vec::new()),
             },
             declarations: Mutex::new(Vec::new()),
+            config_error: Mutex::new(None),
             ready: Mutex::new(Some(ready_tx)),
+            routed: Mutex::new(Vec::new()),
         });
         let (host_end, runner_end) = tokio::io::duplex(PIPE_CAPACITY);
         let peer = RpcPeer::start(
@@ -230,6 +232,14 @@ impl PluginTest {
                 .cloned()
                 .unwrap_or_else(|| "the runner did not load it".to_owned());
             return Err(TestError::LoadFailed { plugin_id, reason });
+        }
+        // Loaded, but paused by the host until a valid configuration arrives: for a test,
+        // the start failed.
+        if let Some(problem) = state.config_error.lock().clone() {
+            return Err(TestError::LoadFailed {
+                plugin_id,
+                reason: format!("invalid configuration: {problem}"),
+            });
         }
         Ok(RunningPlugin::new(peer, state, runner, self.context))
     }

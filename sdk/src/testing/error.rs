@@ -43,6 +43,14 @@ pub enum TestError {
     /// The runner did not stop cleanly after `plugin.shutdown`.
     #[error("the runner did not stop cleanly: {0}")]
     NotStopped(String),
+    /// No command of the plugin matches the text.
+    #[error("no command matches {text:?} (the plugin's commands: {commands})")]
+    NoCommand {
+        /// The message's text.
+        text: String,
+        /// The plugin's commands with their patterns and aliases.
+        commands: String,
+    },
     /// The plugin refused a configuration update.
     #[error("the configuration update was refused: {0}")]
     ConfigRefused(String),

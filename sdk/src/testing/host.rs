@@ -5,7 +5,9 @@ use std::sync::Arc;
 
 use futures::FutureExt;
 use futures::future::BoxFuture;
+use maitool_protocol::Platforms;
 use maitool_protocol::rpc::{IncomingMessage, Payload, RequestHandler, RpcError};
+use maitool_protocol::wire::message_flow::{RouteMessagePayload, RouteMessageResponse};
 use maitool_protocol::wire::methods::{
     AckPayload, CapabilityRequestPayload, CapabilityResponsePayload, ComponentDeclaration,
     HelloPayload, HelloResponsePayload, PluginBootstrap, RegisterComponentsPayload,
@@ -25,8 +27,13 @@ pub(crate) struct HostState {
     pub(crate) capabilities: Capabilities,
     /// The components the plugin registered last (none after it withdrew them).
     pub(crate) declarations: Mutex<Vec<ComponentDeclaration>>,
+    /// The plugin's configuration error, when it registered with one (the host would pause
+    /// its tools).
+    pub(crate) config_error: Mutex<Option<String>>,
     /// Told once, when the runner reports ready.
     pub(crate) ready: Mutex<Option<oneshot::Sender<RunnerReadyPayload>>>,
+    /// The messages the plugin routed (`host.route_message`), in order.
+    pub(crate) routed: Mutex<Vec<RouteMessagePayload>>,
 }
 
 /// The peer's request handler.
@@ -41,6 +48,7 @@ impl RequestHandler for TestHost {
             names::BOOTSTRAP | names::UNREGISTER => ack(),
             names::READY => state.ready(&request),
             names::CAP_CALL => state.capability(&request),
+            names::ROUTE_MESSAGE => state.route_message(&request),
             other => Err(RpcError::method_not_allowed(other)),
         };
         std::future::ready(answer).boxed()
@@ -76,18 +84,30 @@ impl HostState {
 
     fn register(&self, request: &IncomingMessage) -> Result<Payload, RpcError> {
         let payload: RegisterComponentsPayload = request.payload()?;
-        let accepted = payload.plugin_id == self.plugin_id;
+        // As the host does: a `platforms` value that is not a name or a list of names
+        // refuses the whole set.
+        let refusal = if payload.plugin_id != self.plugin_id {
+            Some(format!(
+                "plugin {} is not the plugin under test",
+                payload.plugin_id
+            ))
+        } else {
+            payload.components.iter().find_map(|component| {
+                Platforms::from_declaration(component.metadata.get("platforms"))
+                    .err()
+                    .map(|problem| format!("component {}: {problem}", component.name))
+            })
+        };
+        let accepted = refusal.is_none();
         if accepted {
             *self.declarations.lock() = payload.components.clone();
+            *self.config_error.lock() =
+                Some(payload.config_error.clone()).filter(|problem| !problem.is_empty());
         }
         Payload::encode(&RegisterComponentsResponse {
             accepted,
             registered_components: payload.components.iter().map(|c| c.name.clone()).collect(),
-            reason: if accepted {
-                String::new()
-            } else {
-                format!("plugin {} is not the plugin under test", payload.plugin_id)
-            },
+            reason: refusal.unwrap_or_default(),
             plugin_id: payload.plugin_id,
         })
     }
@@ -98,6 +118,34 @@ impl HostState {
             let _ = waiting.send(ready);
         }
         ack()
+    }
+
+    /// Records a routed message, refused as the host refuses it when the plugin declares no
+    /// such receiving gateway. The test host runs no message flow: the answer has no outcome.
+    fn route_message(&self, request: &IncomingMessage) -> Result<Payload, RpcError> {
+        let routed: RouteMessagePayload = request.payload()?;
+        let receives = self.declarations.lock().iter().any(|d| {
+            d.component_type == "MESSAGE_GATEWAY"
+                && d.name == routed.gateway_name
+                && matches!(
+                    d.metadata.get("route_type").and_then(|r| r.as_str()),
+                    Some("receive" | "duplex")
+                )
+        });
+        if !receives {
+            return Err(RpcError::new(
+                ErrorCode::MethodNotAllowed,
+                format!(
+                    "plugin {} declares no message gateway {:?} that receives (route_type receive or duplex)",
+                    self.plugin_id, routed.gateway_name
+                ),
+            ));
+        }
+        self.routed.lock().push(routed);
+        Payload::encode(&RouteMessageResponse {
+            accepted: true,
+            ..RouteMessageResponse::default()
+        })
     }
 
     fn capability(&self, request: &IncomingMessage) -> Result<Payload, RpcError> {

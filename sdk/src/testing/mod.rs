@@ -13,7 +13,8 @@
 //! configuration, a data directory) and passes (the chat context of calls);
 //! [`start`](PluginTest::start) loads the plugin as the host would (configuration,
 //! registration, `on_load`), and [`RunningPlugin::call`] calls its tools with JSON
-//! arguments. What the plugin did is there to check: [`RunningPlugin::sent`] (the `send.*`
+//! arguments; [`RunningPlugin::command`] hands its commands a chat message and
+//! [`RunningPlugin::emit`] runs its event handlers. What the plugin did is there to check: [`RunningPlugin::sent`] (the `send.*`
 //! messages, captured instead of delivered), [`RunningPlugin::kv`], and every capability
 //! call with its answer ([`RunningPlugin::capability_calls`]).
 //!
@@ -77,11 +78,13 @@ mod builder;
 mod capabilities;
 mod error;
 mod host;
+mod messages;
 mod running;
 
 pub use builder::PluginTest;
 pub use capabilities::{CapabilityCall, SentMessage};
 pub use error::TestError;
+pub use messages::{CommandResult, EventResult, HandlerResult};
 pub use running::RunningPlugin;
 
 /// A capability's refusal as the host sends it (code and message): what a [`PluginTest::serve`]

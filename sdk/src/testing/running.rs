@@ -10,7 +10,7 @@ use maitool_protocol::wire::methods::{
     AckPayload, ComponentDeclaration, ConfigUpdatedPayload, ConfigUpdatedResponse, InvokePayload,
     ShutdownPayload, names,
 };
-use maitool_protocol::{ToolExecutionContext, ToolExecutionResult};
+use maitool_protocol::{Platforms, ToolExecutionContext, ToolExecutionResult};
 use serde_json::Value;
 use tokio::task::JoinHandle;
 
@@ -65,11 +65,11 @@ const LIFECYCLE_TIMEOUT: Duration = Duration::from_secs(10);
 /// # }
 /// ```
 pub struct RunningPlugin {
-    peer: RpcPeer,
-    state: Arc<HostState>,
+    pub(super) peer: RpcPeer,
+    pub(super) state: Arc<HostState>,
     /// Taken by `stop`.
     runner: Option<JoinHandle<Result<(), maitool_runner::RunnerError>>>,
-    context: ToolExecutionContext,
+    pub(super) context: ToolExecutionContext,
     calls: AtomicU64,
 }
 
@@ -137,6 +137,24 @@ impl RunningPlugin {
         if metadata.get("enabled") == Some(&Value::Bool(false)) {
             return Err(TestError::Disabled(tool.to_owned()));
         }
+        // Registered, so valid: the harness refused malformed platforms at registration.
+        let platforms = Platforms::from_declaration(metadata.get("platforms")).unwrap_or_default();
+        if !platforms.admits(&context.platform) {
+            let here = match context.platform.trim() {
+                "" => "this call gives no platform".to_owned(),
+                platform => format!("this call is on {platform}"),
+            };
+            return Ok(ToolExecutionResult::failure(
+                tool,
+                format!(
+                    "tool {tool} is not offered here: plugin {} offers it only on {platforms}, \
+                     and {here}",
+                    self.state.plugin_id
+                ),
+            )
+            .with_metadata("error_code", "E_PLATFORM_MISMATCH"));
+        }
+        let stop_after_execution = metadata.get("stop_after_execution") == Some(&Value::Bool(true));
         let schema = metadata.get("parameters_raw").and_then(Value::as_object);
         if let Err(refusal) = arguments::check(tool, schema, &args) {
             return Ok(*refusal);
@@ -168,12 +186,15 @@ impl RunningPlugin {
             .await
             .and_then(|response| response.invoke_answer())
             .map_err(TestError::Call)?;
-        Ok(answer.tool_result.unwrap_or_else(|| ToolExecutionResult {
+        let mut result = answer.tool_result.unwrap_or_else(|| ToolExecutionResult {
             tool_name: tool.to_owned(),
             success: answer.success,
             structured_content: answer.result,
             ..ToolExecutionResult::default()
-        }))
+        });
+        // As the host does for a tool declared `stop_after_execution`.
+        result.stop_after_execution |= stop_after_execution && result.success;
+        Ok(result)
     }
 
     /// The components the plugin registered, as the runner sent them to the host.

@@ -23,6 +23,18 @@ async fn unknown_option() -> Result<String, maitool_sdk::ToolError> {
     Ok(String::new())
 }
 
+/// A platform that is not a string.
+#[maitool_sdk::tool(platforms = [3])]
+async fn numeric_platform() -> Result<String, maitool_sdk::ToolError> {
+    Ok(String::new())
+}
+
+/// An empty platform name.
+#[maitool_sdk::tool(platforms = ["telegram", " "])]
+async fn empty_platform() -> Result<String, maitool_sdk::ToolError> {
+    Ok(String::new())
+}
+
 struct Counter;
 
 #[maitool_sdk::tools]

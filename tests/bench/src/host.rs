@@ -47,6 +47,7 @@ pub fn host_config(dir: &Path, echo: &Path, runners: usize, runtime: RuntimeConf
             control_socket: dir.join("control.sock"),
             data_dir: dir.join("data"),
             enable_builtin: false,
+            ..HostSection::default()
         },
         plugin_runtime: runtime,
         runners,

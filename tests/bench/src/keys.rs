@@ -10,6 +10,8 @@ pub const TRACKED: &[&str] = &[
     "restart_ms_median",
     "calls_failed_during_restart",
     "cold_start_10_runners_ms",
+    "sandbox_restart_ratio",
+    "sandbox_cold_start_ratio",
     "list_10k_tools_ms",
     "route_cost_ratio_10k_vs_1",
     "runner_idle_rss_kib",

@@ -27,6 +27,7 @@ mod plan;
 mod procs;
 mod report;
 mod restart;
+mod sandbox;
 mod scale;
 mod stats;
 
@@ -52,7 +53,7 @@ struct Args {
     #[arg(long)]
     quick: bool,
     /// Only these sections (comma-separated): invoke (with the floor), operator, restart,
-    /// scale, mcp, maibot.
+    /// sandbox, scale, mcp, maibot.
     #[arg(long, value_delimiter = ',')]
     only: Vec<String>,
     /// Kill everything and exit with status 3 after this many seconds.
@@ -203,6 +204,10 @@ fn run(args: &Args) -> Result<Report> {
             outcome,
             &["restart_ms_median", "cold_start_10_runners_ms"],
         );
+    }
+    if selected("sandbox") {
+        let outcome = runtime.block_on(bounded(limit, sandbox::run(&bins, &plan, &mut report)));
+        record(&mut report, "sandbox", outcome, sandbox::KEYS);
     }
     if selected("scale") {
         let outcome = runtime.block_on(bounded(limit, scale::run(&plan, &mut report)));

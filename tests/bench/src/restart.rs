@@ -33,6 +33,9 @@ pub async fn run(bins: &Bins, plan: &Plan, report: &mut Report) -> Result<()> {
         restart_window_ms: 1,
         max_restarts: 1_000,
         restart_backoff_initial_ms: 0,
+        // The section measures how fast calls work again after each kill; a circuit breaker
+        // opened by the calls cut off would hold them back for its cool-down.
+        circuit_breaker: false,
         ..RuntimeConfig::default()
     };
     let bench = BenchHost::start(&bins.echo, 1, config).await?;
@@ -95,7 +98,9 @@ pub async fn run(bins: &Bins, plan: &Plan, report: &mut Report) -> Result<()> {
 
     let mut cold = Vec::with_capacity(plan.cold_starts);
     for _ in 0..plan.cold_starts {
-        cold.push(millis(cold_start(bins, 10).await?));
+        cold.push(millis(
+            cold_start(bins, 10, RuntimeConfig::default()).await?,
+        ));
     }
     report.add(
         SECTION,
@@ -113,7 +118,10 @@ pub async fn run(bins: &Bins, plan: &Plan, report: &mut Report) -> Result<()> {
 /// ran). A call made during the restart waits for it, so the first is usually the one that
 /// succeeds. Runs on a blocking thread so the wait between probes is a real short sleep
 /// (Tokio's timer has millisecond granularity).
-async fn probe(registry: Arc<ToolRegistry>, since: Instant) -> Result<(Duration, usize, usize)> {
+pub async fn probe(
+    registry: Arc<ToolRegistry>,
+    since: Instant,
+) -> Result<(Duration, usize, usize)> {
     let runtime = tokio::runtime::Handle::current();
     tokio::task::spawn_blocking(move || {
         let (mut failures, mut crashed) = (0, 0);
@@ -136,12 +144,11 @@ async fn probe(registry: Arc<ToolRegistry>, since: Instant) -> Result<(Duration,
     .context("the probe panicked")?
 }
 
-/// Starts a host with `runners` runners and waits until every tool is listed; the time it
-/// took from before `Host::start`.
-async fn cold_start(bins: &Bins, runners: usize) -> Result<Duration> {
+/// Starts a host with `runners` runners on `runtime` and waits until every tool is listed;
+/// the time it took from before `Host::start`.
+pub async fn cold_start(bins: &Bins, runners: usize, runtime: RuntimeConfig) -> Result<Duration> {
     let dir = tempfile::Builder::new().prefix("maitool-bench").tempdir()?;
-    let config = host_config(dir.path(), &bins.echo, runners, RuntimeConfig::default())
-        .resolve(None, dir.path())?;
+    let config = host_config(dir.path(), &bins.echo, runners, runtime).resolve(None, dir.path())?;
     let started = Instant::now();
     let host = Host::start(config)
         .await

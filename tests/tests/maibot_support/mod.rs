@@ -11,6 +11,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use maitool_e2e::cli::Maitool;
+#[allow(unused_imports)] // Not every test binary that includes this module uses it.
 pub use maitool_e2e::maibot::maibot_python;
 use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
@@ -48,12 +49,13 @@ impl Fixture {
         fixture
     }
 
-    /// Rewrites the configuration with another `extra`.
+    /// Rewrites the configuration with another `extra`. One-shot listings wait for MaiBot's
+    /// runner however long a loaded machine takes to start it (`listing_wait_ms`).
     pub fn write_config(&self, extra: &str) {
         let root = self.dir.path().display();
         let text = format!(
             "[host]\ncontrol_socket = \"{root}/control.sock\"\ndata_dir = \"{root}/data\"\n\
-             enable_builtin = true\n\n\
+             enable_builtin = true\nlisting_wait_ms = 120000\n\n\
              [builtin]\ndatabase = \"{root}/maitool.sqlite3\"\nfocus_mode = true\n\n\
              [[runners]]\nname = \"maibot\"\nkind = \"maibot\"\npython = \"{}\"\n\
              plugin_dirs = [\"plugins\"]\n{}\n\n\
@@ -123,24 +125,14 @@ impl Fixture {
 
     /// [`serve`](Self::serve) with more arguments.
     pub fn serve_with(&self, args: &[&str]) -> Serve {
-        let mut child = self
-            .command()
+        let mut command = self.command();
+        command
             .args(["--log-format", "json", "serve"])
             .args(args)
             .env("RUST_LOG", "info")
             .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("serve starts");
-        let lines = Arc::new(Mutex::new(Vec::new()));
-        let stderr = child.stderr.take().unwrap();
-        let sink = lines.clone();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                sink.lock().unwrap().push(line);
-            }
-        });
-        let serve = Serve { child, lines };
+            .stderr(Stdio::piped());
+        let serve = Serve::start(command);
         serve.wait_for_log(|line| line["fields"]["message"] == "maitool is serving");
         self.wait_ready(0);
         serve
@@ -167,6 +159,21 @@ pub struct Serve {
 }
 
 impl Serve {
+    /// Starts `command` (a `serve` with `--log-format json` and stderr piped) and collects its
+    /// log lines.
+    pub fn start(mut command: Command) -> Serve {
+        let mut child = command.spawn().expect("serve starts");
+        let lines = Arc::new(Mutex::new(Vec::new()));
+        let stderr = child.stderr.take().unwrap();
+        let sink = lines.clone();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                sink.lock().unwrap().push(line);
+            }
+        });
+        Serve { child, lines }
+    }
+
     pub fn pid(&self) -> u32 {
         self.child.id()
     }
@@ -183,7 +190,12 @@ impl Serve {
 
     /// Waits for a JSON log line matching `wanted`; panics after 30 s.
     pub fn wait_for_log(&self, wanted: impl Fn(&Value) -> bool) -> Value {
-        let deadline = Instant::now() + Duration::from_secs(30);
+        self.wait_for_log_within(Duration::from_secs(30), wanted)
+    }
+
+    /// [`wait_for_log`](Self::wait_for_log), panicking after `limit`.
+    pub fn wait_for_log_within(&self, limit: Duration, wanted: impl Fn(&Value) -> bool) -> Value {
+        let deadline = Instant::now() + limit;
         loop {
             if let Some(line) = self.log().into_iter().find(|line| wanted(line)) {
                 return line;

@@ -263,8 +263,29 @@ pub fn run_plan(
     url: Option<&str>,
     mode: &str,
     plan: Value,
-    mut on_ready: impl FnMut(&str),
+    on_ready: impl FnMut(&str),
 ) -> Value {
+    run_plan_report(python, fixture, transport, url, mode, plan, on_ready).results
+}
+
+/// What the Python client reported of a plan.
+pub struct PlanReport {
+    /// The results by step id.
+    pub results: Value,
+    /// How long the client took to connect (over HTTP, the handshake alone).
+    pub connect_seconds: f64,
+}
+
+/// [`run_plan`], with how long the client took to connect.
+pub fn run_plan_report(
+    python: &Path,
+    fixture: &Fixture,
+    transport: Transport,
+    url: Option<&str>,
+    mode: &str,
+    plan: Value,
+    mut on_ready: impl FnMut(&str),
+) -> PlanReport {
     let plan_path = fixture
         .dir
         .path()
@@ -326,7 +347,12 @@ pub fn run_plan(
                 .and_then(|()| stdin.flush())
                 .expect("the client waits for the test");
         } else if let Some(found) = value.get("results") {
-            results = Some(found.clone());
+            results = Some(PlanReport {
+                results: found.clone(),
+                connect_seconds: value["connect_seconds"]
+                    .as_f64()
+                    .expect("the client reports connect_seconds"),
+            });
         }
         line.clear();
     }
@@ -336,7 +362,7 @@ pub fn run_plan(
     let _ = done_tx.send(());
     let stderr = std::fs::read_to_string(&stderr_path).unwrap_or_default();
     match results {
-        Some(results) if status.success() => results,
+        Some(report) if status.success() => report,
         _ => {
             panic!("the Python client failed ({status}); its stderr (with the server's):\n{stderr}")
         }

@@ -22,18 +22,55 @@ pub const SDK_CURRENT: &str = "1.32.2";
 /// How long one client run may take before the test gives up on it.
 const CLIENT_LIMIT: Duration = Duration::from_secs(120);
 
-/// The folder SDK `version` was installed into, or `None` (after a loud message) when it is
-/// not. With `MAITOOL_REQUIRE_NODE_MCP=1` (CI) a missing SDK is a failure.
-pub fn sdk(version: &str) -> Option<PathBuf> {
-    let base = std::env::var_os("MAITOOL_NODE_MCP_DIR")
+/// The SDK v2 client (`@modelcontextprotocol/client`), which negotiates 2026-07-28.
+pub const CLIENT_V2: &str = "2.4.0";
+/// MCP Inspector, run in its `--cli` mode.
+pub const INSPECTOR: &str = "0.15.0";
+
+/// Where `.ci/install-node-mcp.sh` installs.
+fn base() -> PathBuf {
+    std::env::var_os("MAITOOL_NODE_MCP_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| {
             PathBuf::from(std::env::var_os("HOME").unwrap_or_default())
                 .join(".cache/maitool-node-mcp")
-        });
-    let dir = base.join(format!("sdk-{version}"));
-    let package = dir.join("node_modules/@modelcontextprotocol/sdk/package.json");
-    let installed = std::fs::read_to_string(&package)
+        })
+}
+
+/// The folder SDK `version` was installed into, or `None` (after a loud message) when it is
+/// not. With `MAITOOL_REQUIRE_NODE_MCP=1` (CI) a missing SDK is a failure.
+pub fn sdk(version: &str) -> Option<PathBuf> {
+    installed(
+        &format!("sdk-{version}"),
+        "@modelcontextprotocol/sdk",
+        version,
+    )
+}
+
+/// The folder the SDK v2 client was installed into (see [`sdk`]).
+pub fn client_v2() -> Option<PathBuf> {
+    installed(
+        &format!("client-{CLIENT_V2}"),
+        "@modelcontextprotocol/client",
+        CLIENT_V2,
+    )
+}
+
+/// MCP Inspector's command-line entry point (see [`sdk`]).
+pub fn inspector() -> Option<PathBuf> {
+    let package = "@modelcontextprotocol/inspector";
+    installed(&format!("inspector-{INSPECTOR}"), package, INSPECTOR).map(|dir| {
+        dir.join("node_modules")
+            .join(package)
+            .join("cli/build/cli.js")
+    })
+}
+
+/// `base()/folder` when it holds `package` at `version` and node runs.
+fn installed(folder: &str, package: &str, version: &str) -> Option<PathBuf> {
+    let dir = base().join(folder);
+    let package_json = dir.join("node_modules").join(package).join("package.json");
+    let installed = std::fs::read_to_string(&package_json)
         .ok()
         .and_then(|text| serde_json::from_str::<Value>(&text).ok())
         .is_some_and(|json| json["version"] == version);
@@ -46,7 +83,7 @@ pub fn sdk(version: &str) -> Option<PathBuf> {
         return Some(dir);
     }
     let message = format!(
-        "@modelcontextprotocol/sdk {version} (or node) is not installed in {} (run `bash .ci/install-node-mcp.sh`)",
+        "{package} {version} (or node) is not installed in {} (run `bash .ci/install-node-mcp.sh`)",
         dir.display()
     );
     if std::env::var("MAITOOL_REQUIRE_NODE_MCP").as_deref() == Ok("1") {
@@ -69,9 +106,42 @@ pub enum Server<'a> {
     Http(&'a str),
 }
 
+/// Runs the SDK v2 client on `plan` in negotiation mode `negotiation` (see
+/// tests/node/mcp_client_v2.mjs) and returns its results by step id. Files go to `dir`.
+pub fn run_client_v2(
+    client: &Path,
+    dir: &Path,
+    server: Server<'_>,
+    negotiation: &str,
+    plan: Value,
+) -> Value {
+    let extra = ["--negotiation", negotiation];
+    run_script(
+        "mcp_client_v2.mjs",
+        &extra,
+        client,
+        dir,
+        server,
+        plan,
+        |_| {},
+    )
+}
+
 /// Runs the SDK's client on `plan` (see tests/node/mcp_client.mjs) and returns its results by
 /// step id. `on_ready` runs for each `ready` step while the client waits. Files go to `dir`.
 pub fn run_client(
+    sdk: &Path,
+    dir: &Path,
+    server: Server<'_>,
+    plan: Value,
+    on_ready: impl FnMut(&str),
+) -> Value {
+    run_script("mcp_client.mjs", &[], sdk, dir, server, plan, on_ready)
+}
+
+fn run_script(
+    script_name: &str,
+    extra: &[&str],
     sdk: &Path,
     dir: &Path,
     server: Server<'_>,
@@ -86,7 +156,8 @@ pub fn run_client(
     let stderr_path = dir.join(format!("node-client-{n}.stderr"));
     let mut command = Command::new("node");
     command
-        .arg(script("mcp_client.mjs"))
+        .arg(script(script_name))
+        .args(extra)
         .arg("--sdk")
         .arg(sdk)
         .arg("--plan")

@@ -97,13 +97,15 @@ pub(super) fn upsert(conn: &mut Connection, emoji: &NewEmoji) -> Result<i64, Sto
     let emotions_json = serde_json::to_string(&emotions)
         .map_err(|err| StoreError::Invalid(format!("emotions: {err}")))?;
     let path = emoji.path.as_ref().map(|path| path.display().to_string());
+    let hash = super::schema::emoji_hash(emoji.data.as_deref(), emoji.path.as_deref());
     let tx = conn.transaction()?;
     let id: i64 = tx.query_row(
-        "INSERT INTO emojis (source, path, data, mime_type, description, emotions)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+        "INSERT INTO emojis (source, path, data, mime_type, description, emotions, hash)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
          ON CONFLICT (source) DO UPDATE SET
            path = excluded.path, data = excluded.data, mime_type = excluded.mime_type,
-           description = excluded.description, emotions = excluded.emotions
+           description = excluded.description, emotions = excluded.emotions,
+           hash = excluded.hash
          RETURNING id",
         params![
             emoji.source.trim(),
@@ -111,7 +113,8 @@ pub(super) fn upsert(conn: &mut Connection, emoji: &NewEmoji) -> Result<i64, Sto
             emoji.data,
             mime_type,
             emoji.description.trim(),
-            emotions_json
+            emotions_json,
+            hash
         ],
         |row| row.get(0),
     )?;

@@ -41,6 +41,19 @@ pub(super) fn stream_from_row(row: &Row<'_>) -> rusqlite::Result<StreamInfo> {
     })
 }
 
+/// An image of a message as [`Store::message_images`] reads it.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct MessageImage {
+    /// MIME type, e.g. `image/png`.
+    pub mime_type: String,
+    /// Lower-case hex SHA-256 of the bytes.
+    pub hash: String,
+    /// What it shows, when known.
+    pub description: String,
+    /// The bytes, when asked for; empty otherwise.
+    pub data: Vec<u8>,
+}
+
 /// A fresh random id with a prefix, for messages the bot sends.
 pub(super) fn fresh_id(prefix: &str) -> String {
     let mut bytes = [0u8; 8];
@@ -128,14 +141,15 @@ pub(super) fn insert_message(
     }
     for (index, image) in message.images.iter().enumerate() {
         tx.execute(
-            "INSERT INTO message_images (message_id, idx, mime_type, data, description)
-             VALUES (?1, ?2, ?3, ?4, ?5)",
+            "INSERT INTO message_images (message_id, idx, mime_type, data, description, hash)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
             params![
                 message_id,
                 index as i64,
                 image.mime_type,
                 image.data,
-                image.description
+                image.description,
+                super::schema::sha256_hex(&image.data)
             ],
         )?;
     }
@@ -253,6 +267,32 @@ impl Store {
                     },
                 )
                 .optional()?)
+        })
+        .await
+    }
+
+    /// The images of a message in order, with their hash and description; their bytes only
+    /// when `with_data` (they can be large, and most readers want the description).
+    pub async fn message_images(
+        &self,
+        message_id: &str,
+        with_data: bool,
+    ) -> Result<Vec<MessageImage>, StoreError> {
+        let message_id = message_id.to_owned();
+        self.call(move |conn| {
+            let mut statement = conn.prepare_cached(
+                "SELECT mime_type, hash, description, CASE WHEN ?2 THEN data END
+                 FROM message_images WHERE message_id = ?1 ORDER BY idx",
+            )?;
+            let rows = statement.query_map(params![message_id, with_data], |row| {
+                Ok(MessageImage {
+                    mime_type: row.get(0)?,
+                    hash: row.get(1)?,
+                    description: row.get(2)?,
+                    data: row.get::<_, Option<Vec<u8>>>(3)?.unwrap_or_default(),
+                })
+            })?;
+            Ok(rows.collect::<Result<Vec<_>, _>>()?)
         })
         .await
     }

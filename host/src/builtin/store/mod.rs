@@ -11,6 +11,7 @@ mod browse;
 mod emojis;
 mod forwards;
 mod fts;
+mod maibot_tables;
 mod memories;
 mod messages;
 mod persons;
@@ -32,9 +33,12 @@ use crate::builtin::engine::EngineError;
 
 pub use browse::MessageWindow;
 pub use emojis::NewEmoji;
+pub use maibot_tables::{Field, FieldKind, MaibotTable, TableQuery};
 pub use memories::MemoryStats;
+pub use messages::MessageImage;
 
 pub(crate) use emojis::image_mime;
+pub(crate) use schema::sha256_hex;
 pub(crate) use time::now;
 
 /// The path that opens an in-memory database.

@@ -8,7 +8,8 @@ use rusqlite::{Connection, TransactionBehavior};
 use super::StoreError;
 
 /// Migrations in order; `user_version` is the number applied.
-const MIGRATIONS: &[&str] = &[r#"
+const MIGRATIONS: &[&str] = &[
+    r#"
 CREATE TABLE streams (
     stream_id  TEXT PRIMARY KEY,
     platform   TEXT NOT NULL DEFAULT '',
@@ -141,7 +142,17 @@ CREATE TABLE tool_calls (
     created_at    REAL NOT NULL
 );
 CREATE INDEX tool_calls_session ON tool_calls (session_id, id);
-"#];
+"#,
+    // Images are named by the SHA-256 of their bytes, as MaiBot names them (`hash` of an image
+    // segment, `image_hash` of its `Images` table); rows from before are hashed by
+    // `hash_images` right after.
+    r#"
+ALTER TABLE message_images ADD COLUMN hash TEXT NOT NULL DEFAULT '';
+ALTER TABLE emojis ADD COLUMN hash TEXT NOT NULL DEFAULT '';
+CREATE INDEX message_images_hash ON message_images (hash);
+CREATE INDEX emojis_hash ON emojis (hash);
+"#,
+];
 
 /// Applies the migrations this database lacks. A database newer than this build is refused
 /// rather than misread.
@@ -162,6 +173,56 @@ pub(super) fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
         tx.execute_batch(migration)?;
         tx.pragma_update(None, "user_version", position + 1)?;
     }
+    if applied < 2 {
+        hash_images(&tx)?;
+    }
     tx.commit()?;
     Ok(())
+}
+
+/// The SHA-256 of every image stored before images carried one. An emoji kept as a file
+/// whose file is gone stays unhashed (it cannot be sent either).
+fn hash_images(conn: &Connection) -> Result<(), StoreError> {
+    let images: Vec<(i64, Vec<u8>)> = conn
+        .prepare("SELECT rowid, data FROM message_images WHERE hash = ''")?
+        .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?
+        .collect::<Result<_, _>>()?;
+    for (rowid, data) in images {
+        conn.execute(
+            "UPDATE message_images SET hash = ?1 WHERE rowid = ?2",
+            rusqlite::params![sha256_hex(&data), rowid],
+        )?;
+    }
+    let emojis: Vec<(i64, Option<Vec<u8>>, Option<String>)> = conn
+        .prepare("SELECT id, data, path FROM emojis WHERE hash = ''")?
+        .query_map([], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))?
+        .collect::<Result<_, _>>()?;
+    for (id, data, path) in emojis {
+        let hash = emoji_hash(data.as_deref(), path.as_deref().map(std::path::Path::new));
+        conn.execute(
+            "UPDATE emojis SET hash = ?1 WHERE id = ?2",
+            rusqlite::params![hash, id],
+        )?;
+    }
+    Ok(())
+}
+
+/// Lower-case hex SHA-256 of `data`, MaiBot's name for an image.
+pub(crate) fn sha256_hex(data: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(data)
+        .iter()
+        .map(|byte| format!("{byte:02x}"))
+        .collect()
+}
+
+/// An emoji's hash: of its bytes, else of its file; empty when the file cannot be read.
+pub(super) fn emoji_hash(data: Option<&[u8]>, path: Option<&std::path::Path>) -> String {
+    match (data.filter(|data| !data.is_empty()), path) {
+        (Some(data), _) => sha256_hex(data),
+        (None, Some(path)) => std::fs::read(path)
+            .map(|bytes| sha256_hex(&bytes))
+            .unwrap_or_default(),
+        (None, None) => String::new(),
+    }
 }

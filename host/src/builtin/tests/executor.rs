@@ -380,3 +380,122 @@ async fn a_malformed_turn_runs_nothing() {
             .is_empty()
     );
 }
+
+/// Tools whose results ask to end the round: `wrap_up` from its result, `refuse` from a
+/// failed result (which never ends it).
+struct Stoppers;
+
+#[async_trait::async_trait]
+impl crate::provider::ToolProvider for Stoppers {
+    fn provider_name(&self) -> &str {
+        "stoppers"
+    }
+
+    fn provider_type(&self) -> maitool_protocol::ProviderType {
+        maitool_protocol::ProviderType::Plugin
+    }
+
+    async fn list_tools(
+        &self,
+        _: &maitool_protocol::ToolAvailabilityContext,
+    ) -> Result<Vec<std::sync::Arc<maitool_protocol::ToolSpec>>, crate::provider::ProviderError>
+    {
+        Ok(["wrap_up", "refuse"]
+            .into_iter()
+            .map(|name| {
+                std::sync::Arc::new(
+                    maitool_protocol::ToolSpec::new(name, name)
+                        .with_metadata("visibility", "visible"),
+                )
+            })
+            .collect())
+    }
+
+    async fn invoke(
+        &self,
+        invocation: maitool_protocol::ToolInvocation,
+        _: &maitool_protocol::ToolExecutionContext,
+    ) -> Result<maitool_protocol::ToolExecutionResult, crate::provider::ProviderError> {
+        let name = invocation.tool_name.as_str();
+        let mut result = match name {
+            "wrap_up" => maitool_protocol::ToolExecutionResult::success(name, "wrapped up"),
+            _ => maitool_protocol::ToolExecutionResult::failure(name, "no"),
+        };
+        result.stop_after_execution = true;
+        Ok(result)
+    }
+}
+
+#[tokio::test]
+async fn stop_after_execution_lets_the_batch_finish_then_ends_the_round() {
+    let world = World::new(BuiltinConfig::default()).await;
+    world
+        .registry
+        .register_provider(std::sync::Arc::new(Stoppers));
+    let ctx = ctx("s1");
+    let turn = json!({"choices": [{"message": {"role": "assistant", "tool_calls": [
+        openai_call("c1", "refuse", json!({})),
+        openai_call("c2", "wrap_up", json!({})),
+        openai_call("c3", "weather", json!({})),
+    ]}}]});
+    let outcome = world
+        .executor
+        .execute_raw(ModelApi::OpenAiChat, &turn, &ctx, None)
+        .await
+        .unwrap();
+    let statuses: Vec<CallStatus> = outcome.messages.iter().map(|m| m.status).collect();
+    // Unlike a pause, the calls after it still run.
+    assert_eq!(
+        statuses,
+        [
+            CallStatus::Failed,
+            CallStatus::Succeeded,
+            CallStatus::Succeeded
+        ]
+    );
+    // The failed result's flag does not count; the first successful one does.
+    assert_eq!(outcome.stopped_by.as_deref(), Some("c2"));
+    assert!(outcome.finish_round);
+    assert_eq!(outcome.paused_by, None);
+    let state = world.engine.session_state(&ctx.session_id);
+    assert_eq!(
+        (state.rounds_ended, state.last_end_reason.as_str()),
+        (1, "stop_after_execution")
+    );
+
+    // Only failed results asking for it: the round goes on.
+    let turn = json!({"choices": [{"message": {"role": "assistant", "tool_calls": [
+        openai_call("c4", "refuse", json!({})),
+    ]}}]});
+    let outcome = world
+        .executor
+        .execute_raw(ModelApi::OpenAiChat, &turn, &ctx, None)
+        .await
+        .unwrap();
+    assert_eq!(outcome.stopped_by, None);
+    assert!(!outcome.finish_round);
+    assert_eq!(world.engine.session_state(&ctx.session_id).rounds_ended, 1);
+}
+
+#[tokio::test]
+async fn a_pause_in_the_same_batch_decides_how_it_ends() {
+    let world = World::new(BuiltinConfig::default()).await;
+    world
+        .registry
+        .register_provider(std::sync::Arc::new(Stoppers));
+    let ctx = ctx("s1");
+    let turn = json!({"choices": [{"message": {"role": "assistant", "tool_calls": [
+        openai_call("c1", "wrap_up", json!({})),
+        openai_call("c2", "wait", json!({"seconds": 10})),
+        openai_call("c3", "weather", json!({})),
+    ]}}]});
+    let outcome = world
+        .executor
+        .execute_raw(ModelApi::OpenAiChat, &turn, &ctx, None)
+        .await
+        .unwrap();
+    assert_eq!(outcome.paused_by.as_deref(), Some("c2"));
+    assert_eq!(outcome.stopped_by, None);
+    assert_eq!(outcome.messages[2].status, CallStatus::Skipped);
+    assert_eq!(world.engine.session_state(&ctx.session_id).rounds_ended, 0);
+}

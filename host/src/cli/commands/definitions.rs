@@ -9,7 +9,7 @@ use crate::control::views::{self, DefinitionFormat, Definitions};
 use anyhow::{Result, anyhow};
 use serde_json::Value;
 
-use super::{Target, target};
+use super::{OneShotWait, Target, target};
 use crate::cli::args::{Cli, ContextArgs};
 use crate::cli::output::outln;
 
@@ -26,7 +26,7 @@ pub(super) async fn definitions(
         format,
         stage,
     };
-    let target = target(cli, config).await?;
+    let target = target(cli, config, OneShotWait::Listing).await?;
     let definitions = match &target {
         Target::Remote(client) => client.definitions(request).await.map_err(|e| anyhow!(e))?,
         Target::Local(host, _) => views::definitions(host, &request.context, format, stage).await,

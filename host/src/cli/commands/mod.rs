@@ -14,8 +14,10 @@ use super::output::{StdoutClosed, TerminalProgress, outln, print_result, print_t
 use super::{EXIT_FAILED, EXIT_SOURCE_FAILED, EXIT_USAGE};
 
 mod definitions;
+mod message;
 mod metrics;
 mod plugins;
+mod prepare;
 mod serve;
 mod sources;
 mod status;
@@ -76,7 +78,18 @@ pub(super) fn control_socket(cli: &Cli, config: &LoadedConfig) -> Result<PathBuf
     Ok(crate::control::absolute_socket_path(socket)?)
 }
 
-pub(super) async fn target(cli: &Cli, config: LoadedConfig) -> Result<Target> {
+/// How long a one-shot host waits for its sources before the command runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum OneShotWait {
+    /// A listing (`tools`, `status`, `plugins`, `definitions`): for sources that are starting
+    /// normally, at most `[host] listing_wait_ms`; what is not up by then is named on stderr.
+    Listing,
+    /// `call`: until each runner is ready or its first launch ended and each MCP server's
+    /// first attempt ended, since the call needs its tool.
+    Call,
+}
+
+pub(super) async fn target(cli: &Cli, config: LoadedConfig, wait: OneShotWait) -> Result<Target> {
     let socket = control_socket(cli, &config)?;
     if let Some(client) = ControlClient::connect(&socket).await {
         return Ok(Target::Remote(client));
@@ -91,11 +104,20 @@ pub(super) async fn target(cli: &Cli, config: LoadedConfig) -> Result<Target> {
         socket.display()
     );
     let progress = TerminalProgress::on_terminal();
-    let started =
-        Host::start_with_progress(config, progress.as_ref().map(|p| p as &dyn StartObserver)).await;
+    let observer = progress.as_ref().map(|p| p as &dyn StartObserver);
+    let started = match wait {
+        OneShotWait::Listing => Host::start_for_one_command(config, observer, true).await,
+        OneShotWait::Call => Host::start_for_one_command(config, observer, false).await,
+    };
     drop(progress);
     let host = Arc::new(started.context("cannot start the host")?);
-    let failed = sources::failed_sources(&host);
+    let waited = match wait {
+        OneShotWait::Listing => "[host] listing_wait_ms",
+        OneShotWait::Call => {
+            "plugin_runtime.handshake_timeout_ms and ready_timeout_ms, the MCP connect timeout"
+        }
+    };
+    let failed = sources::failed_sources(&host, waited);
     for failure in &failed {
         let _ = writeln!(std::io::stderr(), "maitool: {failure}");
     }
@@ -116,6 +138,8 @@ async fn dispatch(cli: Cli) -> Result<ExitCode> {
     match &cli.command {
         Command::Serve(args) => serve(&cli, args, config).await,
         Command::Plugins { json } => plugins::plugins(&cli, config, *json).await,
+        Command::Prepare { runners, json } => prepare::prepare(config, runners, *json).await,
+        Command::Message(args) => message::message(&cli, config, args).await,
         Command::Definitions {
             format,
             stage,
@@ -123,7 +147,7 @@ async fn dispatch(cli: Cli) -> Result<ExitCode> {
             json,
         } => definitions::definitions(&cli, config, *format, *stage, context, *json).await,
         Command::Tools { context, json } => {
-            let target = target(&cli, config).await?;
+            let target = target(&cli, config, OneShotWait::Listing).await?;
             let tools = match &target {
                 Target::Remote(client) => client
                     .tools(context.availability())
@@ -157,7 +181,7 @@ async fn dispatch(cli: Cli) -> Result<ExitCode> {
             invocation.stream_id = context.stream_id.clone();
             invocation.reasoning = reasoning.clone();
             let execution = context.execution(reasoning);
-            let target = target(&cli, config).await?;
+            let target = target(&cli, config, OneShotWait::Call).await?;
             let result = match &target {
                 Target::Remote(client) => client
                     .call(invocation, execution)
@@ -181,7 +205,7 @@ async fn dispatch(cli: Cli) -> Result<ExitCode> {
         }
         Command::Status { json } => {
             let socket = control_socket(&cli, &config)?;
-            let target = target(&cli, config).await?;
+            let target = target(&cli, config, OneShotWait::Listing).await?;
             let (mut status, answered_by) = match &target {
                 Target::Remote(client) => (client.status().await.map_err(|e| anyhow!(e))?, "serve"),
                 Target::Local(host, _) => (serde_json::to_value(host.status())?, "one-shot"),
@@ -255,10 +279,13 @@ async fn reload(socket: &std::path::Path, json: bool) -> Result<ExitCode> {
         print_reload(&report)?;
     }
     // A plugin that refused its new configuration (or could not be unloaded) kept the old
-    // one: the reload did not do all it was asked to.
-    let refused = report["plugins"]["rejected"]
-        .as_array()
-        .is_some_and(|rejected| !rejected.is_empty());
+    // one, and one whose new configuration is invalid is paused: the reload did not do all it
+    // was asked to.
+    let refused = ["rejected", "paused"].iter().any(|key| {
+        report["plugins"][*key]
+            .as_array()
+            .is_some_and(|listed| !listed.is_empty())
+    });
     Ok(if refused {
         ExitCode::FAILURE
     } else {
@@ -289,6 +316,7 @@ fn print_reload(report: &serde_json::Value) -> Result<()> {
         "reconfigured",
         "unloaded",
         "rejected",
+        "paused",
         "unchanged",
     ] {
         outln!("  {key:13} {}", list(&plugins[key]))?;

@@ -3,15 +3,16 @@
 use std::process::ExitCode;
 
 use crate::LoadedConfig;
+use crate::circuit::{CircuitState, CircuitStatus};
 use crate::control::views::{self, PluginView};
 use anyhow::{Result, anyhow};
 
-use super::{Target, target};
+use super::{OneShotWait, Target, target};
 use crate::cli::args::Cli;
 use crate::cli::output::outln;
 
 pub(super) async fn plugins(cli: &Cli, config: LoadedConfig, json: bool) -> Result<ExitCode> {
-    let target = target(cli, config).await?;
+    let target = target(cli, config, OneShotWait::Listing).await?;
     let plugins = match &target {
         Target::Remote(client) => client.plugins().await.map_err(|e| anyhow!(e))?,
         Target::Local(host, _) => views::plugins(host),
@@ -23,6 +24,62 @@ pub(super) async fn plugins(cli: &Cli, config: LoadedConfig, json: bool) -> Resu
         print_plugins(&plugins)?;
     }
     Ok(code)
+}
+
+fn list(names: &[String]) -> String {
+    if names.is_empty() {
+        "-".to_owned()
+    } else {
+        names.join(", ")
+    }
+}
+
+/// The grants as the operator gave them: `send.text, kv.*`, or with `grant_declared`
+/// `as declared (send.text, llm.generate)`, then `plus kv.*` for the operator's own others.
+fn granted(plugin: &PluginView) -> String {
+    if !plugin.grant_declared {
+        return list(&plugin.granted_capabilities);
+    }
+    let (as_declared, others): (Vec<String>, Vec<String>) = plugin
+        .granted_capabilities
+        .iter()
+        .cloned()
+        .partition(|grant| plugin.declared_capabilities.contains(grant));
+    let mut text = if plugin.declared_capabilities.is_empty() {
+        "as declared (nothing declared)".to_owned()
+    } else if as_declared.is_empty() {
+        "as declared (nothing declared is served)".to_owned()
+    } else {
+        format!("as declared ({})", as_declared.join(", "))
+    };
+    if !others.is_empty() {
+        text.push_str(&format!(", plus {}", others.join(", ")));
+    }
+    text
+}
+
+/// A plugin's circuit breaker in one line: its state, the failures, the last one, and when
+/// the next call is let through.
+pub(super) fn circuit_line(circuit: &CircuitStatus) -> String {
+    let mut line = format!(
+        "circuit {}: {} failed call(s) in a row",
+        circuit.state, circuit.consecutive_failures
+    );
+    if let Some(last) = &circuit.last_failure {
+        line.push_str(&format!(" (last: {last})"));
+    }
+    match circuit.retry_in_ms {
+        Some(ms) => line.push_str(&format!("; next probe in {:.1} s", ms as f64 / 1000.0)),
+        None if circuit.state == CircuitState::HalfOpen => {
+            line.push_str("; the next call is a probe")
+        }
+        None => {}
+    }
+    line.push_str(&format!(
+        "; opened {} time(s), {} call(s) refused",
+        circuit.opened_total, circuit.rejected_total
+    ));
+    line
 }
 
 fn print_plugins(plugins: &[PluginView]) -> Result<()> {
@@ -63,19 +120,27 @@ fn print_plugins(plugins: &[PluginView]) -> Result<()> {
             plugin.id,
             plugin.runner
         )?;
-        if !plugin.declared_capabilities.is_empty() || !plugin.granted_capabilities.is_empty() {
-            let list = |caps: &[String]| {
-                if caps.is_empty() {
-                    "-".to_owned()
-                } else {
-                    caps.join(", ")
-                }
-            };
+        if let Some(circuit) = &plugin.circuit {
+            outln!("    {}", circuit_line(circuit))?;
+        }
+        if !plugin.declared_capabilities.is_empty()
+            || !plugin.granted_capabilities.is_empty()
+            || plugin.grant_declared
+        {
             outln!(
                 "    capabilities declared: {}; granted: {}",
                 list(&plugin.declared_capabilities),
-                list(&plugin.granted_capabilities)
+                granted(plugin)
             )?;
+        }
+        if !plugin.unserved_capabilities.is_empty() {
+            outln!(
+                "    not served by maitool (never granted, calls refused): {}",
+                plugin.unserved_capabilities.join(", ")
+            )?;
+        }
+        if let Some(sandbox) = &plugin.sandbox {
+            outln!("    sandbox: {}", sandbox.line())?;
         }
         for component in &plugin.components {
             let enabled = if component.enabled {
@@ -88,11 +153,25 @@ fn print_plugins(plugins: &[PluginView]) -> Result<()> {
             } else {
                 &component.component_type
             };
+            let mut notes = String::new();
+            if !component.platforms.is_empty() {
+                notes.push_str(&format!(" platforms={}", component.platforms.join(",")));
+            }
+            if component.stop_after_execution {
+                notes.push_str(" stop_after_execution");
+            }
             outln!(
-                "    {:40} {kind:16} {:9} {enabled}",
+                "    {:40} {kind:16} {:9} {enabled}{notes}",
                 component.full_name,
                 component.visibility
             )?;
+            // A tool runs when called; anything else says what makes it run, or that
+            // nothing does.
+            if !matches!(component.component_type.as_str(), "TOOL" | "ACTION")
+                && !component.runs.is_empty()
+            {
+                outln!("        runs {}", component.runs)?;
+            }
         }
     }
     Ok(())

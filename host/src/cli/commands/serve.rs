@@ -14,6 +14,7 @@ use crate::mcp_server::{FrontConfig, FrontError, McpFront};
 use crate::{Host, LoadedConfig};
 use anyhow::{Context, Result, anyhow};
 use maitool_protocol::ToolExecutionContext;
+use maitool_protocol::wire::message_flow::EventType;
 use tokio_util::sync::CancellationToken;
 
 use crate::cli::EXIT_FAILED;
@@ -64,8 +65,9 @@ pub(super) async fn serve(cli: &Cli, args: &ServeArgs, config: LoadedConfig) -> 
         None => None,
     };
     let started = if args.mcp_stdio || args.mcp_http.is_some() {
-        // An MCP client is waiting for its handshake: serve at once; runners and MCP servers
-        // that come up later reach it as tools/list_changed.
+        // An MCP client is waiting for its handshake: serve at once. Its first tools/list waits
+        // at the settle gate for sources that are nearly up; the rest reach it as
+        // tools/list_changed.
         Host::start_without_waiting(config).await
     } else {
         // A live "starting: n/m runners ready" line, only when stderr is a terminal.
@@ -95,11 +97,15 @@ pub(super) async fn serve(cli: &Cli, args: &ServeArgs, config: LoadedConfig) -> 
     let mut terminate = signal(SignalKind::terminate())?;
     let mut hangup = signal(SignalKind::hangup())?;
     tracing::info!(control = %control_path, tools, "maitool is serving");
+    // MaiBot fires on_start once the bot runs; handlers of a runner still starting are
+    // waited for, within their timeout.
+    let starting = host.clone();
+    tokio::spawn(async move { lifecycle_event(&starting, EventType::OnStart).await });
 
     let stop_http = CancellationToken::new();
     let mut front: FrontTask = if args.mcp_stdio {
         tracing::info!("MCP front serving on stdio");
-        Box::pin(McpFront::new(host.registry.clone(), front_config(args)).serve_stdio())
+        Box::pin(front(&host, args).serve_stdio())
     } else if let Some(listener) = http {
         http_front(&host, args, listener, &stop_http)?
     } else {
@@ -156,8 +162,37 @@ pub(super) async fn serve(cli: &Cli, args: &ServeArgs, config: LoadedConfig) -> 
         let _ = tokio::time::timeout(HTTP_DRAIN, front).await;
     }
     drop(control);
+    if tokio::time::timeout(STOP_EVENT_LIMIT, lifecycle_event(&host, EventType::OnStop))
+        .await
+        .is_err()
+    {
+        tracing::warn!(
+            "on_stop handlers did not finish within {} s",
+            STOP_EVENT_LIMIT.as_secs()
+        );
+    }
+    host.messages().settle(STOP_EVENT_LIMIT).await;
     host.shutdown().await;
     Ok(code)
+}
+
+/// How long `serve` gives the `on_stop` handlers before it stops the runners.
+const STOP_EVENT_LIMIT: Duration = Duration::from_secs(5);
+
+/// Emits a lifecycle event (about no message) to every plugin's handlers, logging who failed.
+async fn lifecycle_event(host: &Host, event: EventType) {
+    let emission = host
+        .messages()
+        .emit_event(
+            event,
+            None,
+            Default::default(),
+            &ToolExecutionContext::default(),
+        )
+        .await;
+    for run in emission.handlers.iter().filter(|run| run.error.is_some()) {
+        tracing::warn!(handler = %run.handler, "{}", run.error.as_deref().unwrap_or_default());
+    }
 }
 
 #[cfg(feature = "http")]
@@ -188,10 +223,10 @@ fn http_front(
     // stdout is free in HTTP mode: print the endpoint for scripts and people.
     outln!("http://{bound}{HTTP_PATH}")?;
     let stop = stop.clone();
-    Ok(Box::pin(
-        McpFront::new(host.registry.clone(), front_config(args))
-            .serve_http(listener, async move { stop.cancelled().await }),
-    ))
+    Ok(Box::pin(front(host, args).serve_http(
+        listener,
+        async move { stop.cancelled().await },
+    )))
 }
 
 #[cfg(not(feature = "http"))]
@@ -202,6 +237,15 @@ fn http_front(
     _stop: &CancellationToken,
 ) -> Result<FrontTask> {
     match listener {}
+}
+
+/// The front over `host`'s registry, listing through its settle gate.
+fn front(host: &Host, args: &ServeArgs) -> McpFront {
+    McpFront::with_gate(
+        host.registry.clone(),
+        front_config(args),
+        host.settled().clone(),
+    )
 }
 
 fn front_config(args: &ServeArgs) -> FrontConfig {

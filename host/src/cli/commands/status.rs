@@ -2,6 +2,7 @@
 
 use serde_json::Value;
 
+use crate::circuit::CircuitStatus;
 use crate::cli::output::outln;
 
 /// A field as text: strings as they are, null or absent as empty, anything else as JSON.
@@ -21,6 +22,31 @@ fn items<'a>(value: &'a Value, key: &str) -> impl Iterator<Item = &'a Value> {
         .flatten()
 }
 
+/// The strings of an array field, joined with `, `.
+fn names(value: &Value, key: &str) -> String {
+    items(value, key)
+        .filter_map(Value::as_str)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// `plugins: 2 of 4 loaded; not loaded: a (failed), b (inactive)`; each reason is on the
+/// plugin's own line under its runner.
+fn plugins_line(plugins: &Value) -> String {
+    let not_loaded: Vec<String> = items(plugins, "not_loaded")
+        .map(|plugin| format!("{} ({})", text(plugin, "id"), text(plugin, "state")))
+        .collect();
+    let mut line = format!(
+        "plugins: {} of {} loaded",
+        text(plugins, "loaded"),
+        text(plugins, "total")
+    );
+    if !not_loaded.is_empty() {
+        line.push_str(&format!("; not loaded: {}", not_loaded.join(", ")));
+    }
+    line
+}
+
 pub(super) fn print_status(status: &Value) -> anyhow::Result<()> {
     let socket = text(status, "control_socket");
     if text(status, "answered_by") == "serve" {
@@ -31,6 +57,9 @@ pub(super) fn print_status(status: &Value) -> anyhow::Result<()> {
     let config = text(status, "config");
     if !config.is_empty() {
         outln!("config: {config}")?;
+    }
+    if let Some(plugins) = status.get("plugins") {
+        outln!("{}", plugins_line(plugins))?;
     }
     outln!("runners:")?;
     for runner in items(status, "runners") {
@@ -47,6 +76,16 @@ pub(super) fn print_status(status: &Value) -> anyhow::Result<()> {
                 format!("last exit: {last_exit}")
             }
         )?;
+        if let Some(environment) = runner.get("environment").filter(|e| e.is_object()) {
+            print_environment(environment)?;
+        }
+        if let Some(sandbox) = runner
+            .get("sandbox")
+            .filter(|s| !s.is_null())
+            .and_then(|s| serde_json::from_value::<crate::sandbox::SandboxStatus>(s.clone()).ok())
+        {
+            outln!("    sandbox: {}", sandbox.line())?;
+        }
         for plugin in items(runner, "plugins") {
             outln!(
                 "    {:28} {:8} {}",
@@ -54,6 +93,16 @@ pub(super) fn print_status(status: &Value) -> anyhow::Result<()> {
                 text(plugin, "state"),
                 text(plugin, "reason")
             )?;
+            let unserved = names(plugin, "unserved_capabilities");
+            if !unserved.is_empty() {
+                outln!("      declares capabilities maitool does not serve: {unserved}")?;
+            }
+            if let Some(circuit) = plugin
+                .get("circuit")
+                .and_then(|c| serde_json::from_value::<CircuitStatus>(c.clone()).ok())
+            {
+                outln!("      {}", super::plugins::circuit_line(&circuit))?;
+            }
         }
     }
     let mut servers = items(status, "mcp_servers").peekable();
@@ -74,6 +123,28 @@ pub(super) fn print_status(status: &Value) -> anyhow::Result<()> {
                 )?;
             }
         }
+    }
+    Ok(())
+}
+
+/// A MaiBot runner's environment: the interpreter, and while it is prepared the step and the
+/// installer's latest line (or, after a failure, why).
+fn print_environment(environment: &Value) -> anyhow::Result<()> {
+    let state = text(environment, "state");
+    let venv = text(environment, "venv");
+    let place = if venv.is_empty() {
+        format!("{} (the runner's own python)", text(environment, "python"))
+    } else {
+        format!("{venv} (managed)")
+    };
+    outln!("    python environment: {state}, {place}")?;
+    let detail = text(environment, "detail");
+    if !detail.is_empty() {
+        outln!("      {detail}")?;
+    }
+    let last = text(environment, "last_output");
+    if !last.is_empty() {
+        outln!("      {last}")?;
     }
     Ok(())
 }

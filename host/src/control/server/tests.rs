@@ -172,3 +172,42 @@ async fn a_socket_that_cannot_be_created_keeps_the_os_error_as_its_source() {
     );
     crate::error_text::io_source(&err);
 }
+
+#[tokio::test]
+async fn a_frame_that_is_not_messagepack_is_answered_with_an_error_and_its_connection_closed() {
+    let dir = tempfile::tempdir().unwrap();
+    let host = host(dir.path()).await;
+    let path = dir.path().join("control.sock");
+    // The default limits: the idle deadline (30 s) is far beyond PATIENCE, so a close within
+    // PATIENCE is the server's answer to the frame, not the deadline.
+    let server = ControlServer::bind(&path).await.unwrap();
+    server.serve(host.clone());
+    let mut garbage = UnixStream::connect(&path).await.unwrap();
+    garbage
+        .write_all(&[0x00, 0x00, 0x00, 0x05, b'h', b'e', b'l', b'l', b'o'])
+        .await
+        .unwrap();
+    let mut answer = Vec::new();
+    tokio::time::timeout(PATIENCE, garbage.read_to_end(&mut answer))
+        .await
+        .expect("the server answers and closes before the idle deadline")
+        .expect("the answer reads");
+    let length = u32::from_be_bytes(answer[..4].try_into().unwrap()) as usize;
+    assert_eq!(
+        answer.len(),
+        4 + length,
+        "one frame, then the end: {answer:?}"
+    );
+    let envelope: serde_json::Value = rmp_serde::from_slice(&answer[4..]).unwrap();
+    assert_eq!(envelope["message_type"], "response", "{envelope}");
+    assert_eq!(envelope["request_id"], 0, "{envelope}");
+    assert_eq!(envelope["error"]["code"], "E_BAD_PAYLOAD", "{envelope}");
+    let message = envelope["error"]["message"].as_str().unwrap();
+    assert!(message.starts_with("undecodable frame"), "{message}");
+    wait_open(&server, 0).await;
+    let client = ControlClient::connect(&path).await.expect("serve answers");
+    let status = client.status().await.expect("status answers");
+    assert!(status["runners"].is_array(), "{status}");
+    drop(server);
+    host.shutdown().await;
+}

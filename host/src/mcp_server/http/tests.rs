@@ -51,3 +51,31 @@ fn origins_match_by_scheme_host_and_port() {
     }
     assert!(OriginPattern::parse("https://app.example.com/").is_ok());
 }
+
+#[test]
+fn a_preflight_allows_the_2026_headers_and_the_param_headers_it_asks_for() {
+    let fixed = allow_headers(&None);
+    let fixed = fixed.to_str().unwrap();
+    for name in [
+        "mcp-method",
+        "mcp-name",
+        "mcp-protocol-version",
+        "authorization",
+    ] {
+        assert!(
+            fixed.split(", ").any(|listed| listed == name),
+            "{name} in {fixed}"
+        );
+    }
+    let asked = HeaderValue::from_static(
+        "content-type, Mcp-Method, mcp-name, Mcp-Param-City, mcp-param-, x-evil, mcp-param-bad name",
+    );
+    let answer = allow_headers(&Some(asked));
+    let listed: Vec<&str> = answer.to_str().unwrap().split(", ").collect();
+    assert!(listed.contains(&"mcp-param-city"), "{listed:?}");
+    // Not a param header, an empty param name, or not a header name: left out, so the
+    // browser refuses to send them.
+    assert!(!listed.contains(&"x-evil"), "{listed:?}");
+    assert!(!listed.contains(&"mcp-param-"), "{listed:?}");
+    assert!(!listed.iter().any(|name| name.contains(' ')), "{listed:?}");
+}

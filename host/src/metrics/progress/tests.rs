@@ -12,6 +12,8 @@ fn runner(state: RunnerState) -> RunnerStatus {
         state,
         restart_count: 0,
         last_exit_reason: None,
+        environment: None,
+        sandbox: None,
         plugins: Vec::new(),
     }
 }

@@ -1,3 +1,4 @@
+use crate::circuit::{CircuitState, CircuitStatus};
 use crate::mcp_client::{McpServerState, McpServerStatus, McpTransport};
 use crate::metrics::tools::{CallTotals, LatencySummary, ToolCallStats};
 use crate::plugin::{PluginLoadState, PluginStatus, RunnerState, RunnerStatus};
@@ -12,6 +13,8 @@ fn runner(name: &str, state: RunnerState, restarts: u32) -> RunnerStatus {
         state,
         restart_count: restarts,
         last_exit_reason: None,
+        environment: None,
+        sandbox: None,
         plugins: vec![PluginStatus {
             id: format!("examples.{name}"),
             version: "1.0.0".into(),
@@ -20,6 +23,9 @@ fn runner(name: &str, state: RunnerState, restarts: u32) -> RunnerStatus {
             components: Vec::new(),
             declared_capabilities: Vec::new(),
             granted_capabilities: Vec::new(),
+            grant_declared: false,
+            unserved_capabilities: Vec::new(),
+            circuit: None,
         }],
     }
 }
@@ -91,10 +97,18 @@ fn the_exposition_has_typed_families_and_one_sample_per_series() {
         uptime_seconds: 9.5,
         ..CallTotals::default()
     };
-    let runners = [
-        runner("dice", RunnerState::Ready, 0),
-        runner("hung", RunnerState::Restarting, 4),
-    ];
+    let mut hung = runner("hung", RunnerState::Restarting, 4);
+    hung.plugins[0].circuit = Some(CircuitStatus {
+        state: CircuitState::Open,
+        consecutive_failures: 5,
+        last_failure: Some("tool t timed out after 1 s".into()),
+        retry_in_ms: Some(9000),
+        next_probe_at_ms: Some(1),
+        next_cooldown_ms: 20_000,
+        opened_total: 2,
+        rejected_total: 7,
+    });
+    let runners = [runner("dice", RunnerState::Ready, 0), hung];
     let servers = [server("example", McpServerState::Connected)];
     let text = render(&Exposition {
         tools: &tools,
@@ -137,6 +151,13 @@ fn the_exposition_has_typed_families_and_one_sample_per_series() {
         ),
         1.0
     );
+    let hung = r#"runner="hung",plugin="examples.hung""#;
+    let dice = r#"runner="dice",plugin="examples.dice""#;
+    assert_eq!(find("maitool_plugin_circuit_state", hung), 2.0);
+    assert_eq!(find("maitool_plugin_circuit_state", dice), 0.0);
+    assert_eq!(find("maitool_plugin_circuit_opened_total", hung), 2.0);
+    assert_eq!(find("maitool_plugin_circuit_rejected_total", hung), 7.0);
+    assert_eq!(find("maitool_plugin_circuit_rejected_total", dice), 0.0);
     assert_eq!(find("maitool_mcp_server_up", r#"server="example""#), 1.0);
     assert_eq!(
         find("maitool_mcp_server_reconnects_total", r#"server="example""#),

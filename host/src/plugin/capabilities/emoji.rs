@@ -5,12 +5,11 @@ use base64::Engine as _;
 use maitool_protocol::BinaryData;
 use maitool_protocol::rpc::RpcError;
 use serde_json::{Value, json};
-use sha2::{Digest, Sha256};
 
 use super::CapabilityService;
 use super::args::Args;
 use crate::builtin::engine::{Emoji, EmojiQuery};
-use crate::builtin::store::{NewEmoji, image_mime};
+use crate::builtin::store::{NewEmoji, image_mime, sha256_hex};
 use maitool_protocol::capability::Capability;
 
 /// MaiBot's emotion for an emoji without tags, in random picks and listings.
@@ -156,13 +155,6 @@ fn payload(emoji: &Emoji, untagged: &str) -> Value {
 
 fn listed(emoji: &Emoji) -> Value {
     payload(emoji, UNTAGGED)
-}
-
-pub(super) fn sha256_hex(data: &[u8]) -> String {
-    Sha256::digest(data)
-        .iter()
-        .map(|byte| format!("{byte:02x}"))
-        .collect()
 }
 
 /// Fisher-Yates with the OS generator; a failing generator leaves the order as stored.

@@ -2,17 +2,13 @@
 //! (`message_id`, `timestamp` as text, `message_info.user_info`, `raw_message` segments,
 //! `processed_plain_text`, `session_id`), so plugins written for MaiBot read them unchanged.
 
-use std::collections::HashMap;
-
-use base64::Engine as _;
 use maitool_protocol::rpc::RpcError;
 use serde_json::{Value, json};
 
 use super::CapabilityService;
 use super::args::{Args, kind};
-use crate::builtin::Store;
+use super::message_dict::message_dicts;
 use crate::builtin::datetime;
-use crate::builtin::engine::{ChatType, HistoryMessage, StreamInfo};
 use crate::builtin::store::{MessageWindow, now};
 use maitool_protocol::capability::Capability;
 
@@ -33,7 +29,7 @@ impl CapabilityService {
                 window.end = None;
                 let found = store.messages_in_window(window).await.map_err(failed)?;
                 Ok(
-                    json!({ "success": true, "messages": dicts(&args, &store, found, binary).await? }),
+                    json!({ "success": true, "messages": message_dicts(&store, found, binary).await.map_err(failed)? }),
                 )
             }
             Capability::MessageGetByTime | Capability::MessageGetByTimeInChat => {
@@ -45,7 +41,7 @@ impl CapabilityService {
                 let window = window(&args, chat_id, 0)?;
                 let found = store.messages_in_window(window).await.map_err(failed)?;
                 Ok(
-                    json!({ "success": true, "messages": dicts(&args, &store, found, binary).await? }),
+                    json!({ "success": true, "messages": message_dicts(&store, found, binary).await.map_err(failed)? }),
                 )
             }
             Capability::MessageGetById => {
@@ -58,7 +54,10 @@ impl CapabilityService {
                     .map_err(failed)?
                     .filter(|m| chat_id.as_ref().is_none_or(|chat| *chat == m.stream_id));
                 let message = match found {
-                    Some(found) => dicts(&args, &store, vec![found], binary).await?.pop(),
+                    Some(found) => message_dicts(&store, vec![found], binary)
+                        .await
+                        .map_err(failed)?
+                        .pop(),
                     None => None,
                 };
                 Ok(json!({ "success": true, "message": message }))
@@ -129,74 +128,6 @@ fn window(
         earliest,
         without_bot: args.flag("filter_mai", false)?,
     })
-}
-
-/// Messages as MaiBot's dictionaries; group streams carry `group_info`.
-async fn dicts(
-    args: &Args<'_>,
-    store: &Store,
-    messages: Vec<HistoryMessage>,
-    binary: bool,
-) -> Result<Vec<Value>, RpcError> {
-    let failed = |err: crate::builtin::StoreError| args.failed(err);
-    let mut streams: HashMap<String, Option<StreamInfo>> = HashMap::new();
-    let mut out = Vec::with_capacity(messages.len());
-    for message in messages {
-        if !streams.contains_key(&message.stream_id) {
-            let info = store.stream(&message.stream_id).await.map_err(failed)?;
-            streams.insert(message.stream_id.clone(), info);
-        }
-        let stream = streams.get(&message.stream_id).cloned().flatten();
-        let mut raw = Vec::new();
-        if !message.text.is_empty() {
-            raw.push(json!({ "type": "text", "data": message.text }));
-        }
-        for index in 0..message.image_count {
-            let mut segment = json!({ "type": "image", "data": "", "hash": null });
-            if binary
-                && let Some(image) = store
-                    .message_image(&message.message_id, index)
-                    .await
-                    .map_err(failed)?
-            {
-                segment["binary_data_base64"] = base64::engine::general_purpose::STANDARD
-                    .encode(&image.data)
-                    .into();
-            }
-            raw.push(segment);
-        }
-        let group_info = stream
-            .as_ref()
-            .filter(|s| s.chat_type == Some(ChatType::Group))
-            .map(|s| json!({ "group_id": s.target_id, "group_name": s.name }));
-        out.push(json!({
-            "message_id": message.message_id,
-            "timestamp": message.time.to_string(),
-            "platform": stream.as_ref().map(|s| s.platform.clone()).unwrap_or_default(),
-            "account_id": null,
-            "scope": null,
-            "message_info": {
-                "user_info": {
-                    "user_id": message.sender_id,
-                    "user_nickname": message.sender_name,
-                    "user_cardname": null,
-                },
-                "group_info": group_info,
-                "additional_config": {},
-            },
-            "raw_message": raw,
-            "is_mentioned": false,
-            "is_at": !message.mentions.is_empty(),
-            "is_emoji": false,
-            "is_picture": message.image_count > 0 && message.text.is_empty(),
-            "is_command": false,
-            "is_notify": false,
-            "session_id": message.stream_id,
-            "reply_to": message.reply_to,
-            "processed_plain_text": message.text,
-        }));
-    }
-    Ok(out)
 }
 
 fn line(time: f64, sender: &str, text: &str) -> String {

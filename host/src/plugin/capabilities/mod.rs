@@ -11,14 +11,18 @@ mod args;
 mod chat;
 mod component;
 mod config;
+mod database;
 mod emoji;
 mod knowledge;
 mod llm;
 mod local;
+mod maisaka;
 mod message;
+mod message_dict;
 mod person;
 mod plugin_control;
 mod refused;
+mod render;
 mod send;
 mod sink;
 
@@ -40,9 +44,14 @@ use super::grant::grants_admit;
 use super::kv::KvStore;
 use crate::builtin::Store;
 use crate::registry::ToolRegistry;
+use crate::render::RenderConfig;
+
+/// Browsers rendering at once for `render.html2png`; more renders wait.
+const MAX_RENDERS: usize = 2;
 
 pub use config::BotConfig;
 pub use llm::{LlmConfig, LlmConfigError};
+pub(crate) use message_dict::message_dict;
 pub use plugin_control::PluginControl;
 pub use sink::{MemorySink, MessageSink, OutgoingImage, OutgoingMessage, SinkError, StoreSink};
 
@@ -57,6 +66,9 @@ pub struct CapabilityService {
     store: RwLock<Option<Store>>,
     bot: RwLock<BotConfig>,
     llm: RwLock<Option<LlmConfig>>,
+    render: RwLock<RenderConfig>,
+    /// Renders under way at once (each is a browser process).
+    renders: tokio::sync::Semaphore,
 }
 
 impl std::fmt::Debug for CapabilityService {
@@ -81,6 +93,8 @@ impl CapabilityService {
             store: RwLock::new(None),
             bot: RwLock::new(BotConfig::default()),
             llm: RwLock::new(None),
+            render: RwLock::new(RenderConfig::default()),
+            renders: tokio::sync::Semaphore::new(MAX_RENDERS),
         }
     }
 
@@ -106,9 +120,19 @@ impl CapabilityService {
         *self.bot.write() = bot;
     }
 
+    /// The `[bot]` section `config.get` answers from.
+    pub fn bot_config(&self) -> BotConfig {
+        self.bot.read().clone()
+    }
+
     /// Where `llm.*` go (`[llm]`); `None` refuses them.
     pub fn set_llm_config(&self, llm: Option<LlmConfig>) {
         *self.llm.write() = llm;
+    }
+
+    /// Which browser renders `render.html2png` (`[render]`).
+    pub fn set_render_config(&self, render: RenderConfig) {
+        *self.render.write() = render;
     }
 
     /// Sets a plugin's grants and configuration (as the operator configured them).
@@ -132,8 +156,11 @@ impl CapabilityService {
         capability: &str,
         args: &JsonObject,
     ) -> Result<Value, RpcError> {
-        if let Some(why) = refused::reason(capability) {
-            return Err(refused::refusal(capability, why));
+        // A refusal needs no grant: it does nothing, and a capability maitool does not serve
+        // cannot be granted by name, so a plugin granted what its manifest declares
+        // (`grant_declared`) still gets MaiBot's answer and runs its own fallback.
+        if let Some(refusal) = refused::lookup(capability) {
+            return refusal.answer(capability);
         }
         let Ok(served) = capability.parse::<Capability>() else {
             return Err(RpcError::new(
@@ -141,12 +168,7 @@ impl CapabilityService {
                 format!("unknown capability {capability}"),
             ));
         };
-        if !self.is_granted(plugin_id, capability) {
-            return Err(RpcError::new(
-                ErrorCode::CapabilityDenied,
-                format!("plugin {plugin_id} is not granted capability {capability}"),
-            ));
-        }
+        self.check_granted(plugin_id, capability)?;
         let args = Args::new(served, args);
         match served.family() {
             CapabilityFamily::Send => self.send(plugin_id, args).await,
@@ -163,7 +185,21 @@ impl CapabilityService {
             }
             CapabilityFamily::Component => self.component(plugin_id, args),
             CapabilityFamily::Llm => self.llm(args).await,
+            CapabilityFamily::Database => self.database(args).await,
+            CapabilityFamily::Render => self.render(args).await,
+            CapabilityFamily::Maisaka => self.maisaka(plugin_id, args).await,
         }
+    }
+
+    /// `E_CAPABILITY_DENIED` unless the operator granted `capability` to `plugin_id`.
+    fn check_granted(&self, plugin_id: &str, capability: &str) -> Result<(), RpcError> {
+        if self.is_granted(plugin_id, capability) {
+            return Ok(());
+        }
+        Err(RpcError::new(
+            ErrorCode::CapabilityDenied,
+            format!("plugin {plugin_id} is not granted capability {capability}"),
+        ))
     }
 
     /// The store, or the error of a host that runs without one.

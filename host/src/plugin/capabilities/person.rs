@@ -8,16 +8,34 @@ use serde_json::{Value, json};
 
 use super::CapabilityService;
 use super::args::Args;
+use super::refused::unsuccessful_value;
 use crate::builtin::engine::{PersonLookup, PersonProfile};
 use maitool_protocol::capability::Capability;
 
-/// The profile fields `person.get_value` reads.
+/// The fields `person.get_value` answers: the attributes of MaiBot's `Person`, the columns of
+/// its `PersonInfo` table, and maitool's own profile fields. Those the store does not keep
+/// answer MaiBot's default (`null` falls back to the call's `default`).
 const FIELDS: &[&str] = &[
+    // MaiBot's `Person` attributes.
     "person_id",
     "person_name",
     "nickname",
     "platform",
     "user_id",
+    "is_known",
+    "name_reason",
+    "know_times",
+    "know_since",
+    "last_know",
+    "memory_points",
+    "group_cardname_list",
+    // `PersonInfo` columns under other names.
+    "user_nickname",
+    "group_cardname",
+    "know_counts",
+    "first_known_time",
+    "last_known_time",
+    // maitool's profile.
     "aliases",
     "profile",
     "traits",
@@ -45,8 +63,9 @@ impl CapabilityService {
         let field = if args.capability == Capability::PersonGetValue {
             let field = args.required_str("field_name")?;
             if !FIELDS.contains(&field.as_str()) {
-                return Err(args.bad(format!(
-                    "argument `field_name`: unknown field {field:?} (maitool's profiles have {})",
+                // MaiBot answers a field its `Person` lacks as a failed call, not an error.
+                return Ok(unsuccessful_value(format!(
+                    "person.get_value: unknown field {field:?} (fields: {})",
                     FIELDS.join(", ")
                 )));
             }
@@ -64,8 +83,8 @@ impl CapabilityService {
                 "person_id": found.map(|person| person.person_id),
             })),
             Some(field) => {
-                let value = found
-                    .map(|person| value_of(&person, &field))
+                let value = value_of(found.as_ref(), &field);
+                let value = Some(value)
                     .filter(|value| !value.is_null())
                     .unwrap_or_else(|| args.value("default").cloned().unwrap_or(Value::Null));
                 Ok(json!({ "success": true, "value": value }))
@@ -74,13 +93,33 @@ impl CapabilityService {
     }
 }
 
-fn value_of(person: &PersonProfile, field: &str) -> Value {
+/// A field of a person, or of nobody (an unknown id): MaiBot's defaults for what the store
+/// does not keep.
+fn value_of(person: Option<&PersonProfile>, field: &str) -> Value {
+    match field {
+        "is_known" => person.is_some().into(),
+        "know_times" | "know_counts" => 0.into(),
+        "group_cardname_list" => json!([]),
+        _ => person.map_or(Value::Null, |person| stored(person, field)),
+    }
+}
+
+fn stored(person: &PersonProfile, field: &str) -> Value {
     match field {
         "person_id" => person.person_id.clone().into(),
+        // MaiBot falls back to the nickname for a person never named.
+        "person_name" if person.person_name.is_empty() => person.nickname.clone().into(),
         "person_name" => person.person_name.clone().into(),
-        "nickname" => person.nickname.clone().into(),
+        "nickname" | "user_nickname" => person.nickname.clone().into(),
         "platform" => person.platform.clone().into(),
         "user_id" => person.user_id.clone().into(),
+        // MaiBot's `category:content:weight` points; the store's traits.
+        "memory_points" => person
+            .traits
+            .iter()
+            .map(|content| format!("trait:{content}:1.0"))
+            .collect::<Vec<_>>()
+            .into(),
         "aliases" => json!(person.aliases),
         "profile" => person.profile.clone().into(),
         "traits" => json!(person.traits),

@@ -85,10 +85,17 @@ impl CapabilityService {
             plugin_id: plugin_id.to_owned(),
         };
         let sink = self.sink.clone();
-        let message_id = sink
-            .send(message)
-            .await
-            .map_err(|err| args.failed(crate::error_text::chain(&err)))?;
+        let message_id = match sink.send(message).await {
+            Ok(id) => id,
+            // Not sent, by design: answered as MaiBot answers a send its hooks stopped, so
+            // the plugin's own fallback runs.
+            Err(stopped @ super::SinkError::Stopped { .. }) => {
+                return Ok(
+                    json!({ "success": false, "sent": false, "error": stopped.to_string() }),
+                );
+            }
+            Err(err) => return Err(args.failed(crate::error_text::chain(&err))),
+        };
         Ok(json!({ "success": true, "sent": true, "message_id": message_id }))
     }
 }
@@ -138,7 +145,7 @@ fn decode(
 
 /// The text and images of MaiBot message segments (`{type, content}` or `{type, data}`;
 /// images may carry `binary_data_base64`). Other segment types are shown as `[type]`.
-fn segments(
+pub(super) fn segments(
     args: &Args<'_>,
     what: &str,
     list: &Value,

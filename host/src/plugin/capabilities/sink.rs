@@ -51,6 +51,15 @@ pub enum SinkError {
     /// The sink refused the message, for the reason given.
     #[error("{0}")]
     Refused(String),
+    /// A send hook or event handler stopped the message: it was not sent. The plugin's
+    /// `send.*` answers `{success: false}`, as MaiBot's does.
+    #[error("the message was stopped by {by} at {at}")]
+    Stopped {
+        /// The handler that stopped it (`plugin_id.name`).
+        by: String,
+        /// The hook or event (`post_send`, `send_service.before_send`).
+        at: String,
+    },
     /// The embedder's own error.
     #[error(transparent)]
     Other(Box<dyn std::error::Error + Send + Sync>),

@@ -6,9 +6,11 @@ use std::sync::Arc;
 
 use maitool_protocol::wire::methods::{ComponentDeclaration, names};
 use maitool_protocol::{
-    ChatScope, JsonObject, ProviderType, ToolAnnotation, ToolIcon, ToolSpec, Visibility,
+    ChatScope, JsonObject, Platforms, PlatformsError, ProviderType, ToolAnnotation, ToolIcon,
+    ToolSpec, Visibility,
 };
 
+use super::trigger::Trigger;
 use crate::plugin::PLUGIN_PROVIDER_NAME;
 use crate::plugin::invoke_args::ContextKeys;
 
@@ -19,9 +21,19 @@ pub enum DeclarationError {
     /// A component without a name.
     #[error("a component has an empty name")]
     EmptyName,
-    /// A name outside the allowed alphabet or length.
-    #[error("component name {name:?} must be 1-128 characters of [A-Za-z0-9_.-]")]
+    /// A tool's (or Action's) name outside the alphabet a model's tool names allow, or too
+    /// long.
+    #[error("tool name {name:?} must be 1-128 characters of [A-Za-z0-9_.-]")]
     BadName {
+        /// The name as declared.
+        name: String,
+    },
+    /// Another component's name (a command, handler, hook or API, which no model sees) with
+    /// whitespace or control characters, or too long.
+    #[error(
+        "component name {name:?} must be 1-128 characters without whitespace or control characters"
+    )]
+    BadComponentName {
         /// The name as declared.
         name: String,
     },
@@ -57,6 +69,22 @@ pub enum DeclarationError {
     /// A parameter list that does not describe a schema.
     #[error(transparent)]
     ParameterList(#[from] crate::plugin::parameter_list::ParameterListError),
+    /// A `platforms` value that is neither a platform name nor a list of them.
+    #[error("component {name}: {problem}")]
+    Platforms {
+        /// The component.
+        name: String,
+        /// What is wrong with the value.
+        problem: PlatformsError,
+    },
+    /// A `stop_after_execution` flag that is not a boolean.
+    #[error("component {name}: stop_after_execution must be a boolean, got {value}")]
+    StopAfterExecution {
+        /// The component.
+        name: String,
+        /// The value as declared.
+        value: serde_json::Value,
+    },
     /// Two components of one plugin share a name.
     #[error("plugin {plugin_id} declares component {name} twice")]
     Duplicate {
@@ -90,16 +118,29 @@ pub struct ComponentEntry {
     pub allowed_sessions: HashSet<String>,
     /// Visibility.
     pub visibility: Visibility,
+    /// The platforms the tool is offered on (MaiBot's `Tool(platforms=...)`).
+    pub platforms: Platforms,
+    /// Every successful result of the tool ends the planner round
+    /// (`stop_after_execution: true` in its declaration).
+    pub stop_after_execution: bool,
     /// True for a converted legacy Action.
     pub legacy_action: bool,
     /// The spec exposed to the registry, built once at registration.
     pub spec: Arc<ToolSpec>,
+    /// What makes it run: a call (tools), a message (commands), an event (event handlers).
+    pub trigger: Trigger,
     /// The context keys its calls' arguments carry when its runner reads the context from
     /// the payload: those its parameters declare, or all of them for a legacy Action.
     pub(crate) context_keys: ContextKeys,
 }
 
 impl ComponentEntry {
+    /// True for a message gateway that takes messages in (`route_type` `receive` or
+    /// `duplex`, MaiBot's `recv` and `recive` too).
+    pub fn receives_messages(&self) -> bool {
+        matches!(self.trigger, Trigger::Gateway { receives: true })
+    }
+
     /// True for components exposed as tools (tools and converted Actions).
     pub fn is_tool(&self) -> bool {
         self.component_type == "TOOL" || self.component_type == "ACTION"
@@ -114,12 +155,28 @@ impl ComponentEntry {
         if name.is_empty() {
             return Err(DeclarationError::EmptyName);
         }
-        if !name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
-            || name.len() > 128
+        let component_type = decl.component_type.trim().to_ascii_uppercase();
+        // Tools are offered to models, whose APIs take a narrow alphabet; MaiBot names its
+        // other components freely (a command `/mai_status`), and so does maitool.
+        let exposed_as_tool = component_type == "TOOL" || component_type == "ACTION";
+        if name.len() > 128
+            || (exposed_as_tool
+                && !name
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')))
         {
-            return Err(DeclarationError::BadName {
+            return Err(if exposed_as_tool {
+                DeclarationError::BadName {
+                    name: name.to_owned(),
+                }
+            } else {
+                DeclarationError::BadComponentName {
+                    name: name.to_owned(),
+                }
+            });
+        }
+        if name.chars().any(|c| c.is_whitespace() || c.is_control()) {
+            return Err(DeclarationError::BadComponentName {
                 name: name.to_owned(),
             });
         }
@@ -138,7 +195,11 @@ impl ComponentEntry {
                 .trim()
                 .to_owned()
         };
-        let component_type = decl.component_type.trim().to_ascii_uppercase();
+        let trigger = Trigger::of(
+            &component_type,
+            component_type == "TOOL" || component_type == "ACTION",
+            meta,
+        );
         let legacy_action = component_type == "ACTION"
             || meta
                 .get("legacy_action")
@@ -176,6 +237,22 @@ impl ComponentEntry {
             allowed_sessions.extend(list.iter().filter_map(|v| v.as_str().map(str::to_owned)));
         }
         let visibility = Visibility::of_declaration(meta);
+        let platforms = Platforms::from_declaration(meta.get("platforms")).map_err(|problem| {
+            DeclarationError::Platforms {
+                name: name.to_owned(),
+                problem,
+            }
+        })?;
+        let stop_after_execution = match meta.get("stop_after_execution") {
+            None | Some(serde_json::Value::Null) => false,
+            Some(serde_json::Value::Bool(flag)) => *flag,
+            Some(value) => {
+                return Err(DeclarationError::StopAfterExecution {
+                    name: name.to_owned(),
+                    value: value.clone(),
+                });
+            }
+        };
         let declared_enabled = meta
             .get("enabled")
             .and_then(|v| v.as_bool())
@@ -192,6 +269,12 @@ impl ComponentEntry {
         if legacy_action {
             metadata.insert("legacy_action".into(), true.into());
             metadata.insert("legacy_component_type".into(), "ACTION".into());
+        }
+        if !platforms.is_unrestricted() {
+            metadata.insert("platforms".into(), platforms.names().into());
+        }
+        if stop_after_execution {
+            metadata.insert("stop_after_execution".into(), true.into());
         }
         let spec = ToolSpec {
             name: name.to_owned(),
@@ -230,8 +313,11 @@ impl ComponentEntry {
             chat_scope,
             allowed_sessions,
             visibility,
+            platforms,
+            stop_after_execution,
             legacy_action,
             spec: Arc::new(spec),
+            trigger,
             context_keys,
         })
     }

@@ -3,8 +3,11 @@
 //! declaration's checks are `entry.rs`.
 
 mod entry;
+mod message_components;
+mod trigger;
 
 pub use entry::{ComponentEntry, DeclarationError};
+pub use trigger::{CommandTrigger, EventTrigger, Trigger, event_source, kind_phrase};
 
 use super::chat_view::ChatView;
 use std::collections::HashSet;
@@ -12,7 +15,9 @@ use std::sync::Arc;
 
 use foldhash::{HashMap, HashMapExt};
 use maitool_protocol::wire::methods::ComponentDeclaration;
-use maitool_protocol::{ChatScope, ToolAvailabilityContext, ToolSpec, Visibility};
+use maitool_protocol::{ChatScope, ProviderType, ToolAvailabilityContext, ToolSpec};
+
+use crate::tool_name::{self, Origin};
 use parking_lot::RwLock;
 
 /// A component or tool name that names none, or more than one.
@@ -39,6 +44,17 @@ pub enum ComponentLookupError {
     },
 }
 
+/// A tool entry under the name the registry exposes it as.
+#[derive(Debug, Clone)]
+pub struct ExposedTool {
+    /// The component.
+    pub entry: Arc<ComponentEntry>,
+    /// Its spec as listed: the entry's own, or a copy under the name it was given because an
+    /// earlier plugin declares a tool of its name (`plugin_<plugin id>_<name>`, with
+    /// [`ORIGINAL_NAME_KEY`](crate::tool_name::ORIGINAL_NAME_KEY) in its metadata).
+    pub spec: Arc<ToolSpec>,
+}
+
 /// A tool its plugin marked unavailable.
 #[derive(Debug, Clone)]
 struct Unavailable {
@@ -55,11 +71,15 @@ struct Toggle {
 
 #[derive(Debug, Default)]
 struct Inner {
-    /// Registration order of plugins (first registered wins on a tool-name clash).
+    /// Registration order of plugins (the first registered keeps a tool name; later ones'
+    /// tools of that name are renamed).
     plugin_order: Vec<String>,
     by_plugin: HashMap<String, Vec<Arc<ComponentEntry>>>,
-    /// Tool name -> candidate entries in plugin order.
-    by_tool_name: HashMap<String, Vec<Arc<ComponentEntry>>>,
+    /// Exposed tool name -> its tool.
+    by_tool_name: HashMap<String, ExposedTool>,
+    /// Full name -> the spec of a tool exposed under another name than its own, because an
+    /// earlier plugin has its name. Empty unless two plugins clash.
+    renamed: HashMap<String, Arc<ToolSpec>>,
     toggles: HashMap<String, Toggle>,
     /// Tools their plugin marked unavailable at run time (`tool.set_available`), by full
     /// name, with the plugin and its reason. Cleared when the plugin registers again.
@@ -101,18 +121,6 @@ impl ComponentRegistry {
         let mut inner = self.inner.write();
         if !inner.plugin_order.iter().any(|p| p == plugin_id) {
             inner.plugin_order.push(plugin_id.to_owned());
-        }
-        for entry in &entries {
-            if let Some(owner) = inner.by_tool_name.get(&entry.name).and_then(|c| c.first())
-                && owner.plugin_id != plugin_id
-            {
-                tracing::warn!(
-                    tool = %entry.name,
-                    kept = %owner.full_name,
-                    shadowed = %entry.full_name,
-                    "duplicate plugin tool name: the first registered plugin's tool is kept"
-                );
-            }
         }
         inner.by_plugin.insert(plugin_id.to_owned(), entries);
         inner.forget_availability(plugin_id);
@@ -177,8 +185,7 @@ impl ComponentRegistry {
             .collect()
     }
 
-    /// The first tool entry with this name that is enabled in `ctx` and whose plugin passes
-    /// `is_live`.
+    /// The tool exposed as `name`, if it is enabled in `ctx` and its plugin passes `is_live`.
     pub fn find_tool(
         &self,
         name: &str,
@@ -186,64 +193,51 @@ impl ComponentRegistry {
         is_live: impl Fn(&str) -> bool,
     ) -> Option<Arc<ComponentEntry>> {
         self.find_tool_in(name, ChatView::from(ctx), is_live)
+            .map(|tool| tool.entry)
     }
 
-    /// [`find_tool`](Self::find_tool) in the chat `ctx` reads.
+    /// [`find_tool`](Self::find_tool) in the chat `ctx` reads, with the spec it is exposed
+    /// with.
     pub(crate) fn find_tool_in(
         &self,
         name: &str,
         ctx: ChatView<'_>,
         is_live: impl Fn(&str) -> bool,
-    ) -> Option<Arc<ComponentEntry>> {
-        self.first_tool(name, |inner, entry| {
-            is_live(&entry.plugin_id) && inner.check_enabled(entry, ctx)
-        })
+    ) -> Option<ExposedTool> {
+        let inner = self.inner.read();
+        let tool = inner.by_tool_name.get(name)?;
+        (is_live(&tool.entry.plugin_id) && inner.check_enabled(&tool.entry, ctx))
+            .then(|| tool.clone())
     }
 
-    /// The first tool entry named `name` of a plugin passing `is_live`, if it is hidden:
-    /// declared, but offered to no one.
-    pub fn hidden_tool(
+    /// The tool exposed as `name`, of a plugin passing `is_live`, whatever the chat: what a
+    /// refused call is told about.
+    pub fn declared_tool(
         &self,
         name: &str,
         is_live: impl Fn(&str) -> bool,
     ) -> Option<Arc<ComponentEntry>> {
-        self.first_tool(name, |_, entry| is_live(&entry.plugin_id))
-            .filter(|entry| entry.visibility == Visibility::Hidden)
-    }
-
-    /// The tool entry that owns `spec` (the same `Arc`, as [`find_tool`](Self::find_tool)
-    /// handed it out), if it is still registered.
-    pub fn tool_with_spec(&self, spec: &Arc<ToolSpec>) -> Option<Arc<ComponentEntry>> {
-        self.first_tool(&spec.name, |_, entry| Arc::ptr_eq(&entry.spec, spec))
-    }
-
-    /// The first tool entry named `name`, in registration order, that `pick` accepts.
-    fn first_tool(
-        &self,
-        name: &str,
-        pick: impl Fn(&Inner, &ComponentEntry) -> bool,
-    ) -> Option<Arc<ComponentEntry>> {
         let inner = self.inner.read();
-        inner
-            .by_tool_name
-            .get(name)?
-            .iter()
-            .find(|entry| pick(&inner, entry))
-            .cloned()
+        let tool = inner.by_tool_name.get(name)?;
+        is_live(&tool.entry.plugin_id).then(|| Arc::clone(&tool.entry))
     }
 
-    /// Tool specs enabled in `ctx`, first plugin wins per name.
+    /// The tool entry that owns `spec` (the same `Arc`, as [`find_tool_in`](Self::find_tool_in)
+    /// handed it out), if it is still registered under that name.
+    pub fn tool_with_spec(&self, spec: &Arc<ToolSpec>) -> Option<Arc<ComponentEntry>> {
+        let inner = self.inner.read();
+        let tool = inner.by_tool_name.get(&spec.name)?;
+        Arc::ptr_eq(&tool.spec, spec).then(|| Arc::clone(&tool.entry))
+    }
+
+    /// Tool specs enabled in `ctx`, in plugin registration order, each under the name it is
+    /// exposed as.
     pub fn tool_specs(
         &self,
         ctx: &ToolAvailabilityContext,
         is_live: impl Fn(&str) -> bool,
     ) -> Vec<Arc<ToolSpec>> {
         let inner = self.inner.read();
-        // foldhash rather than SipHash: one insert per listed tool.
-        let mut seen = foldhash::HashSet::with_capacity_and_hasher(
-            inner.by_tool_name.len(),
-            Default::default(),
-        );
         let mut specs = Vec::with_capacity(inner.by_tool_name.len());
         for plugin_id in &inner.plugin_order {
             if !is_live(plugin_id) {
@@ -259,23 +253,23 @@ impl ComponentRegistry {
                 {
                     continue;
                 }
-                // Clashes were warned about at registration; the first plugin wins.
-                if !seen.insert(entry.name.as_str()) {
-                    continue;
-                }
-                specs.push(Arc::clone(&entry.spec));
+                let spec = match inner.renamed.is_empty() {
+                    true => &entry.spec,
+                    false => inner.renamed.get(&entry.full_name).unwrap_or(&entry.spec),
+                };
+                specs.push(Arc::clone(spec));
             }
         }
         specs
     }
 
-    /// Every tool name any live plugin declares.
+    /// Every tool name any live plugin declares, as exposed.
     pub fn tool_names(&self, is_live: impl Fn(&str) -> bool) -> Vec<String> {
         let inner = self.inner.read();
         inner
             .by_tool_name
             .iter()
-            .filter(|(_, entries)| entries.iter().any(|e| is_live(&e.plugin_id)))
+            .filter(|(_, tool)| is_live(&tool.entry.plugin_id))
             .map(|(name, _)| name.clone())
             .collect()
     }
@@ -351,19 +345,60 @@ impl Inner {
         }
     }
 
+    /// Indexes every tool under the name it is exposed as: its own, or, when a plugin
+    /// registered earlier declares a tool of that name, MaiBot 1.3's source-prefixed name
+    /// (`tool_name.rs`). MaiBot's plugin runtime drops such a tool; its registry renames
+    /// duplicates only between providers.
     fn rebuild_index(&mut self) {
-        let mut index: HashMap<String, Vec<Arc<ComponentEntry>>> = HashMap::new();
-        for plugin_id in &self.plugin_order {
-            for entry in self.by_plugin.get(plugin_id).into_iter().flatten() {
-                if entry.is_tool() {
-                    index
-                        .entry(entry.name.clone())
-                        .or_default()
-                        .push(entry.clone());
-                }
+        let tools: Vec<&Arc<ComponentEntry>> = self
+            .plugin_order
+            .iter()
+            .filter_map(|plugin_id| self.by_plugin.get(plugin_id))
+            .flatten()
+            .filter(|entry| entry.is_tool())
+            .collect();
+        let declared: HashSet<&str> = tools.iter().map(|entry| entry.name.as_str()).collect();
+        let mut index: HashMap<String, ExposedTool> = HashMap::with_capacity(tools.len());
+        let mut renamed = HashMap::new();
+        for entry in &tools {
+            if !index.contains_key(&entry.name) {
+                let tool = ExposedTool {
+                    entry: Arc::clone(entry),
+                    spec: Arc::clone(&entry.spec),
+                };
+                index.insert(entry.name.clone(), tool);
+                continue;
             }
+            let origin = Origin {
+                kind: ProviderType::Plugin.as_str(),
+                provider: crate::plugin::PLUGIN_PROVIDER_NAME,
+                source: &entry.plugin_id,
+            };
+            let taken = |name: &str| declared.contains(name) || index.contains_key(name);
+            let Some(name) = tool_name::renamed(origin, &entry.name, taken) else {
+                tracing::warn!(tool = %entry.full_name, "no free name for a duplicate plugin tool; it is not offered");
+                continue;
+            };
+            let owner = &index[&entry.name].entry.full_name;
+            tracing::info!(tool = %entry.full_name, kept = %owner, renamed = %name, "duplicate plugin tool name: the first registered plugin keeps it, this one is offered as {name}");
+            let mut spec = (*entry.spec).clone();
+            spec.metadata.insert(
+                tool_name::ORIGINAL_NAME_KEY.into(),
+                entry.name.clone().into(),
+            );
+            spec.name = name.clone();
+            let spec = Arc::new(spec);
+            renamed.insert(entry.full_name.clone(), Arc::clone(&spec));
+            index.insert(
+                name,
+                ExposedTool {
+                    entry: Arc::clone(entry),
+                    spec,
+                },
+            );
         }
         self.by_tool_name = index;
+        self.renamed = renamed;
     }
 
     fn resolve(&self, name: &str) -> Result<String, ComponentLookupError> {
@@ -399,6 +434,11 @@ impl Inner {
             (ChatScope::Group, Some(false)) | (ChatScope::Private, Some(true)) => return false,
             _ => {}
         }
+        // MaiBot 1.3: a platform-restricted tool needs a context on one of its platforms; a
+        // context without a platform does not bypass the restriction.
+        if !entry.platforms.admits(ctx.platform) {
+            return false;
+        }
         if !entry.allowed_sessions.is_empty() {
             let platform_group = format!("{}:{}", ctx.platform, ctx.group_id);
             let candidates = [ctx.session_id, ctx.group_id, platform_group.as_str()];
@@ -412,3 +452,6 @@ impl Inner {
         true
     }
 }
+
+#[cfg(test)]
+mod tests;

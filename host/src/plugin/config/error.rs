@@ -23,6 +23,9 @@ pub enum RuntimeConfigError {
     /// The spawn retry's maximum is below its start.
     #[error("plugin_runtime.spawn_retry_max_ms must be >= spawn_retry_initial_ms")]
     SpawnRetry,
+    /// The circuit breaker's longest cool-down is below its first.
+    #[error("plugin_runtime.circuit_max_cooldown_ms must be >= circuit_cooldown_ms")]
+    CircuitCooldown,
 }
 
 /// A `[[runners]]` entry that cannot be resolved: the key it concerns and what is wrong.
@@ -47,7 +50,9 @@ impl fmt::Display for RunnerConfigError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         // A problem about the key itself reads as a sentence about it.
         let separator = match self.problem {
-            RunnerProblem::MaibotOnly | RunnerProblem::NotForMaibot => " ",
+            RunnerProblem::MaibotOnly
+            | RunnerProblem::NotForMaibot
+            | RunnerProblem::PythonEnv(crate::maibot_env::EnvConfigError::ManagedOnly) => " ",
             _ => ": ",
         };
         write!(f, "{}{separator}{}", self.key, self.problem)
@@ -63,7 +68,7 @@ pub enum RunnerProblem {
     MaibotOnly,
     /// A maitool-only field on a MaiBot runner.
     #[error(
-        "does not apply to a MaiBot runner (kind = \"maibot\"): it runs `python -m {RUNNER_MODULE}`; set `python` and `plugin_dirs`"
+        "does not apply to a MaiBot runner (kind = \"maibot\"): it runs `python -m {RUNNER_MODULE}`; set `plugin_dirs` (and `python` for an interpreter of your own)"
     )]
     NotForMaibot,
     /// Both `executable` and `plugin_dir`.
@@ -102,6 +107,9 @@ pub enum RunnerProblem {
     /// A capability grant that would grant something other than it seems to.
     #[error("{0}")]
     Grant(GrantError),
+    /// A `[runners.sandbox]` value the host refuses.
+    #[error("{0}")]
+    Sandbox(crate::sandbox::SandboxConfigError),
     /// A MaiBot runner without plugin folders.
     #[error("a MaiBot runner needs at least one folder of plugins")]
     NoPluginDirs,
@@ -117,6 +125,9 @@ pub enum RunnerProblem {
         /// The ids the folders hold.
         found: Vec<String>,
     },
+    /// A `python_env` key that cannot be used.
+    #[error("{0}")]
+    PythonEnv(crate::maibot_env::EnvConfigError),
     /// `config_file` for a MaiBot plugin.
     #[error(
         "a MaiBot plugin's configuration is the config.toml in its folder; set overrides with `config`"

@@ -16,6 +16,7 @@ use serde_json::Value;
 use super::{
     PluginSettings, ResolvedRunner, RunnerConfig, RunnerConfigError, RunnerProblem, resolve_program,
 };
+use crate::maibot_env::{DeclaredDependencies, EnvSettings, EnvTarget};
 
 /// Folder names MaiBot's loader never scans for plugins.
 const RESERVED_FOLDERS: &[&str] = &["data", "__pycache__"];
@@ -34,12 +35,20 @@ pub struct MaibotLaunch {
     pub instance_dir: PathBuf,
     /// The MaiBot version manifests are checked against, if the operator set one.
     pub host_version: Option<String>,
+    /// MaiBot's force-compatibility switch (`MAIBOT_FORCE_PLUGIN_COMPATIBILITY`): manifests'
+    /// version ranges are not enforced.
+    pub force_plugin_compatibility: bool,
     /// Every plugin found in `plugin_dirs`: id -> its folder.
     pub folders: BTreeMap<String, PathBuf>,
     /// Plugins whose configuration the operator set in `maitool.toml`: the runner reads
     /// only the plugin's own `config.toml`, so these get their whole document through
     /// `plugin.config_updated` once loaded.
     pub overridden: BTreeSet<String>,
+    /// The runner's Python environment: managed by the host, or the operator's `python`.
+    pub environment: EnvSettings,
+    /// The Python packages each plugin's manifest declares (plugins declaring none are
+    /// left out).
+    pub dependencies: BTreeMap<String, DeclaredDependencies>,
 }
 
 /// Resolves a `kind = "maibot"` runner: the interpreter, the plugin folders and, for each
@@ -67,20 +76,40 @@ pub(crate) fn resolve(
             RunnerProblem::NoPluginDirs,
         ));
     }
-    let python = resolve_program(
+    let sandbox = config.resolve_sandbox(base)?;
+    let own_python = config.python.as_deref().map(|p| resolve_program(base, p));
+    let environment = EnvSettings::resolve(
+        &config.python_env.clone().unwrap_or_default(),
+        own_python,
         base,
-        config
-            .python
-            .as_deref()
-            .unwrap_or_else(|| Path::new("python3")),
-    );
+        data_dir,
+        &config.name,
+    )
+    .map_err(|(field, problem)| {
+        RunnerConfigError::new(
+            format!("{key}.python_env.{field}"),
+            RunnerProblem::PythonEnv(problem),
+        )
+    })?;
+    let python = environment.python();
     let plugin_dirs: Vec<PathBuf> = config.plugin_dirs.iter().map(|d| base.join(d)).collect();
     let mut folders = BTreeMap::new();
+    let mut declarations = BTreeMap::new();
+    let mut dependencies = BTreeMap::new();
     for dir in &plugin_dirs {
-        for (id, folder) in discover(dir)
+        for found in discover(dir)
             .map_err(|problem| RunnerConfigError::new(format!("{key}.plugin_dirs"), problem))?
         {
-            folders.entry(id).or_insert(folder);
+            // The first root holding an id keeps it.
+            if let std::collections::btree_map::Entry::Vacant(entry) =
+                folders.entry(found.id.clone())
+            {
+                entry.insert(found.folder);
+                if !found.dependencies.is_empty() {
+                    dependencies.insert(found.id.clone(), found.dependencies);
+                }
+                declarations.insert(found.id, found.declared);
+            }
         }
     }
     let source = config.maibot_source.as_ref().map(|s| base.join(s));
@@ -136,6 +165,8 @@ pub(crate) fn resolve(
         let mut settings = config.plugins.get(id).cloned().unwrap_or_default();
         settings.config = config_document(folder, &settings.config)
             .map_err(|problem| RunnerConfigError::new(format!("{key}.plugins.{id}"), problem))?;
+        settings.grant_declared = Some(settings.grant_declared.unwrap_or(config.grant_declared));
+        settings.declared = declarations.remove(id).unwrap_or_default();
         plugins.insert(id.clone(), settings);
     }
     let instance_dir = config
@@ -154,16 +185,33 @@ pub(crate) fn resolve(
             source,
             instance_dir,
             host_version: config.host_version.clone(),
+            force_plugin_compatibility: config.force_plugin_compatibility,
             folders,
             overridden,
+            environment,
+            dependencies,
         }),
+        plugin_dir: None,
+        sandbox,
     })
+}
+
+/// A plugin folder found under a plugin root, with what its manifest declares.
+#[derive(Debug, PartialEq, Eq)]
+struct FoundPlugin {
+    id: String,
+    folder: PathBuf,
+    /// The manifest's `capabilities`, the strings among them, trimmed, each once (as MaiBot
+    /// reads them).
+    declared: Vec<String>,
+    /// The Python packages its manifest declares.
+    dependencies: DeclaredDependencies,
 }
 
 /// The plugins under one plugin root: each subfolder holding a `_manifest.json` with an
 /// `id`, as MaiBot's loader scans it. A folder whose manifest cannot be read is left to the
 /// runner, which reports it as failed.
-fn discover(dir: &Path) -> Result<Vec<(String, PathBuf)>, RunnerProblem> {
+fn discover(dir: &Path) -> Result<Vec<FoundPlugin>, RunnerProblem> {
     let entries = std::fs::read_dir(dir).map_err(|error| RunnerProblem::Read {
         path: dir.to_path_buf(),
         error,
@@ -182,7 +230,12 @@ fn discover(dir: &Path) -> Result<Vec<(String, PathBuf)>, RunnerProblem> {
         match serde_json::from_str::<Value>(&text) {
             Ok(value) => {
                 if let Some(id) = value.get("id").and_then(Value::as_str) {
-                    found.push((id.trim().to_owned(), folder));
+                    found.push(FoundPlugin {
+                        id: id.trim().to_owned(),
+                        folder,
+                        declared: declared_capabilities(&value),
+                        dependencies: DeclaredDependencies::from_manifest(&value),
+                    });
                 }
             }
             Err(err) => {
@@ -193,8 +246,27 @@ fn discover(dir: &Path) -> Result<Vec<(String, PathBuf)>, RunnerProblem> {
             }
         }
     }
-    found.sort();
+    found.sort_by(|a, b| (&a.id, &a.folder).cmp(&(&b.id, &b.folder)));
     Ok(found)
+}
+
+/// A manifest's `capabilities`: its strings, trimmed, empty ones dropped, each once.
+fn declared_capabilities(manifest: &Value) -> Vec<String> {
+    let mut declared: Vec<String> = Vec::new();
+    let names = manifest
+        .get("capabilities")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .map(str::trim)
+        .filter(|name| !name.is_empty());
+    for name in names {
+        if !declared.iter().any(|seen| seen == name) {
+            declared.push(name.to_owned());
+        }
+    }
+    declared
 }
 
 /// A plugin's whole configuration: its folder's `config.toml` (as MaiBot's runner last
@@ -243,18 +315,42 @@ impl MaibotLaunch {
             && self.source == other.source
             && self.instance_dir == other.instance_dir
             && self.host_version == other.host_version
+            && self.force_plugin_compatibility == other.force_plugin_compatibility
             && self.folders == other.folders
+            && self.environment == other.environment
+            && self.dependencies == other.dependencies
+    }
+
+    /// What preparing the runner's environment is about: its settings and the enabled
+    /// plugins' declared dependencies, by plugin id.
+    pub fn env_target(
+        &self,
+        runner: &str,
+        plugins: &BTreeMap<String, PluginSettings>,
+    ) -> EnvTarget {
+        EnvTarget {
+            runner: runner.to_owned(),
+            settings: self.environment.clone(),
+            plugins: self
+                .dependencies
+                .iter()
+                .filter(|(id, _)| plugins.get(*id).is_none_or(|s| s.enabled))
+                .map(|(id, declared)| (id.clone(), declared.clone()))
+                .collect(),
+        }
     }
 
     /// The environment MaiBot's supervisor gives its runner, for a launch presenting
     /// `token` on `socket`; `plugins` are the operator's settings (disabled ones are blocked
-    /// through the runner's own mechanism).
+    /// through the runner's own mechanism, as are those in `blocked`, with its reasons: their
+    /// Python dependencies could not be installed).
     pub(crate) fn environment(
         &self,
         runner: &str,
         socket: &Path,
         token: &str,
         plugins: &BTreeMap<String, PluginSettings>,
+        blocked: &BTreeMap<String, String>,
     ) -> Vec<(&'static str, String)> {
         let join = |dirs: &[PathBuf]| {
             dirs.iter()
@@ -262,11 +358,16 @@ impl MaibotLaunch {
                 .collect::<Vec<_>>()
                 .join(":")
         };
-        let blocked: serde_json::Map<String, Value> = plugins
+        let mut blocked: serde_json::Map<String, Value> = blocked
             .iter()
-            .filter(|(_, s)| !s.enabled)
-            .map(|(id, _)| (id.clone(), Value::from(DISABLED_REASON)))
+            .map(|(id, reason)| (id.clone(), Value::from(reason.as_str())))
             .collect();
+        blocked.extend(
+            plugins
+                .iter()
+                .filter(|(_, s)| !s.enabled)
+                .map(|(id, _)| (id.clone(), Value::from(DISABLED_REASON))),
+        );
         let mut vars = vec![
             (env::IPC_ADDRESS, socket.display().to_string()),
             (env::SESSION_TOKEN, token.to_owned()),
@@ -284,6 +385,17 @@ impl MaibotLaunch {
         if let Some(version) = &self.host_version {
             vars.push((env::HOST_VERSION, version.clone()));
         }
+        // Always set, as MaiBot's supervisor does, so that the key decides and not a
+        // variable the host happened to inherit.
+        vars.push((
+            env::FORCE_PLUGIN_COMPATIBILITY,
+            if self.force_plugin_compatibility {
+                "1"
+            } else {
+                "0"
+            }
+            .to_owned(),
+        ));
         if let Some(source) = &self.source {
             let mut path = source.display().to_string();
             if let Some(existing) = std::env::var_os("PYTHONPATH").filter(|p| !p.is_empty()) {

@@ -6,12 +6,15 @@ use std::path::{Path, PathBuf};
 use maitool_protocol::JsonObject;
 use serde::{Deserialize, Serialize};
 
+use crate::maibot_env::PythonEnvConfig;
+use crate::sandbox::{SandboxMode, SandboxSettings};
+
 mod error;
 mod maibot;
 
 pub use error::{AnnouncedIdError, RunnerConfigError, RunnerProblem, RuntimeConfigError};
-pub(crate) use maibot::DISABLED_REASON;
 pub use maibot::MaibotLaunch;
+pub(crate) use maibot::{DISABLED_REASON, config_document};
 
 /// Supervision limits shared by every runner (`[plugin_runtime]`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -53,6 +56,20 @@ pub struct RuntimeConfig {
     pub terminate_grace_ms: u64,
     /// Tool timeout when a tool declares none.
     pub default_tool_timeout_ms: u64,
+    /// A circuit breaker per plugin: after `circuit_failure_threshold` calls in a row that
+    /// time out or are cut off by a crash, the plugin's calls fail at once until a probe call
+    /// succeeds. False turns it off.
+    pub circuit_breaker: bool,
+    /// Calls in a row that time out or crash that open a plugin's circuit.
+    pub circuit_failure_threshold: u32,
+    /// How long an opened circuit refuses calls before it lets a probe through.
+    pub circuit_cooldown_ms: u64,
+    /// Cap of the cool-down, which doubles each time a probe fails.
+    pub circuit_max_cooldown_ms: u64,
+    /// Every runner's sandbox unless its `[runners.sandbox] mode` says otherwise: `on`
+    /// (whatever the kernel supports, shown in `status`), `required` (a runner the kernel
+    /// cannot fully sandbox does not start) or `off`.
+    pub sandbox: SandboxMode,
 }
 
 impl Default for RuntimeConfig {
@@ -73,6 +90,11 @@ impl Default for RuntimeConfig {
             shutdown_grace_ms: 2_000,
             terminate_grace_ms: 1_000,
             default_tool_timeout_ms: 60_000,
+            circuit_breaker: true,
+            circuit_failure_threshold: 5,
+            circuit_cooldown_ms: 10_000,
+            circuit_max_cooldown_ms: 300_000,
+            sandbox: SandboxMode::On,
         }
     }
 }
@@ -99,7 +121,28 @@ impl RuntimeConfig {
         if self.spawn_retry_max_ms < self.spawn_retry_initial_ms {
             return Err(RuntimeConfigError::SpawnRetry);
         }
+        if self.circuit_breaker {
+            if self.circuit_failure_threshold == 0 {
+                return Err(RuntimeConfigError::NotPositive("circuit_failure_threshold"));
+            }
+            if self.circuit_cooldown_ms == 0 {
+                return Err(RuntimeConfigError::NotPositive("circuit_cooldown_ms"));
+            }
+            if self.circuit_max_cooldown_ms < self.circuit_cooldown_ms {
+                return Err(RuntimeConfigError::CircuitCooldown);
+            }
+        }
         Ok(())
+    }
+
+    /// The plugins' circuit breakers, as these keys set them.
+    pub fn circuit(&self) -> crate::circuit::CircuitConfig {
+        crate::circuit::CircuitConfig {
+            enabled: self.circuit_breaker,
+            failure_threshold: self.circuit_failure_threshold,
+            cooldown: std::time::Duration::from_millis(self.circuit_cooldown_ms),
+            max_cooldown: std::time::Duration::from_millis(self.circuit_max_cooldown_ms),
+        }
     }
 }
 
@@ -129,10 +172,15 @@ pub struct RunnerConfig {
     /// directory; a bare name is looked up in `PATH`, as a shell does.
     #[serde(default)]
     pub executable: Option<PathBuf>,
-    /// (`kind = "maibot"`) The Python interpreter, resolved like `executable`; `python3`
-    /// unless set. MaiBot's runner needs Python 3.12 or later.
+    /// (`kind = "maibot"`) The runner's own Python interpreter (3.12 or later), resolved
+    /// like `executable`. Unless set, the host prepares a managed environment for the runner
+    /// (`python_env`).
     #[serde(default)]
     pub python: Option<PathBuf>,
+    /// (`kind = "maibot"`) The managed Python environment: where it lives, what it is made
+    /// from, whether plugins' declared dependencies are installed, the package index.
+    #[serde(default)]
+    pub python_env: Option<PythonEnvConfig>,
     /// (`kind = "maibot"`) Folders of MaiBot plugins: each subfolder with a `_manifest.json`
     /// and a `plugin.py` is one plugin.
     #[serde(default)]
@@ -149,6 +197,15 @@ pub struct RunnerConfig {
     /// installed `maibot` package's own version unless set.
     #[serde(default)]
     pub host_version: Option<String>,
+    /// (`kind = "maibot"`) MaiBot's force-compatibility switch: the runner loads plugins
+    /// whose manifest's `host_application` range excludes `host_version`. The runner reads
+    /// it once for all its plugins, so it is per runner.
+    #[serde(default)]
+    pub force_plugin_compatibility: bool,
+    /// (`kind = "maibot"`) Grant every plugin of this runner what its manifest declares,
+    /// unless its own `grant_declared` says otherwise.
+    #[serde(default)]
+    pub grant_declared: bool,
     /// A plugin folder with a `maitool-plugin.toml` manifest, instead of `executable`.
     #[serde(default)]
     pub plugin_dir: Option<PathBuf>,
@@ -164,6 +221,10 @@ pub struct RunnerConfig {
     /// Per-plugin settings, keyed by plugin id.
     #[serde(default)]
     pub plugins: BTreeMap<String, PluginSettings>,
+    /// What the runner's sandbox allows besides the defaults, and its mode
+    /// (`[runners.sandbox]`).
+    #[serde(default)]
+    pub sandbox: SandboxSettings,
 }
 
 /// The operator's settings for one plugin.
@@ -173,16 +234,26 @@ pub struct PluginSettings {
     /// False: the plugin stays inactive.
     #[serde(default = "default_true")]
     pub enabled: bool,
-    /// Capabilities granted to the plugin: exact names (`send.text`), families (`kv.*`) or
-    /// `*`; anything else without a dot (`kv`) is a configuration error.
+    /// Capabilities granted to the plugin: exact names this host serves (`send.text`),
+    /// families (`kv.*`) or `*`; anything else is a configuration error that names the
+    /// nearest known names.
     #[serde(default)]
     pub capabilities: Vec<String>,
+    /// (`kind = "maibot"`) Also grant what the plugin's `_manifest.json` declares, as MaiBot
+    /// does; unset: the runner's `grant_declared`. Declared names this host does not serve
+    /// are reported, not granted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grant_declared: Option<bool>,
     /// The plugin's configuration, merged over its defaults.
     #[serde(default)]
     pub config: JsonObject,
     /// A TOML file with the plugin's configuration, merged under `config`.
     #[serde(default)]
     pub config_file: Option<PathBuf>,
+    /// The capabilities the plugin's manifest declares, as the host read it when resolving
+    /// the runner (MaiBot plugin folders); never read from `maitool.toml`.
+    #[serde(skip)]
+    pub declared: Vec<String>,
 }
 
 impl Default for PluginSettings {
@@ -190,13 +261,34 @@ impl Default for PluginSettings {
         Self {
             enabled: true,
             capabilities: Vec::new(),
+            grant_declared: None,
             config: JsonObject::new(),
             config_file: None,
+            declared: Vec::new(),
         }
     }
 }
 
 impl PluginSettings {
+    /// Whether the plugin is granted what its manifest declares.
+    pub fn grants_declared(&self) -> bool {
+        self.grant_declared == Some(true)
+    }
+
+    /// Everything the plugin may call: the operator's `capabilities`, then, with
+    /// `grant_declared`, each declared name this host serves that they do not already list.
+    pub fn grants(&self) -> Vec<String> {
+        let mut grants = self.capabilities.clone();
+        if self.grants_declared() {
+            for name in super::grant::declared_grants(&self.declared) {
+                if !grants.contains(name) {
+                    grants.push(name.clone());
+                }
+            }
+        }
+        grants
+    }
+
     /// Merges the text of the plugin's TOML configuration file under `config`: keys set inline
     /// in `config` win over the file's.
     pub fn merge_config_file(&mut self, text: &str) -> Result<(), toml::de::Error> {
@@ -279,6 +371,11 @@ pub struct ResolvedRunner {
     pub plugins: BTreeMap<String, PluginSettings>,
     /// What MaiBot's runner needs besides, for a `kind = "maibot"` runner.
     pub maibot: Option<MaibotLaunch>,
+    /// The plugin folder the runner came from (`plugin_dir`), if it did: its sandbox may
+    /// read it.
+    pub plugin_dir: Option<PathBuf>,
+    /// The runner's sandbox settings, paths resolved.
+    pub sandbox: SandboxSettings,
 }
 
 impl ResolvedRunner {
@@ -292,6 +389,8 @@ impl ResolvedRunner {
             env: BTreeMap::new(),
             plugins: BTreeMap::new(),
             maibot: None,
+            plugin_dir: None,
+            sandbox: SandboxSettings::default(),
         }
     }
 
@@ -308,28 +407,13 @@ impl ResolvedRunner {
 /// Resolves a program the way a shell does: a bare name (no `/`) is left for a `PATH`
 /// lookup at launch, anything else is a path relative to `base`.
 pub fn resolve_program(base: &Path, program: &Path) -> PathBuf {
-    if program.components().count() == 1 && !program.is_absolute() {
-        program.to_path_buf()
-    } else {
-        base.join(program)
-    }
+    crate::program::resolve(base, program)
 }
 
 /// Where `program` (as [`resolve_program`] left it) is: itself when it has a `/`, else the
 /// first executable file of that name in `PATH`.
 pub fn find_program(program: &Path) -> Option<PathBuf> {
-    use std::os::unix::fs::PermissionsExt;
-    if program.components().count() != 1 || program.is_absolute() {
-        return program.exists().then(|| program.to_path_buf());
-    }
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .map(|dir| dir.join(program))
-        .find(|candidate| {
-            candidate
-                .metadata()
-                .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-        })
+    crate::program::find_in(program, std::env::var_os("PATH").as_deref())
 }
 
 impl RunnerConfig {
@@ -341,15 +425,19 @@ impl RunnerConfig {
             kind: RunnerKind::Maitool,
             executable: Some(executable.into()),
             python: None,
+            python_env: None,
             plugin_dirs: Vec::new(),
             maibot_source: None,
             instance_dir: None,
             host_version: None,
+            force_plugin_compatibility: false,
+            grant_declared: false,
             plugin_dir: None,
             args: Vec::new(),
             env: BTreeMap::new(),
             enabled: true,
             plugins: BTreeMap::new(),
+            sandbox: SandboxSettings::default(),
         }
     }
 
@@ -366,10 +454,16 @@ impl RunnerConfig {
         }
         let maibot_only = [
             ("python", self.python.is_some()),
+            ("python_env", self.python_env.is_some()),
             ("plugin_dirs", !self.plugin_dirs.is_empty()),
             ("maibot_source", self.maibot_source.is_some()),
             ("instance_dir", self.instance_dir.is_some()),
             ("host_version", self.host_version.is_some()),
+            (
+                "force_plugin_compatibility",
+                self.force_plugin_compatibility,
+            ),
+            ("grant_declared", self.grant_declared),
         ];
         if let Some((field, _)) = maibot_only.iter().find(|(_, set)| *set) {
             return Err(RunnerConfigError::new(
@@ -377,6 +471,7 @@ impl RunnerConfig {
                 RunnerProblem::MaibotOnly,
             ));
         }
+        let sandbox = self.resolve_sandbox(base)?;
         let mut plugins = self.plugins.clone();
         let executable = match (&self.executable, &self.plugin_dir) {
             (Some(exe), None) => resolve_program(base, exe),
@@ -416,6 +511,12 @@ impl RunnerConfig {
             super::data_dir::check_plugin_id(plugin_id).map_err(|problem| {
                 RunnerConfigError::new(format!("{key}.plugins"), RunnerProblem::PluginId(problem))
             })?;
+            if settings.grant_declared.is_some() {
+                return Err(RunnerConfigError::new(
+                    format!("{key}.plugins.{plugin_id}.grant_declared"),
+                    RunnerProblem::MaibotOnly,
+                ));
+            }
             for grant in &settings.capabilities {
                 super::grant::check_grant(grant).map_err(|problem| {
                     RunnerConfigError::new(
@@ -454,6 +555,21 @@ impl RunnerConfig {
             env: self.env.clone(),
             plugins,
             maibot: None,
+            plugin_dir: self.plugin_dir.as_ref().map(|dir| base.join(dir)),
+            sandbox,
+        })
+    }
+
+    /// `[runners.sandbox]` with its paths resolved against `base`, checked.
+    pub(crate) fn resolve_sandbox(
+        &self,
+        base: &Path,
+    ) -> Result<SandboxSettings, RunnerConfigError> {
+        self.sandbox.resolve(base).map_err(|(key, problem)| {
+            RunnerConfigError::new(
+                format!("runners.{}.sandbox.{key}", self.name),
+                RunnerProblem::Sandbox(problem),
+            )
         })
     }
 }

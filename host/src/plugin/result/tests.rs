@@ -105,3 +105,44 @@ fn a_dict_result_keeps_its_post_history_messages() {
     assert_eq!(result.content, "noted");
     assert_eq!(result.post_history_messages, vec![message]);
 }
+
+#[test]
+fn a_dict_asks_to_stop_after_execution_with_a_boolean_only() {
+    let stop = normalize(
+        "t",
+        "p",
+        maibot(
+            true,
+            json!({"content": "done", "stop_after_execution": true}),
+        ),
+    );
+    assert!(stop.success && stop.stop_after_execution, "{stop:?}");
+    let plain = normalize("t", "p", maibot(true, json!({"content": "done"})));
+    assert!(!plain.stop_after_execution);
+    // As MaiBot: a flag that is not a boolean fails the call, whatever else it says.
+    let bad = normalize(
+        "t",
+        "p",
+        maibot(
+            true,
+            json!({"content": "done", "stop_after_execution": "yes"}),
+        ),
+    );
+    assert!(!bad.success && !bad.stop_after_execution);
+    assert_eq!(
+        bad.error_message,
+        "tool t returned stop_after_execution as a string; it must be a boolean"
+    );
+    assert_eq!(bad.structured_content.unwrap()["content"], "done");
+    // A maitool runner's result carries the field itself.
+    let typed = normalize(
+        "t",
+        "p",
+        InvokeResultPayload {
+            success: true,
+            result: None,
+            tool_result: Some(ToolExecutionResult::success("", "x").with_stop_after_execution()),
+        },
+    );
+    assert!(typed.stop_after_execution);
+}

@@ -14,6 +14,7 @@ use tokio::process::Child;
 use tokio::sync::watch;
 
 mod backoff;
+mod environment;
 mod health;
 mod spawn;
 
@@ -35,6 +36,9 @@ enum Outcome {
     Exited(String),
     /// The process could not be spawned (`EMFILE`, `ENOMEM`, exec failed): not a crash.
     SpawnFailed(String),
+    /// A MaiBot runner's Python environment could not be prepared (or, checked only, is not
+    /// prepared): not a crash either.
+    PrepareFailed(String),
     /// The host asked the runner to stop.
     Stopped,
 }
@@ -72,12 +76,18 @@ impl Supervisor {
             }
             let outcome = self.launch_once().await;
             self.runner.set_peer(None);
+            let was_prepare = matches!(outcome, Outcome::PrepareFailed(_));
             let reason = match outcome {
                 Outcome::Stopped => {
                     self.stopped();
                     return;
                 }
-                Outcome::SpawnFailed(reason) => {
+                Outcome::SpawnFailed(reason) | Outcome::PrepareFailed(reason) => {
+                    let what = if was_prepare {
+                        "its Python environment is not ready"
+                    } else {
+                        "runner could not be spawned"
+                    };
                     // Not a crash: the process never existed. The restart budget is left
                     // alone, and the next attempt waits longer than a restart would.
                     spawn_failures += 1;
@@ -87,7 +97,7 @@ impl Supervisor {
                         config.spawn_retry_max_ms,
                     );
                     let reason = format!("{reason}; retrying in {} ms", delay.as_millis());
-                    tracing::error!(runner = %name, "runner could not be spawned: {reason}");
+                    tracing::error!(runner = %name, "{what}: {reason}");
                     self.fail(reason);
                     if !self.pause(delay).await {
                         self.stopped();
@@ -191,8 +201,12 @@ impl Supervisor {
     async fn launch_once(&mut self) -> Outcome {
         let config = self.runtime.config.clone();
         let name = self.runner.name.clone();
+        let blocked = match self.ready_environment().await {
+            Ok(blocked) => blocked,
+            Err(outcome) => return outcome,
+        };
         let token = fresh_token();
-        let bootstrap = self
+        let bootstrap: std::collections::BTreeMap<_, _> = self
             .runner
             .settings()
             .iter()
@@ -201,24 +215,37 @@ impl Supervisor {
                     enabled: s.enabled,
                     config: s.config.clone(),
                     config_version: String::new(),
-                    capabilities: s.capabilities.clone(),
+                    capabilities: s.grants(),
                     data_dir: self.runtime.plugin_data_dir(id, s.enabled),
                 };
                 (id.clone(), boot)
             })
             .collect();
+        let data_dirs = bootstrap
+            .values()
+            .filter(|boot| !boot.data_dir.is_empty())
+            .map(|boot| std::path::PathBuf::from(&boot.data_dir))
+            .collect();
         let connection = self
             .runtime
             .launches
             .expect(token.clone(), &name, bootstrap);
-        let mut child = match self.spawn(&token) {
-            Ok(child) => child,
+        // The sandbox lives until the process group is gone (its cgroup, its temporary folder).
+        let (mut child, _sandbox) = match self.spawn(&token, &blocked, data_dirs) {
+            Ok(spawned) => spawned,
             Err(err) => {
                 self.runtime.launches.forget(&token);
-                let hint = if self.runner.launch.maibot.is_some() {
-                    "; `python` must be a Python 3.12+ with MaiBot's runner installed (docs/MAIBOT.md)"
-                } else {
-                    ""
+                let hint = match self
+                    .runner
+                    .launch
+                    .maibot
+                    .as_ref()
+                    .map(|m| &m.environment.location)
+                {
+                    Some(crate::maibot_env::EnvLocation::Own { .. }) => {
+                        "; `python` must be a Python 3.12+ with MaiBot's runner installed, or leave it out and maitool prepares an environment (docs/MAIBOT.md)"
+                    }
+                    _ => "",
                 };
                 return Outcome::SpawnFailed(format!(
                     "cannot start {}: {err}{hint}",
@@ -298,8 +325,14 @@ impl Supervisor {
         if let Some(maibot) = &self.runner.launch.maibot {
             // MaiBot's runner reads only each plugin's own config.toml: the operator's
             // settings reach it as a configuration update once the plugin is loaded.
-            super::maibot::deliver_overrides(&peer, &self.runner, maibot, &ready.loaded_plugins)
-                .await;
+            super::maibot::deliver_overrides(
+                &peer,
+                &self.runtime,
+                &self.runner,
+                maibot,
+                &ready.loaded_plugins,
+            )
+            .await;
         }
         tracing::info!(runner = %name, loaded = ?ready.loaded_plugins, failed = ?ready.failed_plugins, "runner ready");
         let settings = self.runner.settings();

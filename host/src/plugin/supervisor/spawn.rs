@@ -1,6 +1,7 @@
-//! Starting a runner's process: its command, environment and session token, its own process
-//! group, and its stdout and stderr copied into the host's log.
+//! Starting a runner's process: its command, environment and session token, its sandbox, its
+//! own process group, and its stdout and stderr copied into the host's log.
 
+use std::path::PathBuf;
 use std::process::Stdio;
 
 use maitool_protocol::launch as launch_env;
@@ -9,9 +10,18 @@ use tokio::process::{Child, Command};
 
 use super::Supervisor;
 use crate::plugin::status::RunnerState;
+use crate::sandbox::SandboxLaunch;
 
 impl Supervisor {
-    pub(super) fn spawn(&self, token: &str) -> std::io::Result<Child> {
+    /// Starts the runner with `token`; `data_dirs` are its plugins' data folders; a MaiBot
+    /// runner is told not to load the plugins in `blocked`. The sandbox returned lives as long
+    /// as the launch (its temporary folder, its cgroup).
+    pub(super) fn spawn(
+        &self,
+        token: &str,
+        blocked: &std::collections::BTreeMap<String, String>,
+        data_dirs: Vec<PathBuf>,
+    ) -> std::io::Result<(Child, SandboxLaunch)> {
         let launch = &self.runner.launch;
         let mut command = Command::new(&launch.executable);
         command.args(&launch.args).envs(&launch.env);
@@ -33,17 +43,44 @@ impl Supervisor {
                         ),
                     )
                 })?;
+                if let Some(source) = &maibot.source {
+                    // Made before the sandbox grants it; the runner's logger would make it.
+                    let _ = std::fs::create_dir_all(source.join("logs"));
+                }
                 command
                     .envs(maibot.environment(
                         &self.runner.name,
                         &self.runtime.socket_path,
                         token,
                         &self.runner.settings(),
+                        blocked,
                     ))
                     .current_dir(maibot.working_dir());
                 None
             }
         };
+        // Prepared once the folders it grants exist (the instance folder was made above).
+        let needs = crate::plugin::sandbox_needs::needs(launch, data_dirs);
+        let prepared = crate::sandbox::prepare(
+            &self.runner.name,
+            &launch.sandbox,
+            self.runtime.config.sandbox,
+            &needs,
+        );
+        let mut sandbox = match prepared {
+            Ok(sandbox) => sandbox,
+            Err(err) => {
+                let text = crate::error_text::chain(&err);
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::PermissionDenied,
+                    text,
+                ));
+            }
+        };
+        self.runner.set_sandbox(sandbox.status().clone());
+        // The sandbox first: the parent-death signal is set after the child's credentials
+        // (capabilities) last change, which would otherwise clear it.
+        sandbox.install(&mut command);
         crate::parent_death::kill_with_host(&mut command);
         command
             .stdin(Stdio::null())
@@ -64,7 +101,7 @@ impl Supervisor {
         if let Some(stderr) = child.stderr.take() {
             tokio::spawn(forward_output(name, "stderr", stderr));
         }
-        Ok(child)
+        Ok((child, sandbox))
     }
 }
 

@@ -49,7 +49,7 @@ async fn disabled_specs_are_neither_listed_nor_routed() {
 }
 
 #[tokio::test]
-async fn the_first_registration_wins_a_duplicate_name_with_a_warning() {
+async fn a_duplicate_name_stays_with_the_first_and_the_later_tool_is_kept_under_its_alias() {
     let log = Captured::default();
     let writer = log.clone();
     let subscriber = tracing_subscriber::fmt()
@@ -65,20 +65,48 @@ async fn the_first_registration_wins_a_duplicate_name_with_a_warning() {
     registry.register_provider(second.clone());
     let ctx = ToolAvailabilityContext::default();
 
+    // MaiBot 1.3's name: `<provider_type>_<source>_<name>`, the source being the provider's
+    // name here (a plugin id or an MCP server where the provider says so).
     let tools = registry.list_tools(&ctx).await;
-    assert_eq!(names(&tools), ["search", "only_first", "only_second"]);
+    assert_eq!(
+        names(&tools),
+        [
+            "search",
+            "only_first",
+            "builtin_second_search",
+            "only_second"
+        ]
+    );
     assert_eq!(tools[0].provider_name, "first");
-    let warning = log.text();
+    assert_eq!(tools[2].provider_name, "second");
+    assert_eq!(tools[2].metadata["registry_original_name"], "search");
+    assert!(!tools[0].metadata.contains_key("registry_original_name"));
+    registry.list_tools(&ctx).await;
+    let record = log.text();
     assert!(
-        warning.contains("duplicate tool name search")
-            && warning.contains("kept_provider=first")
-            && warning.contains("skipped_provider=second"),
-        "{warning}"
+        record.contains("duplicate tool name search")
+            && record.contains("kept_provider=first")
+            && record.contains("renamed_provider=second")
+            && record.contains("alias=builtin_second_search"),
+        "{record}"
+    );
+    assert_eq!(
+        record.matches("duplicate tool name search").count(),
+        1,
+        "said once, not per listing: {record}"
     );
 
     let result = registry.invoke(call("search", 7), &private_chat()).await;
     assert_eq!(result.content, "search by first n=7");
     assert_eq!(second.invocations.load(Ordering::Relaxed), 0);
+    // The alias reaches the second provider, which is asked for its own name; the result
+    // carries the name the caller used.
+    let aliased = registry
+        .invoke(call("builtin_second_search", 8), &private_chat())
+        .await;
+    assert_eq!(aliased.content, "search by second n=8");
+    assert_eq!(aliased.tool_name, "builtin_second_search");
+    assert_eq!(second.invocations.load(Ordering::Relaxed), 1);
     assert_eq!(
         registry
             .get_tool_spec("search", &ctx)
@@ -86,5 +114,16 @@ async fn the_first_registration_wins_a_duplicate_name_with_a_warning() {
             .unwrap()
             .provider_name,
         "first"
+    );
+    let renamed = registry
+        .get_tool_spec("builtin_second_search", &ctx)
+        .await
+        .unwrap();
+    assert_eq!(renamed.provider_name, "second");
+    let definitions = registry.get_llm_definitions(&ctx).await;
+    assert!(
+        definitions
+            .iter()
+            .any(|d| d.name == "builtin_second_search")
     );
 }

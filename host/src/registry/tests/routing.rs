@@ -137,10 +137,24 @@ async fn availability_follows_the_callers_context() {
 
     let private_ctx = private_chat().availability();
     let listed = registry.list_tools(&private_ctx).await;
+    assert_eq!(names(&listed), ["group_poll"]);
     assert_eq!(listed[0].provider_name, "everywhere");
+    // Where both have it, the later one is listed under its alias, and the alias reaches it
+    // in any chat.
     let group_ctx = group_chat().availability();
     let listed = registry.list_tools(&group_ctx).await;
+    assert_eq!(
+        names(&listed),
+        ["group_poll", "builtin_everywhere_group_poll"]
+    );
     assert_eq!(listed[0].provider_name, "groups");
+    for chat in [group_chat(), private_chat()] {
+        let aliased = registry
+            .invoke(call("builtin_everywhere_group_poll", 3), &chat)
+            .await;
+        assert_eq!(aliased.content, "group_poll by everywhere n=3");
+        assert_eq!(aliased.tool_name, "builtin_everywhere_group_poll");
+    }
 }
 
 #[tokio::test]

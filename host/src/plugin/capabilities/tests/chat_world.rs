@@ -214,13 +214,45 @@ async fn persons_are_found_by_account_name_and_id() {
     )
     .await;
     assert_eq!(fallback["value"], "?");
-    let bad = refused(
+    // MaiBot's own fields: what the store keeps, and MaiBot's defaults for the rest.
+    for (field, value) in [
+        ("person_name", json!("Alice")),
+        ("user_nickname", json!("Ali")),
+        ("is_known", json!(true)),
+        ("know_times", json!(0)),
+        ("memory_points", json!(["trait:punctual:1.0"])),
+        ("group_cardname_list", json!([])),
+        ("name_reason", json!(null)),
+        ("last_know", json!(null)),
+    ] {
+        let got = call(
+            &service,
+            "person.get_value",
+            json!({"person_id": "p-alice", "field_name": field}),
+        )
+        .await;
+        assert_eq!(got["value"], value, "{field}: {got}");
+    }
+    let stranger = call(
+        &service,
+        "person.get_value",
+        json!({"person_id": "nobody", "field_name": "is_known"}),
+    )
+    .await;
+    assert_eq!(stranger["value"], false);
+    // A field MaiBot's Person lacks is MaiBot's failed call, naming the fields there are.
+    let bad = call(
         &service,
         "person.get_value",
         json!({"person_id": "p-alice", "field_name": "password"}),
     )
     .await;
-    assert_bad_payload(&bad, "field_name");
+    assert_eq!(bad["success"], false, "{bad}");
+    let error = bad["error"].as_str().unwrap();
+    assert!(
+        error.contains("\"password\"") && error.contains("memory_points"),
+        "{error}"
+    );
 }
 
 #[tokio::test]
@@ -282,7 +314,7 @@ async fn the_emoji_library_is_listed_registered_and_deleted_by_hash() {
     .await;
     assert_eq!(registered["success"], true);
     let hash = registered["hash"].as_str().unwrap().to_owned();
-    assert_eq!(hash, super::super::emoji::sha256_hex(&png(3)));
+    assert_eq!(hash, crate::builtin::store::sha256_hex(&png(3)));
     let again = call(&service, "emoji.register", json!({"emoji_base64": encoded})).await;
     assert_eq!(
         (again["success"].clone(), again["replaced"].clone()),

@@ -26,35 +26,8 @@ async fn grants_are_exact_family_or_star_and_star_leaves_out_component() {
 }
 
 #[tokio::test]
-async fn what_maitool_does_not_serve_is_refused_with_a_code_maibot_knows() {
+async fn a_name_neither_maibot_nor_maitool_knows_is_method_not_allowed() {
     let (service, _) = service(&["*"]).await;
-    for capability in [
-        "database.query",
-        "frequency.set_adjust",
-        "statistics.local.models",
-        "api.call",
-        "api.replace_dynamic",
-        "maisaka.context.append",
-        "market.search",
-        "webui.claim_upload",
-        "render.html2png",
-        "gateway.route_message",
-        "chat.open_session",
-        "chat.get_avatar",
-        "llm.transcribe_audio",
-        "component.load_plugin",
-    ] {
-        let err = refused(&service, capability, json!({})).await;
-        assert_eq!(
-            err.code,
-            ErrorCode::MethodNotAllowed,
-            "{capability}: {err:?}"
-        );
-        assert!(
-            err.message.contains(capability) && err.message.contains("not provided by maitool"),
-            "{capability}: {err:?}"
-        );
-    }
     let unknown = refused(&service, "teleport.now", json!({})).await;
     assert_eq!(unknown.code, ErrorCode::MethodNotAllowed);
     assert!(unknown.message.contains("unknown capability teleport.now"));
@@ -118,9 +91,11 @@ fn bare_family_names_are_refused_with_the_family_grant_to_use() {
             .to_string()
             .starts_with("\"send\" is a capability family, not a capability: grant \"send.*\""),
     );
-    assert_eq!(
-        check_grant("everything").unwrap_err().to_string(),
-        "\"everything\" is not a capability: grant an exact name (send.text), a family (kv.*) or \"*\""
+    assert!(
+        check_grant("everything")
+            .unwrap_err()
+            .to_string()
+            .starts_with("\"everything\" is not a capability maitool serves; "),
     );
 }
 

@@ -2,9 +2,13 @@
 //! result keys it reads.
 
 mod chat_world;
+mod database;
 mod grants;
 mod llm;
+mod maisaka;
+mod render;
 mod send;
+mod shapes;
 mod tool;
 
 use std::sync::Arc;
