@@ -42,8 +42,8 @@ mod program;
 pub mod provider;
 pub mod registry;
 pub mod render;
-pub mod settle;
 pub mod sandbox;
+pub mod settle;
 mod sqlite;
 pub mod tool_name;
 
