@@ -13,7 +13,9 @@ use interprocess::local_socket::tokio::Stream;
 use interprocess::local_socket::tokio::prelude::*;
 use interprocess::local_socket::{GenericFilePath, ToFsName};
 use maitool_protocol::ToolExecutionResult;
-use maitool_protocol::rpc::{IncomingMessage, Payload, PeerConfig, RpcError, RpcPeer};
+use maitool_protocol::rpc::{
+    IncomingMessage, Payload, PeerConfig, QuietUnixStream, RpcError, RpcPeer,
+};
 use maitool_protocol::wire::methods::{AckPayload, HelloPayload, HelloResponsePayload, names};
 use maitool_protocol::wire::{ErrorCode, InvokeView, SUPPORTED_PROTOCOL_VERSIONS};
 use tokio::sync::Notify;
@@ -120,11 +122,21 @@ pub async fn serve(
         })?;
     let stream = Stream::connect(name)
         .await
+        .and_then(quiet)
         .map_err(|source| RunnerError::Connect {
             address: env.address.clone(),
             source,
         })?;
     serve_stream(stream, env, plugins, Some(forwarder)).await
+}
+
+/// The connection re-registered as a [`QuietUnixStream`]: the host reading an answer must not
+/// wake the runner, which by then waits for the next request (without it, each call woke the
+/// runner twice when the host took longer than a moment to send the next one).
+fn quiet(stream: Stream) -> std::io::Result<QuietUnixStream> {
+    let Stream::UdSocket(stream) = stream;
+    let socket = std::os::fd::OwnedFd::try_from(stream)?;
+    QuietUnixStream::new(std::os::unix::net::UnixStream::from(socket))
 }
 
 fn check_unique(plugins: &[PluginSpec]) -> Result<(), RunnerError> {

@@ -61,6 +61,38 @@ struct InvokeRequest<'a> {
     call_id: &'a str,
 }
 
+impl<'a> InvokeRequest<'a> {
+    /// The request that runs `entry` with `invocation` in `ctx` on a runner that reads the
+    /// context from the payload (`reads_context`, maitool's) or not (MaiBot's). A runner that
+    /// does not gets every context key in its arguments, MaiBot's convention, and no
+    /// `context`: MaiBot's runner validates the payload into its `InvokePayload`, which has
+    /// no such field, so the map was encoded here and decoded there for nothing on every call.
+    fn new(
+        entry: &'a ComponentEntry,
+        invocation: &'a ToolInvocation,
+        ctx: &'a ToolExecutionContext,
+        reads_context: bool,
+    ) -> Self {
+        let keys = if reads_context {
+            entry.context_keys
+        } else {
+            ContextKeys::ALL
+        };
+        InvokeRequest {
+            component_name: &entry.name,
+            args: InvokeArgs::new(
+                &invocation.arguments,
+                ctx,
+                &invocation.reasoning,
+                entry.legacy_action,
+                keys,
+            ),
+            context: reads_context.then_some(ctx),
+            call_id: &invocation.call_id,
+        }
+    }
+}
+
 #[async_trait]
 impl ToolProvider for PluginToolProvider {
     fn provider_name(&self) -> &str {
@@ -271,22 +303,7 @@ impl PluginToolProvider {
                 }
             }
         };
-        let request = InvokeRequest {
-            component_name: &entry.name,
-            args: InvokeArgs::new(
-                &invocation.arguments,
-                ctx,
-                &invocation.reasoning,
-                entry.legacy_action,
-                if live.reads_context {
-                    entry.context_keys
-                } else {
-                    ContextKeys::ALL
-                },
-            ),
-            context: Some(ctx),
-            call_id: &invocation.call_id,
-        };
+        let request = InvokeRequest::new(&entry, &invocation, ctx, live.reads_context);
         // Sent before the first `await`, so that only the pending call is kept across it, not
         // the request and its encoder: this future is boxed for every call, and was copied
         // into a heap block too large for the allocator's fast path.
