@@ -31,6 +31,8 @@ pub mod control;
 mod error_text;
 mod features;
 pub mod llm;
+#[cfg(feature = "web")]
+pub mod log_feed;
 pub mod maibot_env;
 pub mod mcp_client;
 pub mod mcp_server;
@@ -38,14 +40,17 @@ pub mod messages;
 pub mod metrics;
 mod parent_death;
 pub mod plugin;
+pub mod plugin_config;
 mod program;
 pub mod provider;
 pub mod registry;
 pub mod render;
-pub mod settle;
 pub mod sandbox;
+pub mod settle;
 mod sqlite;
 pub mod tool_name;
+#[cfg(feature = "web")]
+pub mod web;
 
 pub use app::{Host, HostError, HostStatus, ReloadError};
 

@@ -62,7 +62,10 @@ fn shipped_copy() -> Fixture {
     assert!(config.contains(anchor), "the shipped MaiBot runner changed");
     let python_env = match maibot_python() {
         Some(python) => {
-            let venv = python.parent().and_then(Path::parent).expect("a venv's python");
+            let venv = python
+                .parent()
+                .and_then(Path::parent)
+                .expect("a venv's python");
             format!("[runners.python_env]\npath = \"{}\"\n\n", venv.display())
         }
         None => "[runners.python_env]\nauto_prepare = false\n\n".to_string(),

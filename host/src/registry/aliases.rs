@@ -35,8 +35,11 @@ pub(super) struct Aliases {
     /// Renamed specs handed out, keyed like `of_tool`, with the spec each was made from: a
     /// listing reuses the same `Arc` while the provider's spec is unchanged, so argument
     /// validators compiled for it stay cached.
-    specs: Mutex<HashMap<(u64, String), (Arc<ToolSpec>, Arc<ToolSpec>)>>,
+    specs: Mutex<HashMap<(u64, String), RenamedSpec>>,
 }
+
+/// A renamed spec handed out, and the provider's spec it was made from.
+type RenamedSpec = (Arc<ToolSpec>, Arc<ToolSpec>);
 
 impl Aliases {
     /// The aliases of every later declaration of a name: `declared[p]` are the names the

@@ -204,8 +204,7 @@ impl ToolRegistry {
                         .slots
                         .iter()
                         .find_map(|slot| slot.provider.refusal(&name, ctx))
-                })
-            {
+                }) {
                 Some(mut refusal) => {
                     refusal.success = false;
                     refusal.tool_name.clone_from(&name);

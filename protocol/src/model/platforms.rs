@@ -139,7 +139,7 @@ impl Platforms {
                 .any(|name| name.eq_ignore_ascii_case(platform));
         }
         let platform = platform.to_lowercase();
-        self.0.iter().any(|name| *name == platform)
+        self.0.contains(&platform)
     }
 
     /// The names, normalised, in declaration order.

@@ -5,12 +5,17 @@ use std::sync::Arc;
 
 use futures::future::BoxFuture;
 
-use crate::plugin::{ComponentLookupError, ComponentRegistry, ReloadError, RunnerStatus};
+use crate::plugin::{
+    ComponentLookupError, ComponentRegistry, RegisteredConfig, ReloadError, RunnerStatus,
+};
 
 /// The plugin runtime as `component.*` sees it.
 pub trait PluginControl: Send + Sync {
     /// Every runner's status, its plugins included.
     fn status(&self) -> Vec<RunnerStatus>;
+
+    /// The configuration schema and defaults `plugin_id` registered.
+    fn registered_config(&self, plugin_id: &str) -> Option<RegisteredConfig>;
 
     /// The registered components.
     fn components(&self) -> &ComponentRegistry;

@@ -2,8 +2,8 @@ use maitool_protocol::ToolAvailabilityContext;
 use maitool_protocol::wire::methods::ComponentDeclaration;
 use serde_json::{Value, json};
 
-use crate::plugin::components::{ComponentRegistry, DeclarationError};
 use crate::plugin::chat_view::ChatView;
+use crate::plugin::components::{ComponentRegistry, DeclarationError};
 
 fn tool(name: &str, metadata: Value) -> ComponentDeclaration {
     ComponentDeclaration {
