@@ -118,6 +118,19 @@ async fn the_console_shows_every_runner_and_tool_and_follows_a_killed_runners_re
     )
     .await;
     assert!(row.as_str().unwrap().contains("signal"), "last exit: {row}");
+
+    // The log, filtered to warnings and worse: the crash is there.
+    let logs = browser
+        .open(&format!("{}logs?plugin=&level=WARN", console.url))
+        .await;
+    wait_until(
+        &logs,
+        "[...document.querySelectorAll('#log-lines > div')].some(d => d.textContent.includes('dice'))",
+        LIMIT,
+        "the runner's crash in the log",
+    )
+    .await;
+    keep_screenshot(&logs, "console-logs.png").await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
