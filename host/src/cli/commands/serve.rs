@@ -365,4 +365,22 @@ mod tests {
             .await
             .expect("the address was left free");
     }
+
+    /// A build without `web` refuses `--web` with the reason, and binds nothing.
+    #[tokio::test]
+    async fn web_is_refused_with_the_missing_feature_named_and_nothing_bound() {
+        let probe = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = probe.local_addr().unwrap();
+        drop(probe);
+        let err = super::bind_web(addr, &Default::default())
+            .await
+            .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "--web needs a maitool built with the `web` feature; this one has no console"
+        );
+        TcpListener::bind(addr)
+            .await
+            .expect("the address was left free");
+    }
 }
