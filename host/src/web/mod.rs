@@ -1,10 +1,10 @@
 //! The operator console in the browser (`maitool serve --web ADDR`, `[web]`): server-rendered
 //! pages (maud) of runners, plugins, tools, MCP servers and logs, kept live over Server-Sent
-//! Events with htmx (embedded, see [`assets`]); enable, disable, restart and reload through
+//! Events with htmx (embedded, see `assets.rs`); enable, disable, restart and reload through
 //! the same code as the CLI verbs, and plugin configuration forms generated from each
 //! plugin's schema. Every page reads without JavaScript; every form posts without it.
 //!
-//! Access rules are in [`guard`]: loopback by default, a token off loopback, the origin of
+//! Access rules are in `guard.rs`: loopback by default, a token off loopback, the origin of
 //! every state-changing request checked. No page shows a secret: configuration values under
 //! secret-looking keys are redacted, runner environments and MCP server settings are not shown.
 

@@ -222,7 +222,7 @@ impl ComponentRegistry {
         is_live(&tool.entry.plugin_id).then(|| Arc::clone(&tool.entry))
     }
 
-    /// The tool entry that owns `spec` (the same `Arc`, as [`find_tool_in`](Self::find_tool_in)
+    /// The tool entry that owns `spec` (the same `Arc`, as `find_tool_in`
     /// handed it out), if it is still registered under that name.
     pub fn tool_with_spec(&self, spec: &Arc<ToolSpec>) -> Option<Arc<ComponentEntry>> {
         let inner = self.inner.read();

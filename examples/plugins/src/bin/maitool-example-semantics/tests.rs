@@ -11,16 +11,20 @@ async fn a_telegram_tool_runs_on_telegram_only() -> Result<(), TestError> {
     let declared = t.declaration("send_sticker").unwrap();
     assert_eq!(declared.metadata["platforms"], json!(["Telegram"]));
 
-    let mut telegram = ToolExecutionContext::default();
-    telegram.platform = "telegram".into();
+    let telegram = ToolExecutionContext {
+        platform: "telegram".into(),
+        ..ToolExecutionContext::default()
+    };
     let sent = t
         .call_in("send_sticker", json!({"set": "cats"}), telegram)
         .await?;
     assert!(sent.success, "{sent:?}");
     assert_eq!(sent.content, "sent cats on telegram");
 
-    let mut qq = ToolExecutionContext::default();
-    qq.platform = "qq".into();
+    let qq = ToolExecutionContext {
+        platform: "qq".into(),
+        ..ToolExecutionContext::default()
+    };
     let refused = t
         .call_in("send_sticker", json!({"set": "cats"}), qq)
         .await?;
