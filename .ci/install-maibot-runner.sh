@@ -3,7 +3,8 @@
 # versions of host/maibot-env/ (MaiBot's runner and SDK, and the baseline of packages MaiBot
 # plugins import), with uv fetched from PyPI (pip when it cannot be):
 #   - into ${MAITOOL_MAIBOT_VENV:-$HOME/.cache/maitool-maibot-venv}, the venv the MaiBot
-#     end-to-end tests and the benchmark's MaiBot section run as `python`;
+#     end-to-end tests run as `python` (the benchmark's MaiBot section runs the venv of
+#     .ci/install-maibot-host.sh, which has MaiBot's own host too);
 #   - and the shipped maitool.toml's own managed environment (data/maibot-venv/maibot), which
 #     the tests on the shipped configuration use.
 # Needs a Python >= 3.12 (found as the host finds it: python3.12, python3.13, python3 on PATH,

@@ -13,7 +13,7 @@ use crate::builtin::{
 use crate::config::{ConfigError, HostConfig, LoadedConfig};
 use crate::maibot_env::Mode;
 use crate::mcp_client::{McpConfigError, McpServerStatus, McpToolProvider};
-use crate::messages::{MessageFlow, SendEvents};
+use crate::messages::{InvokerHooks, MessageFlow, SendEvents};
 use crate::metrics::progress::{self, StartObserver, StartProgress};
 use crate::metrics::{CallTotals, ToolCallStats};
 use crate::plugin::{
@@ -285,6 +285,8 @@ impl Host {
         }
         capabilities.attach_registry(&registry);
         capabilities.attach_runtime(&plugins);
+        // The planner's request hook shapes what a session's listing offers.
+        registry.attach_hooks(plugins.hooks().clone());
         // tool_search must see plugin and MCP tools, not only the built-ins.
         if let Some(builtin) = &builtin {
             builtin.discovery().attach_registry(&registry);
@@ -314,6 +316,8 @@ impl Host {
             }
         };
         let messages = MessageFlow::new(plugins.clone(), store.clone(), &sends);
+        // The plugins' hook handlers run at the flow's hook points too.
+        messages.set_hooks(Arc::new(InvokerHooks::new(plugins.hooks().clone())));
         Ok(Host {
             registry,
             plugins,
@@ -447,6 +451,19 @@ impl Host {
         if let Some(mcp) = self.mcp() {
             self.registry.register_provider(mcp);
         }
+    }
+
+    /// Runs the named hook `name` (one of MaiBot's, see [`crate::hook::CATALOG`]) with
+    /// `kwargs` over the plugins' hook handlers, as MaiBot's host runs it: for an engine that
+    /// runs a hook at its own point (its replyer, its message pipeline, ...). The kwargs are
+    /// checked against the hook's parameter schema first; the outcome carries the kwargs as
+    /// the handlers left them and whether one aborted the point.
+    pub async fn invoke_hook(
+        &self,
+        name: &str,
+        kwargs: maitool_protocol::JsonObject,
+    ) -> Result<crate::hook::HookOutcome, crate::hook::HookError> {
+        crate::hook::run_named(self.plugins.hooks().as_ref(), name, kwargs).await
     }
 
     /// Runners, MCP servers and providers.

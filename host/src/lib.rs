@@ -9,6 +9,7 @@
 //! * [`tool_name`]: the name a duplicate tool is kept under (MaiBot 1.3's source prefix).
 //! * [`circuit`]: circuit breakers per plugin (or any key): fail fast, probe, recover.
 //! * [`plugin`]: the plugin runtime: runner supervisor, component registry, `PluginToolProvider`.
+//! * [`hook`]: MaiBot's named hooks: where maitool runs them, and how an engine runs the rest.
 //! * [`builtin`]: the engine's built-in tools and the tool-call executor.
 //! * [`messages`]: the message flow: chat messages in, commands and event handlers run,
 //!   messages stored.
@@ -30,6 +31,7 @@ pub mod config;
 pub mod control;
 mod error_text;
 mod features;
+pub mod hook;
 pub mod llm;
 #[cfg(feature = "web")]
 pub mod log_feed;

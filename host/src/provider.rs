@@ -179,10 +179,10 @@ pub trait ToolProvider: Send + Sync + 'static {
     /// Why a tool this provider declares is not offered to this call, as the failed result
     /// the caller gets: for example `tool NAME is hidden: ...`, or a tool restricted to other
     /// platforms than the call's; or what a name that is no tool of this provider is instead
-    /// (a plugin's command: how it runs). The registry asks only when no provider had the
-    /// tool available for the call (the providers declaring the name first, then all), so
-    /// that the caller reads this cause instead of `tool not found: NAME`. The default is
-    /// `None`.
+    /// (a plugin's command, event handler, hook handler or API: what it is and how it runs).
+    /// The registry asks only when no provider had the tool available for the call (the
+    /// providers declaring the name first, then all), so that the caller reads this cause
+    /// instead of `tool not found: NAME`. The default is `None`.
     fn refusal(&self, name: &str, ctx: &ToolExecutionContext) -> Option<ToolExecutionResult> {
         let _ = (name, ctx);
         None

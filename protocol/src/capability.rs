@@ -100,6 +100,8 @@ capabilities! {
         Render = "render",
         /// `maisaka.*`: notes into a stream's context for the model.
         Maisaka = "maisaka",
+        /// `api.*`: other plugins' APIs.
+        Api = "api",
     }
     /// Sends a text message.
     SendText = "send.text" in Send,
@@ -219,6 +221,15 @@ capabilities! {
     RenderHtml2png = "render.html2png" in Render,
     /// Appends a note (or a message) to a stream's context.
     MaisakaContextAppend = "maisaka.context.append" in Maisaka,
+    /// Calls another plugin's API (or one of the caller's own).
+    ApiCall = "api.call" in Api,
+    /// One API visible to the caller.
+    ApiGet = "api.get" in Api,
+    /// The APIs visible to the caller.
+    ApiList = "api.list" in Api,
+    /// Replaces the caller's dynamic APIs; needs no grant, as in MaiBot: it only changes
+    /// what the caller itself offers.
+    ApiReplaceDynamic = "api.replace_dynamic" in Api,
 }
 
 impl fmt::Display for Capability {

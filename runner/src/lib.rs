@@ -28,7 +28,8 @@ pub use error::RunnerError;
 pub use launch::{ENV_IPC_ADDRESS, ENV_RUNNER_NAME, ENV_SESSION_TOKEN_FD, LaunchEnv};
 pub use serve::{RunnerOptions, run, serve, serve_stream};
 pub use spec::{
-    CommandHandler, ComponentHandler, ComponentSpec, EventHandler, Handler, PluginHooks, PluginSpec,
+    ApiComponent, ApiSpec, CommandHandler, ComponentHandler, ComponentSpec, EventHandler, Handler,
+    HookComponent, HookHandlerSpec, PluginHooks, PluginSpec,
 };
 
 /// The version of the runner, reported as `sdk_version` in `runner.hello`.

@@ -13,11 +13,15 @@ use interprocess::local_socket::tokio::Stream;
 use interprocess::local_socket::tokio::prelude::*;
 use interprocess::local_socket::{GenericFilePath, ToFsName};
 use maitool_protocol::ToolExecutionResult;
-use maitool_protocol::rpc::{IncomingMessage, Payload, PeerConfig, RpcError, RpcPeer};
+use maitool_protocol::rpc::{
+    IncomingMessage, Payload, PeerConfig, QuietUnixStream, RpcError, RpcPeer,
+};
 use maitool_protocol::wire::methods::{AckPayload, HelloPayload, HelloResponsePayload, names};
 use maitool_protocol::wire::{ErrorCode, InvokeView, SUPPORTED_PROTOCOL_VERSIONS};
 use tokio::sync::Notify;
 
+mod apis;
+mod hooks;
 mod load;
 mod message_flow;
 mod requests;
@@ -27,8 +31,8 @@ use self::requests::{InFlightGuard, RunnerHandler, answer, execution_context};
 
 use crate::log_forward::LogForwarder;
 use crate::{
-    ComponentHandler, Handler, HostClient, InvocationContext, LaunchEnv, PluginSpec,
-    RUNNER_VERSION, RunnerError,
+    ApiComponent, ComponentHandler, Handler, HookComponent, HostClient, InvocationContext,
+    LaunchEnv, PluginSpec, RUNNER_VERSION, RunnerError,
 };
 
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
@@ -118,11 +122,21 @@ pub async fn serve(
         })?;
     let stream = Stream::connect(name)
         .await
+        .and_then(quiet)
         .map_err(|source| RunnerError::Connect {
             address: env.address.clone(),
             source,
         })?;
     serve_stream(stream, env, plugins, Some(forwarder)).await
+}
+
+/// The connection re-registered as a [`QuietUnixStream`]: the host reading an answer must not
+/// wake the runner, which by then waits for the next request (without it, each call woke the
+/// runner twice when the host took longer than a moment to send the next one).
+fn quiet(stream: Stream) -> std::io::Result<QuietUnixStream> {
+    let Stream::UdSocket(stream) = stream;
+    let socket = std::os::fd::OwnedFd::try_from(stream)?;
+    QuietUnixStream::new(std::os::unix::net::UnixStream::from(socket))
 }
 
 fn check_unique(plugins: &[PluginSpec]) -> Result<(), RunnerError> {
@@ -230,6 +244,10 @@ struct LoadedPlugin {
     tag: Arc<str>,
     /// Looked up on every call: foldhash, not SipHash (SipHash showed in the runner's profile).
     handlers: foldhash::HashMap<Arc<str>, Arc<dyn ComponentHandler>>,
+    /// Hook handlers by component name.
+    hook_handlers: foldhash::HashMap<Arc<str>, Arc<dyn HookComponent>>,
+    /// APIs by handler name.
+    apis: foldhash::HashMap<Arc<str>, Arc<dyn ApiComponent>>,
     /// Commands and event handlers, by name (`message_flow.rs`).
     message_handlers: message_flow::MessageHandlers,
     loaded: AtomicBool,
@@ -268,11 +286,23 @@ impl RunnerState {
                         _ => None,
                     })
                     .collect();
+                let hook_handlers = spec
+                    .hook_handlers
+                    .iter()
+                    .map(|h| (Arc::from(h.declaration.name.as_str()), h.handler.clone()))
+                    .collect();
+                let apis = spec
+                    .apis
+                    .iter()
+                    .map(|a| (Arc::from(a.handler_name.as_str()), a.handler.clone()))
+                    .collect();
                 LoadedPlugin {
                     tag: Arc::from(spec.id.as_str()),
                     message_handlers: message_flow::MessageHandlers::of(&spec),
                     spec,
                     handlers,
+                    hook_handlers,
+                    apis,
                     loaded: AtomicBool::new(false),
                     awaiting_config: parking_lot::Mutex::new(None),
                     data_dir: OnceLock::new(),

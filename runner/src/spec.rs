@@ -5,12 +5,14 @@ use std::path::Path;
 use std::sync::Arc;
 
 use futures::future::BoxFuture;
+use maitool_protocol::hook::HookResponse;
 use maitool_protocol::wire::EncodedValue;
 use maitool_protocol::wire::message_flow::{
     CommandArgs, CommandReply, EventArgs, EventResultPayload,
 };
 use maitool_protocol::wire::methods::ComponentDeclaration;
 use maitool_protocol::{JsonObject, ToolExecutionResult};
+use serde_json::Value;
 
 use crate::{HostClient, InvocationContext};
 
@@ -24,6 +26,31 @@ pub trait ComponentHandler: Send + Sync + 'static {
         args: EncodedValue,
         ctx: InvocationContext,
     ) -> BoxFuture<'static, ToolExecutionResult>;
+}
+
+/// Runs one hook handler (a `HOOK_HANDLER` component, invoked with `plugin.invoke_hook`).
+pub trait HookComponent: Send + Sync + 'static {
+    /// Runs the handler for the hook `hook` with its `kwargs` (without `hook_name`). A
+    /// failure is a response with `success = false`; a panic is caught by the runner and
+    /// reported the same way.
+    fn call(
+        &self,
+        hook: String,
+        kwargs: JsonObject,
+        ctx: InvocationContext,
+    ) -> BoxFuture<'static, HookResponse>;
+}
+
+/// Runs one plugin API (an `API` component, invoked with `plugin.invoke_api` for another
+/// plugin's `api.call`).
+pub trait ApiComponent: Send + Sync + 'static {
+    /// Runs the API with the caller's `args`: its value, or why it failed (the caller reads
+    /// `{success: false, error}`).
+    fn call(
+        &self,
+        args: JsonObject,
+        ctx: InvocationContext,
+    ) -> BoxFuture<'static, Result<Value, String>>;
 }
 
 /// Runs a command a chat message matched (`plugin.invoke_command`).
@@ -118,6 +145,44 @@ impl fmt::Debug for ComponentSpec {
     }
 }
 
+/// A hook handler and what runs it.
+#[derive(Clone)]
+pub struct HookHandlerSpec {
+    /// The declaration sent to the host (type `HOOK_HANDLER`, the hook, mode, order,
+    /// error policy and timeout in its metadata).
+    pub declaration: ComponentDeclaration,
+    /// What runs it.
+    pub handler: Arc<dyn HookComponent>,
+}
+
+impl fmt::Debug for HookHandlerSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("HookHandlerSpec")
+            .field("declaration", &self.declaration)
+            .finish_non_exhaustive()
+    }
+}
+
+/// An API and what runs it.
+#[derive(Clone)]
+pub struct ApiSpec {
+    /// The declaration sent to the host (type `API`, with `version`, `public` and
+    /// `handler_name` in its metadata).
+    pub declaration: ComponentDeclaration,
+    /// The name `plugin.invoke_api` names it by (the metadata's `handler_name`).
+    pub handler_name: String,
+    /// What runs it.
+    pub handler: Arc<dyn ApiComponent>,
+}
+
+impl fmt::Debug for ApiSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ApiSpec")
+            .field("declaration", &self.declaration)
+            .finish_non_exhaustive()
+    }
+}
+
 /// A plugin as the runner sees it.
 #[derive(Clone)]
 pub struct PluginSpec {
@@ -133,6 +198,10 @@ pub struct PluginSpec {
     pub capabilities_required: Vec<String>,
     /// Components.
     pub components: Vec<ComponentSpec>,
+    /// Hook handlers.
+    pub hook_handlers: Vec<HookHandlerSpec>,
+    /// APIs offered to other plugins.
+    pub apis: Vec<ApiSpec>,
     /// Default configuration.
     pub default_config: JsonObject,
     /// JSON Schema of the configuration.

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use maitool_protocol::JsonObject;
 use maitool_runner::InvocationContext;
 
+use crate::api::ApiClient;
 use crate::config::ConfigSlot;
 use crate::{HostClient, Kv, PluginConfig, Sender};
 
@@ -112,6 +113,11 @@ impl ToolContext {
         self.host().kv()
     }
 
+    /// Other plugins' APIs (`api.*` capabilities).
+    pub fn api(&self) -> ApiClient {
+        self.host().api()
+    }
+
     /// Messages to this call's chat stream ([`stream_id`](Self::stream_id)) through the
     /// `send.*` capabilities.
     pub fn send(&self) -> Sender<'_> {
@@ -193,6 +199,11 @@ impl PluginContext {
     /// This plugin's key-value store on the host (`kv.*` capabilities).
     pub fn kv(&self) -> Kv {
         self.host.kv()
+    }
+
+    /// Other plugins' APIs (`api.*` capabilities).
+    pub fn api(&self) -> ApiClient {
+        self.host.api()
     }
 
     /// This plugin's private data directory, as [`ToolContext::data_dir`]: the place to

@@ -141,6 +141,11 @@ impl HostClient {
         Kv::new(self.clone())
     }
 
+    /// Other plugins' APIs (`api.*` capabilities).
+    pub fn api(&self) -> crate::api::ApiClient {
+        crate::api::ApiClient::new(self.clone())
+    }
+
     /// Messages to the chat stream `stream_id` (`send.*` capabilities). In a handler,
     /// [`ToolContext::send`](crate::ToolContext::send) picks the call's own stream.
     pub fn send<'a>(&self, stream_id: &'a str) -> Sender<'a> {

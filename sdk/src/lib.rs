@@ -34,7 +34,9 @@
 //! One executable may host several plugins: pass them all to [`run`]. Legacy MaiBot Actions
 //! are declared with [`Action`] and converted to tools automatically (new plugins should
 //! prefer tools). A plugin also answers chat messages: [`Command`]s run when a message
-//! matches their pattern, [`EventHandler`]s at the events of the message flow.
+//! matches their pattern, [`EventHandler`]s at the events of the message flow. It may run code
+//! at MaiBot's named hooks ([`HookHandler`], for example to shape the tools a session is
+//! offered) and offer APIs to other plugins ([`Api`], called with [`ApiClient`]).
 #![warn(missing_docs)]
 
 // The macros' expansions name `::maitool_sdk`, which must resolve inside this crate too (its
@@ -42,6 +44,7 @@
 extern crate self as maitool_sdk;
 
 mod action;
+pub mod api;
 mod arguments;
 mod blocking;
 mod command;
@@ -49,6 +52,7 @@ mod config;
 mod context;
 mod event_handler;
 mod gateway;
+pub mod hook;
 mod host;
 mod kv;
 mod output;
@@ -66,11 +70,13 @@ pub mod __private;
 pub mod testing;
 
 pub use action::{Action, ActionInput, ActivationType, ChatMode};
+pub use api::{Api, ApiCallError, ApiClient};
 pub use command::{Command, CommandInput, CommandOutput};
 pub use config::{ConfigUpdate, PluginConfig};
 pub use context::{PluginContext, ToolContext};
 pub use event_handler::{Event, EventHandler, EventOutput};
 pub use gateway::{InboundMessage, RoutedMessage};
+pub use hook::{HookCall, HookHandler, HookReply};
 pub use host::{HostClient, HostError};
 pub use kv::Kv;
 pub use output::{ToolError, ToolOutput};
@@ -111,11 +117,11 @@ pub use tracing as log;
 /// Everything a plugin usually needs, in one import: `use maitool_sdk::prelude::*;`.
 pub mod prelude {
     pub use crate::{
-        Action, ActionInput, ActivationType, ChatMode, ChatScope, Command, CommandInput,
-        CommandOutput, ConfigUpdate, Deserialize, Event, EventHandler, EventOutput, EventType,
-        HostClient, HostError, JsonSchema, Plugin, PluginConfig, PluginContext, PluginError,
-        Serialize, Tool, ToolContentItem, ToolContext, ToolError, ToolOutput, Value, Visibility,
-        json,
+        Action, ActionInput, ActivationType, Api, ApiCallError, ChatMode, ChatScope, Command,
+        CommandInput, CommandOutput, ConfigUpdate, Deserialize, Event, EventHandler, EventOutput,
+        EventType, HookCall, HookHandler, HookReply, HostClient, HostError, JsonSchema, Plugin,
+        PluginConfig, PluginContext, PluginError, Serialize, Tool, ToolContentItem, ToolContext,
+        ToolError, ToolOutput, Value, Visibility, json,
     };
 }
 

@@ -8,10 +8,12 @@ use std::sync::Arc;
 use futures::FutureExt;
 use futures::future::BoxFuture;
 use maitool_protocol::JsonObject;
-use maitool_runner::{ComponentSpec, Handler, PluginHooks, PluginSpec};
+use maitool_runner::{ApiSpec, ComponentSpec, Handler, HookHandlerSpec, PluginHooks, PluginSpec};
 use parking_lot::RwLock;
 
+use crate::api::Api;
 use crate::config::ConfigSlot;
+use crate::hook::HookHandler;
 use crate::{
     Action, Command, ConfigUpdate, EventHandler, HostClient, PluginConfig, PluginContext, Tool,
 };
@@ -94,6 +96,8 @@ pub struct Plugin {
     description: String,
     capabilities: Vec<String>,
     components: Vec<Component>,
+    hook_handlers: Vec<HookHandler>,
+    apis: Vec<Api>,
     config: ConfigSlot,
     on_load: Option<Arc<LoadHook>>,
     on_unload: Option<Arc<UnloadHook>>,
@@ -122,6 +126,8 @@ impl Plugin {
             description: String::new(),
             capabilities: Vec::new(),
             components: Vec::new(),
+            hook_handlers: Vec::new(),
+            apis: Vec::new(),
             config: ConfigSlot::untyped(),
             on_load: None,
             on_unload: None,
@@ -178,6 +184,19 @@ impl Plugin {
     /// [`HostClient::route_message`] (MaiBot's `@MessageGateway(route_type="receive")`).
     pub fn message_gateway(mut self, name: impl Into<String>) -> Self {
         self.components.push(Component::Gateway(name.into()));
+        self
+    }
+
+    /// Adds a hook handler: code the host runs at one of MaiBot's named hooks (see
+    /// [`HookHandler`]).
+    pub fn hook_handler(mut self, handler: HookHandler) -> Self {
+        self.hook_handlers.push(handler);
+        self
+    }
+
+    /// Offers an API to other plugins (see [`Api`]).
+    pub fn api(mut self, api: Api) -> Self {
+        self.apis.push(api);
         self
     }
 
@@ -287,6 +306,26 @@ impl Plugin {
             };
             components.push(spec);
         }
+        let hook_handlers = self
+            .hook_handlers
+            .into_iter()
+            .map(|handler| HookHandlerSpec {
+                declaration: handler.declaration(&self.id),
+                handler: handler.into_component(config.clone()),
+            })
+            .collect();
+        let apis = self
+            .apis
+            .into_iter()
+            .map(|api| {
+                let (declaration, handler_name) = api.declaration(&self.id);
+                ApiSpec {
+                    declaration,
+                    handler_name,
+                    handler: api.into_component(config.clone()),
+                }
+            })
+            .collect();
         let config_mismatch = match (self.update_type, config.kind) {
             (Some((wanted, wanted_name)), declared) if declared.map(|d| d.0) != Some(wanted) => {
                 Some(format!(
@@ -315,6 +354,8 @@ impl Plugin {
             description: self.description,
             capabilities_required: self.capabilities,
             components,
+            hook_handlers,
+            apis,
             default_config: config.defaults.clone(),
             config_schema: config.schema.clone(),
             hooks: Arc::new(hooks),

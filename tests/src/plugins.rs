@@ -53,6 +53,12 @@ impl RunnerSpec {
         self
     }
 
+    /// Lets the runner's sandbox read and execute `path` (what a wrapper script runs).
+    pub fn reads(mut self, path: &std::path::Path) -> Self {
+        self.sandbox.read.push(path.to_path_buf());
+        self
+    }
+
     /// Lets the runner's sandbox write `path` (a file the test reads back).
     pub fn writes(mut self, path: &std::path::Path) -> Self {
         self.sandbox.write.push(path.to_path_buf());

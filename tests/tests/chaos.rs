@@ -71,7 +71,10 @@ fn runner_specs(record: &std::path::Path) -> Vec<RunnerSpec> {
         .map(|(name, binary)| {
             let spec = RunnerSpec::new(name, binary);
             if *name == "misbehaving" || name.starts_with("replica") {
+                // The runners append to the ledger from inside their sandbox.
+                let folder = record.parent().expect("the ledger's folder");
                 spec.env("RECORD_CALLS", record.to_str().expect("UTF-8 temp path"))
+                    .writes(folder)
             } else if *name == "notes" {
                 let grants = PluginSettings {
                     capabilities: vec!["kv.*".into()],

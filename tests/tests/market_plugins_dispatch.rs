@@ -245,7 +245,11 @@ fn the_message_react_event_handler_sees_a_group_message_and_reacts_through_its_o
     let react = format!(
         "[runners.plugins.\"davidblackcn.maibot-message-react-plugin\"]\n\
          config = {{ napcat = {{ host = \"127.0.0.1\", port = {}, llm_task = \"\" }}, \
-         proactive = {{ chance = 1.0, keyword_chance = 1.0, cooldown_seconds = 0 }} }}\n\n{}",
+         proactive = {{ chance = 1.0, keyword_chance = 1.0, cooldown_seconds = 0 }} }}\n\n\
+         [runners.sandbox]\nconnect_ports = [{}]\n\n{}",
+        servers.napcat_port,
+        // The runner's sandbox lets it reach the web's ports only: the operator grants the
+        // port of its "Napcat", as for a real adapter on this machine.
         servers.napcat_port,
         servers.llm_section()
     );

@@ -50,6 +50,47 @@ fn session_plan() -> Value {
     ])
 }
 
+/// Restarts the misbehaving runner (through the running host) until `echo` is the dice
+/// plugin's and the misbehaving one's is back under its prefixed name.
+fn echo_from_dice(fixture: &Fixture) {
+    let owner = |tools: &Value, name: &str| {
+        tools.as_array().and_then(|tools| {
+            tools
+                .iter()
+                .find(|t| t["name"] == name)
+                .map(|t| t["metadata"]["plugin_id"].clone())
+        })
+    };
+    let tools = fixture.query(&["tools", "--json"]);
+    if owner(&tools, "echo") == Some(json!("examples.dice")) {
+        return;
+    }
+    let output = fixture
+        .maitool()
+        .args(["restart", "misbehaving"])
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    loop {
+        let tools = fixture.query(&["tools", "--json"]);
+        if owner(&tools, "echo") == Some(json!("examples.dice"))
+            && owner(&tools, "plugin_examples_misbehaving_echo").is_some()
+        {
+            return;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "echo never became the dice plugin's: {tools}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
 /// Runs the session plan and checks everything it returned.
 fn check_session(
     python: &Path,
@@ -69,8 +110,12 @@ fn check_session(
         |_| {
             // serve answers before its runners and MCP server are up.
             fixture.wait_settled();
-            // Two runners declare `echo` and whichever registers first wins; the dice one reports
-            // the chat context it ran in, so switch the other off (through the running host).
+            // Two runners declare `echo`: the one that registered first keeps the name and the
+            // other's is renamed under its source prefix. The dice one reports the chat
+            // context it ran in, so it must be `echo`: restarting the misbehaving runner frees
+            // the name for dice and brings the other back as `plugin_examples_misbehaving_echo`.
+            echo_from_dice(fixture);
+            // And the other stays off (through the running host).
             let output = fixture
                 .maitool()
                 .args(["disable", "examples.misbehaving.echo"])

@@ -51,7 +51,11 @@ fn set_mode(path: &Path, mode: u32) {
 
 fn spec(name: &str, script: &Path) -> RunnerSpec {
     // Named in the configuration, so that its state is reported from the first moment.
-    RunnerSpec::new(name, script.to_str().unwrap()).plugin(PLUGIN, PluginSettings::default())
+    // The sandbox grants the executable it starts; the script runs another, as an operator's
+    // wrapper would, which the operator grants too.
+    RunnerSpec::new(name, script.to_str().unwrap())
+        .reads(&workspace_bin("maitool-example-misbehaving"))
+        .plugin(PLUGIN, PluginSettings::default())
 }
 
 fn plugin_state(harness: &Harness, runner: &str) -> (PluginLoadState, Option<String>) {

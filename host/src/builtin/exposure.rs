@@ -132,12 +132,14 @@ pub async fn build_exposure(
     ctx: &ToolAvailabilityContext,
     stage: Stage,
 ) -> ToolExposure {
-    let classified = classify(registry.list_tools(ctx).await, stage);
+    // Listed once: a session's listing runs the planner's request hook.
+    let listed = registry.list_tools(ctx).await;
+    let classified = classify(listed.clone(), stage);
     // The search pool is always the action-stage deferred set, whatever stage is built.
     let pool: Vec<DeferredTool> = if stage == Stage::Action {
         classified.deferred.iter().map(DeferredTool::from).collect()
     } else {
-        classify(registry.list_tools(ctx).await, Stage::Action)
+        classify(listed, Stage::Action)
             .deferred
             .iter()
             .map(DeferredTool::from)

@@ -116,6 +116,23 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Run one of MaiBot's named hooks over the plugins' hook handlers, as an engine would at
+    /// its own point, and print the outcome (the kwargs as the handlers left them, whether
+    /// one aborted); `--list` shows every hook, who runs it and its handlers.
+    Hook {
+        /// The hook, e.g. chat.receive.before_process (omit with --list).
+        #[arg(required_unless_present = "list")]
+        name: Option<String>,
+        /// The hook's kwargs as a JSON object.
+        #[arg(long, default_value = "{}")]
+        kwargs: String,
+        /// List the hooks instead.
+        #[arg(long, conflicts_with = "name")]
+        list: bool,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Prepare the Python environment of MaiBot runners ahead of time (what `serve` does on
     /// their first start): MaiBot's runner, the baseline and the plugins' declared
     /// dependencies. For CI, and for machines prepared before they go offline.

@@ -153,6 +153,30 @@ impl ControlClient {
             .await
     }
 
+    /// Runs a named hook over the host's plugins; an unknown hook or invalid kwargs is an
+    /// error.
+    pub async fn hook(
+        &self,
+        name: &str,
+        kwargs: maitool_protocol::JsonObject,
+    ) -> Result<crate::hook::HookOutcome, ControlError> {
+        let request = super::HookRequest {
+            name: name.to_owned(),
+            kwargs,
+        };
+        // A hook's handlers may each take their timeout: no query limit of our own.
+        self.peer
+            .call(methods::HOOK, "", &request, Duration::from_secs(600))
+            .await
+    }
+
+    /// MaiBot's hooks, who runs them and the handlers subscribed.
+    pub async fn hooks(&self) -> Result<Vec<super::views::HookView>, ControlError> {
+        self.peer
+            .call(methods::HOOKS, "", &EmptyPayload {}, QUERY_LIMIT)
+            .await
+    }
+
     /// The Prometheus text exposition of the host's metrics.
     pub async fn metrics(&self) -> Result<String, ControlError> {
         let answer: MetricsResponse = self

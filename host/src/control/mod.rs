@@ -1,6 +1,7 @@
 //! The control socket of `maitool serve`: the other verbs (`tools`, `call`, `message`,
-//! `status`, `plugins`, `definitions`, `enable`, `disable`, `reload`) and the `--metrics` endpoint talk
-//! to a running host through it, with the same framing and RPC peer as runners use.
+//! `status`, `plugins`, `definitions`, `hook`, `enable`, `disable`, `reload`) and the
+//! `--metrics` endpoint talk to a running host through it, with the same framing and RPC peer
+//! as runners use.
 
 mod client;
 mod connections;
@@ -37,10 +38,25 @@ pub mod methods {
     /// Stop a runner and start it again, also one marked failed: [`super::RestartRequest`]
     /// → `{}`.
     pub const RESTART: &str = "control.restart";
+    /// Run a named hook over the plugins' handlers: [`super::HookRequest`] →
+    /// `hook::HookOutcome`; an unknown hook or invalid kwargs is `E_BAD_PAYLOAD`.
+    pub const HOOK: &str = "control.hook";
+    /// MaiBot's hooks with who runs them and their handlers: `{}` → `[views::HookView]`.
+    pub const HOOKS: &str = "control.hooks";
     /// A chat message for the message flow: [`super::MessageRequest`] →
     /// [`MessageOutcome`](crate::messages::MessageOutcome); a malformed message is an
     /// `E_BAD_PAYLOAD` error naming the problem.
     pub const MESSAGE: &str = "control.message";
+}
+
+/// `control.hook` request.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct HookRequest {
+    /// The hook's name.
+    pub name: String,
+    /// Its kwargs.
+    pub kwargs: maitool_protocol::JsonObject,
 }
 
 /// `control.message` request.

@@ -270,6 +270,18 @@ impl RequestHandler for ControlHandler {
                         text: views::prometheus_text(&host),
                     })
                 }
+                methods::HOOK => {
+                    let ask: super::HookRequest = request.payload()?;
+                    let outcome = host
+                        .invoke_hook(&ask.name, ask.kwargs)
+                        .await
+                        .map_err(|err| RpcError::new(ErrorCode::BadPayload, err.to_string()))?;
+                    Payload::encode(&outcome)
+                }
+                methods::HOOKS => {
+                    let _: EmptyPayload = request.payload().unwrap_or_default();
+                    Payload::encode(&views::hooks(&host))
+                }
                 other => Err(RpcError::method_not_allowed(other)),
             }
         }

@@ -6,15 +6,22 @@ use std::str::FromStr;
 use std::sync::Arc;
 
 use crate::llm::{ModelApi, render_tools};
-use maitool_protocol::{ToolAvailabilityContext, Visibility};
+use maitool_protocol::ToolAvailabilityContext;
 use serde::{Deserialize, Serialize};
 
 use crate::app::Host;
 use crate::builtin::{Discovery, Stage, build_exposure};
 use crate::circuit::CircuitStatus;
 use crate::metrics::prometheus::{self, Exposition};
-use crate::plugin::{PluginLoadState, Trigger, event_source};
+use crate::plugin::PluginLoadState;
 use crate::sandbox::SandboxStatus;
+
+mod components;
+mod hooks;
+
+use components::component_views;
+pub use components::{ComponentView, TriggerView};
+pub use hooks::{HookHandlerView, HookView, hooks};
 
 /// Which model API's request shape `maitool definitions` prints.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -161,86 +168,6 @@ pub async fn definitions(
     }
 }
 
-/// One component of a plugin, for `maitool plugins`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ComponentView {
-    /// `plugin_id.name`.
-    pub full_name: String,
-    /// `TOOL`, `ACTION`, or another MaiBot component type.
-    pub component_type: String,
-    /// How the component reaches the model.
-    pub visibility: Visibility,
-    /// Enabled globally: declared enabled and not disabled by an operator.
-    pub enabled: bool,
-    /// A converted legacy Action.
-    pub legacy_action: bool,
-    /// The platforms it is offered on; empty: every platform.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub platforms: Vec<String>,
-    /// Its every successful result ends the planner round.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub stop_after_execution: bool,
-    /// When it runs, as a sentence (`when a chat message matches /^\/weather/ ...`).
-    #[serde(default)]
-    pub runs: String,
-    /// What triggers a command or an event handler, field by field; `None` for tools.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub trigger: Option<TriggerView>,
-}
-
-/// What makes a command or an event handler run, for `maitool plugins --json`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum TriggerView {
-    /// A command: a chat message that matches.
-    Command {
-        /// Its regular expression (Python syntax), searched in the message's text.
-        pattern: String,
-        /// Prefixes that call it too.
-        aliases: Vec<String>,
-        /// Whether the message stops after it unless it says otherwise.
-        intercepts: bool,
-        /// Why the pattern does not compile, if it does not (aliases still match).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        pattern_error: Option<String>,
-        /// Only operators may run it (`permission = "operator"`).
-        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-        operator_only: bool,
-    },
-    /// An event handler.
-    Event {
-        /// The event's name.
-        event: String,
-        /// Higher runs first.
-        weight: i64,
-        /// Waited for, and able to change or stop the message.
-        intercept_message: bool,
-        /// Who fires the event.
-        fired_by: String,
-    },
-}
-
-impl TriggerView {
-    fn of(trigger: &Trigger) -> Option<TriggerView> {
-        match trigger {
-            Trigger::Command(command) => Some(TriggerView::Command {
-                pattern: command.matcher.pattern().to_owned(),
-                aliases: command.matcher.aliases().to_vec(),
-                intercepts: command.intercepts,
-                pattern_error: command.matcher.pattern_error().map(str::to_owned),
-                operator_only: command.operator_only,
-            }),
-            Trigger::Event(event) => Some(TriggerView::Event {
-                event: event.event_type.to_string(),
-                weight: event.weight,
-                intercept_message: event.intercept_message,
-                fired_by: event_source(&event.event_type).to_owned(),
-            }),
-            Trigger::Call | Trigger::Gateway { .. } | Trigger::Never => None,
-        }
-    }
-}
-
 /// One plugin, for `maitool plugins`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PluginView {
@@ -280,7 +207,6 @@ pub struct PluginView {
 
 /// Every plugin of every runner, in configuration order.
 pub fn plugins(host: &Host) -> Vec<PluginView> {
-    let components = host.plugins.components();
     host.plugins
         .status()
         .into_iter()
@@ -293,21 +219,7 @@ pub fn plugins(host: &Host) -> Vec<PluginView> {
                 .map(move |plugin| (runner_name.clone(), sandbox.clone(), plugin))
         })
         .map(|(runner, sandbox, plugin)| PluginView {
-            components: components
-                .plugin_components(&plugin.id)
-                .iter()
-                .map(|entry| ComponentView {
-                    full_name: entry.full_name.clone(),
-                    component_type: entry.component_type.clone(),
-                    visibility: entry.visibility,
-                    enabled: components.is_enabled(&entry.full_name),
-                    legacy_action: entry.legacy_action,
-                    platforms: entry.platforms.names().to_vec(),
-                    stop_after_execution: entry.stop_after_execution,
-                    runs: entry.trigger.describe(),
-                    trigger: TriggerView::of(&entry.trigger),
-                })
-                .collect(),
+            components: component_views(host, &plugin.id),
             id: plugin.id,
             version: plugin.version,
             runner,

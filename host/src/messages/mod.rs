@@ -51,6 +51,7 @@ mod commands;
 mod dict;
 mod error;
 mod events;
+mod hook_bridge;
 mod hooks;
 mod inbound;
 mod incoming;
@@ -68,6 +69,7 @@ use serde_json::Value;
 
 pub use error::MessageError;
 pub use events::EventEmission;
+pub use hook_bridge::InvokerHooks;
 pub use hooks::{HookOutcome, MessageHooks, NoHooks, names as hook_names};
 pub use incoming::ChatMessage;
 pub use outcome::{CommandRun, HandlerRun, HookRun, MessageOutcome, SentMessage, Stop};

@@ -101,7 +101,7 @@ pub struct HookRun {
     /// Whether the message's text changed.
     pub modified: bool,
     /// Handlers that failed on the way.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub errors: Vec<String>,
 }
 

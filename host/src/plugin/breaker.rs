@@ -1,17 +1,17 @@
-//! The plugins' circuit breakers around tool calls ([`crate::circuit`], one circuit per
-//! plugin id): what counts as a failure, and the result of a refused call.
+//! The plugins' circuit breakers ([`crate::circuit`], one circuit per plugin id), around
+//! tool calls and hook handler runs alike: what counts as a failure, and the result of a
+//! refused tool call.
 //!
 //! A call counts as failed when it got no answer because it timed out (`E_TIMEOUT`) or its
 //! runner went away while it ran (`E_PLUGIN_CRASHED`: a crash, or a restart for failed health
-//! checks). Any answer counts as a success, a tool's own `success: false` included: the
-//! plugin is working, it said no. Calls refused before they reach the runner (invalid
-//! arguments, a paused or unavailable tool, a runner that is not back from a restart) do not
-//! count either way.
+//! checks). Any answer counts as a success, a tool's own `success: false` and a hook handler
+//! that raised included: the plugin is working, it said no. Calls refused before they reach
+//! the runner (invalid arguments, a paused or unavailable tool, a runner that is not back from
+//! a restart) do not count either way.
 
 use maitool_protocol::ToolExecutionResult;
 use maitool_protocol::rpc::RpcError;
 use maitool_protocol::wire::ErrorCode;
-use maitool_protocol::wire::methods::InvokeResultPayload;
 
 use crate::circuit::{Permit, Rejection};
 
@@ -31,9 +31,9 @@ pub(crate) fn refused(name: &str, plugin_id: &str, rejection: &Rejection) -> Too
 }
 
 /// Reports how the call went on its permit; `failure` words a counted failure.
-pub(crate) fn record(
+pub(crate) fn record<T>(
     permit: Permit,
-    answer: &Result<InvokeResultPayload, RpcError>,
+    answer: &Result<T, RpcError>,
     failure: impl FnOnce(&RpcError) -> String,
 ) {
     match answer {

@@ -140,10 +140,18 @@ impl RunnerConnectionHandler {
                 reason: String::new(),
             });
         }
+        // APIs are keyed by name and version, so one plugin may declare an API twice (two
+        // versions) or under a tool's name: they go to the API registry alone.
+        let components: Vec<_> = payload
+            .components
+            .iter()
+            .filter(|decl| !super::apis::ApiEntry::is_api(&decl.component_type))
+            .cloned()
+            .collect();
         match self
             .runtime
             .components
-            .register_plugin(&plugin_id, &payload.components)
+            .register_plugin(&plugin_id, &components)
         {
             Ok(names) => {
                 // Paused before the tools are exposed, so no listing shows them in between.

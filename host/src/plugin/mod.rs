@@ -1,7 +1,10 @@
 //! The plugin runtime: runner subprocesses supervised by the host, talking MessagePack RPC
 //! over a Unix socket, with their components in a [`ComponentRegistry`] and their tools
-//! exposed through [`PluginToolProvider`].
+//! exposed through [`PluginToolProvider`]; their hook handlers run by the [`HookDispatcher`],
+//! their APIs kept in the [`ApiRegistry`] for other plugins' `api.call`.
 
+mod api_call;
+mod apis;
 mod availability;
 mod breaker;
 mod call_error;
@@ -17,6 +20,8 @@ mod executable;
 mod exit;
 mod failure_hint;
 mod grant;
+mod hook_dispatch;
+mod hooks;
 mod inbound;
 mod invoke_args;
 mod kv;
@@ -38,6 +43,7 @@ mod status;
 mod supervisor;
 mod token_pipe;
 
+pub use apis::{ApiEntry, ApiRegistry};
 pub(crate) use capabilities::message_dict;
 pub use capabilities::{
     BotConfig, CapabilityService, ConfigEditor, LlmConfig, LlmConfigError, MemorySink, MessageSink,
@@ -59,6 +65,8 @@ pub use grant::{
     GrantError, PRIVILEGED_FAMILIES, Suggestion, check_grant, declared_grants, grants_admit,
     suggest, unserved,
 };
+pub use hook_dispatch::HookDispatcher;
+pub use hooks::{HookHandlerEntry, HookRegistry};
 pub use inbound::InboundMessages;
 pub use kv::{KvError, KvStore};
 pub use parameter_list::ParameterListError;

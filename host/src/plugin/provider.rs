@@ -61,6 +61,38 @@ struct InvokeRequest<'a> {
     call_id: &'a str,
 }
 
+impl<'a> InvokeRequest<'a> {
+    /// The request that runs `entry` with `invocation` in `ctx` on a runner that reads the
+    /// context from the payload (`reads_context`, maitool's) or not (MaiBot's). A runner that
+    /// does not gets every context key in its arguments, MaiBot's convention, and no
+    /// `context`: MaiBot's runner validates the payload into its `InvokePayload`, which has
+    /// no such field, so the map was encoded here and decoded there for nothing on every call.
+    fn new(
+        entry: &'a ComponentEntry,
+        invocation: &'a ToolInvocation,
+        ctx: &'a ToolExecutionContext,
+        reads_context: bool,
+    ) -> Self {
+        let keys = if reads_context {
+            entry.context_keys
+        } else {
+            ContextKeys::ALL
+        };
+        InvokeRequest {
+            component_name: &entry.name,
+            args: InvokeArgs::new(
+                &invocation.arguments,
+                ctx,
+                &invocation.reasoning,
+                entry.legacy_action,
+                keys,
+            ),
+            context: reads_context.then_some(ctx),
+            call_id: &invocation.call_id,
+        }
+    }
+}
+
 #[async_trait]
 impl ToolProvider for PluginToolProvider {
     fn provider_name(&self) -> &str {
@@ -122,25 +154,9 @@ impl ToolProvider for PluginToolProvider {
             .components
             .declared_tool(name, |plugin| self.runtime.is_live(plugin))
         else {
-            // A name that is no tool at all may be a plugin's command or event handler: say
-            // how it runs instead of `tool not found`.
-            let other = self
-                .runtime
-                .components
-                .non_tool(name, |plugin| self.runtime.is_live(plugin))?;
-            return Some(
-                ToolExecutionResult::failure(
-                    name,
-                    format!(
-                        "{name} is not a tool: it is {} of plugin {}, which runs {}",
-                        super::components::kind_phrase(&other.component_type),
-                        other.plugin_id,
-                        other.trigger.describe()
-                    ),
-                )
-                .with_metadata("plugin_id", other.plugin_id.clone())
-                .with_metadata("error_code", "E_NOT_A_TOOL".to_owned()),
-            );
+            // A name that is no tool at all may be a plugin's hook handler, API, command or
+            // event handler: say what it is and how it runs instead of `tool not found`.
+            return self.not_a_tool(name);
         };
         let refused = |message: String, code: &str| {
             ToolExecutionResult::failure(name, message)
@@ -287,22 +303,7 @@ impl PluginToolProvider {
                 }
             }
         };
-        let request = InvokeRequest {
-            component_name: &entry.name,
-            args: InvokeArgs::new(
-                &invocation.arguments,
-                ctx,
-                &invocation.reasoning,
-                entry.legacy_action,
-                if live.reads_context {
-                    entry.context_keys
-                } else {
-                    ContextKeys::ALL
-                },
-            ),
-            context: Some(ctx),
-            call_id: &invocation.call_id,
-        };
+        let request = InvokeRequest::new(&entry, &invocation, ctx, live.reads_context);
         // Sent before the first `await`, so that only the pending call is kept across it, not
         // the request and its encoder: this future is boxed for every call, and was copied
         // into a heap block too large for the allocator's fast path.
@@ -363,6 +364,8 @@ impl PluginToolProvider {
         })
     }
 }
+
+mod not_a_tool;
 
 #[cfg(test)]
 mod tests;

@@ -56,12 +56,13 @@ fn from_value(tool_name: &str, call_succeeded: bool, value: Value) -> ToolExecut
                     return result;
                 }
             };
+            // Borrowed: only the text the result keeps is copied (this runs for every call
+            // to a MaiBot plugin).
             let text = |key: &str| {
                 dict.get(key)
                     .and_then(Value::as_str)
                     .map(str::trim)
                     .unwrap_or_default()
-                    .to_owned()
             };
             let success = dict.get("success").and_then(Value::as_bool).unwrap_or(true);
             let content = [text("content"), text("message")]
@@ -87,12 +88,13 @@ fn from_value(tool_name: &str, call_succeeded: bool, value: Value) -> ToolExecut
                 ..ToolExecutionResult::default()
             };
             if success {
-                result.content = content;
+                result.content = content.to_owned();
             } else {
-                result.error_message = [text("error"), content]
-                    .into_iter()
-                    .find(|t| !t.is_empty())
-                    .unwrap_or_else(|| format!("tool {tool_name} failed"));
+                result.error_message =
+                    match [text("error"), content].into_iter().find(|t| !t.is_empty()) {
+                        Some(message) => message.to_owned(),
+                        None => format!("tool {tool_name} failed"),
+                    };
             }
             result.structured_content = Some(value);
             result

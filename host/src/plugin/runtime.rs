@@ -10,11 +10,16 @@ use std::time::Duration;
 use parking_lot::Mutex;
 use tokio::sync::watch;
 
+mod control;
+
+use super::apis::ApiRegistry;
 use super::capabilities::CapabilityService;
 use super::components::ComponentLookupError;
 use super::components::ComponentRegistry;
 use super::config::{PluginSettings, ResolvedRunner, RuntimeConfig};
 use super::config_update::ConfigUpdateError;
+use super::hook_dispatch::HookDispatcher;
+use super::hooks::HookRegistry;
 use super::listener::{Launches, SocketListener};
 use super::provider::PluginToolProvider;
 use super::reconfigure::deliver;
@@ -108,6 +113,7 @@ impl Default for RuntimeOptions {
 /// The running plugin runtime.
 pub struct PluginRuntime {
     shared: Arc<RuntimeShared>,
+    hooks: Arc<HookDispatcher>,
     runners: Mutex<Vec<RunnerSlot>>,
     /// Serialises `apply` and `shutdown`.
     changes: tokio::sync::Mutex<()>,
@@ -200,6 +206,7 @@ impl PluginRuntime {
             .map(|launch| RunnerSlot::start(&shared, launch))
             .collect();
         Ok(Arc::new(PluginRuntime {
+            hooks: Arc::new(HookDispatcher::new(shared.clone())),
             shared,
             runners: Mutex::new(slots),
             changes: tokio::sync::Mutex::new(()),
@@ -281,6 +288,23 @@ impl PluginRuntime {
     /// The component registry.
     pub fn components(&self) -> &ComponentRegistry {
         &self.shared.components
+    }
+
+    /// What runs the plugins' hook handlers: attach it to the registry
+    /// ([`ToolRegistry::attach_hooks`](crate::ToolRegistry::attach_hooks)) and run named hooks
+    /// with [`crate::hook::run_named`].
+    pub fn hooks(&self) -> &Arc<HookDispatcher> {
+        &self.hooks
+    }
+
+    /// The plugins' APIs.
+    pub fn apis(&self) -> &ApiRegistry {
+        &self.shared.apis
+    }
+
+    /// The plugins' hook handlers, runnable or not.
+    pub fn hook_handlers(&self) -> &HookRegistry {
+        &self.shared.hooks
     }
 
     /// The capability service.
@@ -635,35 +659,5 @@ impl Drop for PluginRuntime {
         for slot in self.runners.lock().iter() {
             let _ = slot.stop.send(true);
         }
-    }
-}
-
-impl super::capabilities::PluginControl for PluginRuntime {
-    fn status(&self) -> Vec<RunnerStatus> {
-        PluginRuntime::status(self)
-    }
-
-    fn components(&self) -> &ComponentRegistry {
-        PluginRuntime::components(self)
-    }
-
-    fn registered_config(&self, plugin_id: &str) -> Option<super::RegisteredConfig> {
-        PluginRuntime::registered_config(self, plugin_id)
-    }
-
-    fn set_component_enabled(
-        &self,
-        name: &str,
-        enabled: bool,
-        session: Option<&str>,
-    ) -> Result<String, ComponentLookupError> {
-        PluginRuntime::set_component_enabled(self, name, enabled, session)
-    }
-
-    fn reload_plugin(
-        self: Arc<Self>,
-        plugin_id: String,
-    ) -> futures::future::BoxFuture<'static, Result<String, ReloadError>> {
-        Box::pin(async move { PluginRuntime::reload_plugin(&self, &plugin_id).await })
     }
 }

@@ -10,9 +10,11 @@ use maitool_protocol::wire::methods::RegisterComponentsPayload;
 use parking_lot::RwLock;
 use tokio::sync::watch;
 
+use super::apis::ApiRegistry;
 use super::capabilities::CapabilityService;
 use super::components::ComponentRegistry;
 use super::config::{AnnouncedIdError, ResolvedRunner, RuntimeConfig};
+use super::hooks::HookRegistry;
 use super::listener::Launches;
 use super::live_peer::LivePeer;
 use super::runner_shared::RunnerShared;
@@ -56,6 +58,10 @@ pub(crate) struct RuntimeShared {
     /// A circuit breaker per plugin id, around its tool calls.
     pub breakers: CircuitBreakers,
     pub components: ComponentRegistry,
+    /// Every plugin's hook handlers, by hook.
+    pub hooks: HookRegistry,
+    /// Every plugin's APIs, for other plugins' `api.call`.
+    pub apis: ApiRegistry,
     pub capabilities: Arc<CapabilityService>,
     pub version: ToolSetVersion,
     pub launches: Arc<Launches>,
@@ -98,6 +104,8 @@ impl RuntimeShared {
             breakers: CircuitBreakers::new(config.circuit()),
             config,
             components: ComponentRegistry::new(),
+            hooks: HookRegistry::default(),
+            apis: ApiRegistry::default(),
             capabilities,
             version: ToolSetVersion::new(),
             launches,
@@ -246,6 +254,10 @@ impl RuntimeShared {
         self.capabilities
             .configure_plugin(&payload.plugin_id, settings.grants(), settings.config);
         runner.plugin_registered(payload, &self.components);
+        self.hooks
+            .register_plugin(&payload.plugin_id, &payload.components);
+        self.apis
+            .register_plugin(&payload.plugin_id, &payload.components);
         if runner.state() == RunnerState::Ready
             && let Some(live) = runner.live()
         {
@@ -265,6 +277,8 @@ impl RuntimeShared {
     pub(crate) fn withdraw_plugin(&self, plugin_id: &str) {
         self.live.write().remove(plugin_id);
         self.components.unregister_plugin(plugin_id);
+        self.hooks.unregister_plugin(plugin_id);
+        self.apis.unregister_plugin(plugin_id);
         self.version.bump();
     }
 
@@ -329,6 +343,8 @@ impl RuntimeShared {
         // chaos test: a runner exit during a call froze the supervisor and every caller).
         for plugin in &plugins {
             self.components.unregister_plugin(plugin);
+            self.hooks.unregister_plugin(plugin);
+            self.apis.unregister_plugin(plugin);
         }
         self.version.bump();
     }

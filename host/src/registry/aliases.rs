@@ -38,7 +38,7 @@ pub(super) struct Aliases {
     specs: Mutex<HashMap<(u64, String), RenamedSpec>>,
 }
 
-/// A renamed spec handed out, and the provider's spec it was made from.
+/// A renamed spec handed out: (the provider's spec it was made from, the renamed one).
 type RenamedSpec = (Arc<ToolSpec>, Arc<ToolSpec>);
 
 impl Aliases {

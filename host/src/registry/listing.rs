@@ -1,6 +1,7 @@
 //! The unified tool list: every provider's tools in registration order, disabled specs
 //! skipped; a name listed twice stays with the first provider and the later tool is listed
-//! under its alias (`aliases.rs`).
+//! under its alias (`aliases.rs`); a session's list is then shaped by the planner's request
+//! hook.
 
 use std::collections::hash_map::Entry;
 use std::collections::{HashMap, HashSet};
@@ -23,7 +24,22 @@ struct Listing {
 }
 
 impl ToolRegistry {
-    /// The tools exposed in `ctx`: every provider's enabled tools in registration order.
+    /// The tools offered in `ctx`: every provider's enabled tools in registration order
+    /// ([`list_tools_unhooked`](Self::list_tools_unhooked)), then, for a context with a
+    /// session, shaped by the planner's request hook when a plugin subscribes to it
+    /// ([`crate::hook::offer`]): its handlers may leave tools out, reorder them and rewrite
+    /// their descriptions.
+    pub async fn list_tools(&self, ctx: &ToolAvailabilityContext) -> Vec<Arc<ToolSpec>> {
+        let tools = self.list_tools_unhooked(ctx).await;
+        let hooks = self.inner.hooks.read().clone();
+        match hooks {
+            Some(hooks) => crate::hook::offer::shape(hooks.as_ref(), ctx, tools).await,
+            None => tools,
+        }
+    }
+
+    /// The tools exposed in `ctx` before any hook: every provider's enabled tools in
+    /// registration order.
     ///
     /// A name listed by two providers stays with the first; the later tool is listed under
     /// its alias, `<provider_type>_<source>_<name>` (MaiBot 1.3's rule, see
@@ -32,7 +48,7 @@ impl ToolRegistry {
     /// provider whose listing fails, panics or times out is logged and skipped; the others
     /// are still listed. Providers are listed concurrently; specs are shared with the
     /// providers, so a listing copies pointers, never schemas.
-    pub async fn list_tools(&self, ctx: &ToolAvailabilityContext) -> Vec<Arc<ToolSpec>> {
+    pub async fn list_tools_unhooked(&self, ctx: &ToolAvailabilityContext) -> Vec<Arc<ToolSpec>> {
         let listings = self.list_each(ctx).await;
         let index = self.routing_index(false).await;
         let (tools, renames) = merge(listings, &index);

@@ -32,6 +32,7 @@ use parking_lot::{Mutex, RwLock};
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
+use crate::hook::HookInvoker;
 use crate::metrics::ToolMetrics;
 use crate::provider::{ToolProvider, ToolSetVersion};
 use guard::unbounded;
@@ -74,6 +75,8 @@ struct Inner {
     metrics: ToolMetrics,
     /// Name clashes already reported by `list_tools`.
     warned_duplicates: Mutex<std::collections::HashSet<listing::Rename>>,
+    /// What runs the planner's request hook over a session's listing, once attached.
+    hooks: RwLock<Option<Arc<dyn HookInvoker>>>,
 }
 
 impl Inner {
@@ -136,6 +139,7 @@ impl ToolRegistry {
                 metadata_timeout: limit,
                 metrics: ToolMetrics::new(),
                 warned_duplicates: Mutex::new(std::collections::HashSet::new()),
+                hooks: RwLock::new(None),
             }),
         }
     }
@@ -176,6 +180,12 @@ impl ToolRegistry {
         self.inner.providers_changed();
         tracing::info!(provider = %name, "unregistered tool provider");
         Some(removed)
+    }
+
+    /// Lets the planner's request hook (`maisaka.planner.before_request`) shape what
+    /// [`list_tools`](Self::list_tools) offers a session; see [`crate::hook::offer`].
+    pub fn attach_hooks(&self, hooks: Arc<dyn HookInvoker>) {
+        *self.inner.hooks.write() = Some(hooks);
     }
 
     /// Call counts, failures, timeouts and latencies of every tool this registry routed.

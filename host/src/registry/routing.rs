@@ -107,7 +107,7 @@ impl ToolRegistry {
     /// Never fails: an unknown tool gives a failed result `tool not found: NAME`, a tool its
     /// provider offers to no one, or a name a provider knows as something else than a tool,
     /// the provider's [`refusal`](crate::ToolProvider::refusal) (`tool NAME is hidden: ...`,
-    /// `NAME is a command of plugin ...`); a provider
+    /// `NAME is not a tool: it is a command of plugin ...`, a hook handler, an API); a provider
     /// error gives `tool NAME failed: CAUSE`; a provider panic gives
     /// `tool NAME failed: provider PROVIDER panicked: MESSAGE`, and the registry keeps serving.
     /// A result whose `tool_name` the provider left empty gets the invoked name.
@@ -193,7 +193,7 @@ impl ToolRegistry {
                 ToolExecutionResult::failure(&name, format!("tool {name} failed: {cause}"))
             }
             // A tool that exists but is offered to no one (a hidden plugin tool) says so, and
-            // so does a name that is no tool at all (a plugin's command): the declaring
+            // so does a name that is no tool at all (a plugin's command, hook handler or API): the declaring
             // providers are asked first, then every provider.
             None => match index
                 .candidates(&name)

@@ -38,11 +38,17 @@ pub(super) async fn run(
         shared.shutdown(DisconnectReason::Io(err.to_string()));
         return;
     }
-    // Only a local close leaves a peer that may still read what was queued for it.
+    // A local close leaves a peer that may still read what was queued for it, and so does a
+    // connection this side ends for a protocol error: the error answer queued just before
+    // (an undecodable frame's) is what tells the peer why.
     let Some(mut sink) = sink else { return };
     if matches!(
         shared.reason(),
-        Some(DisconnectReason::Closed | DisconnectReason::Abandoned(_))
+        Some(
+            DisconnectReason::Closed
+                | DisconnectReason::Abandoned(_)
+                | DisconnectReason::Protocol(_)
+        )
     ) {
         let flushed = tokio::time::timeout(CLOSE_FLUSH_TIMEOUT, async {
             while let Some(frame) = next_ready(&mut queue, &mut control) {

@@ -49,6 +49,14 @@ pub mod names {
     pub const INVOKE_TOOL: &str = "plugin.invoke_tool";
     /// Host → runner, request: run a legacy Action converted to a tool.
     pub const INVOKE_ACTION: &str = "plugin.invoke_action";
+    /// Host → runner, request: run a hook handler with a hook's kwargs
+    /// ([`InvokePayload`](super::InvokePayload) whose `args` are the kwargs plus
+    /// `hook_name`); answered with a [`HookResponse`](crate::hook::HookResponse).
+    pub const INVOKE_HOOK: &str = "plugin.invoke_hook";
+    /// Host → runner, request: run a plugin API for another plugin's `api.call`
+    /// ([`InvokePayload`](super::InvokePayload) naming the API's handler); answered with an
+    /// [`InvokeResultPayload`](super::InvokeResultPayload) whose `result` is the API's value.
+    pub const INVOKE_API: &str = "plugin.invoke_api";
     /// Host → runner, request: run a command a chat message matched
     /// ([`CommandArgs`](crate::wire::message_flow::CommandArgs) as the invocation's `args`,
     /// answered as a [`CommandReply`](crate::wire::message_flow::CommandReply)).

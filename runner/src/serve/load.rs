@@ -139,6 +139,8 @@ async fn register(
             spec.components
                 .iter()
                 .map(|c| c.declaration.clone())
+                .chain(spec.hook_handlers.iter().map(|h| h.declaration.clone()))
+                .chain(spec.apis.iter().map(|a| a.declaration.clone()))
                 .collect()
         } else {
             Vec::new()

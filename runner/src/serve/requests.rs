@@ -212,6 +212,8 @@ impl RequestHandler for RunnerHandler {
         let state = &self.0;
         match request.method() {
             names::INVOKE_TOOL | names::INVOKE_ACTION => state.invoke(request),
+            names::INVOKE_HOOK => state.invoke_hook(request),
+            names::INVOKE_API => state.invoke_api(request),
             names::INVOKE_COMMAND => state.invoke_command(request),
             names::EMIT_EVENT => state.emit_event(request),
             names::HEALTH => std::future::ready(state.health()).boxed(),

@@ -87,6 +87,7 @@ pub use error::TestError;
 pub use messages::{CommandResult, EventResult, HandlerResult};
 pub use running::RunningPlugin;
 
+pub use maitool_protocol::hook::HookResponse;
 /// A capability's refusal as the host sends it (code and message): what a [`PluginTest::serve`]
 /// handler returns for an error, and what [`CapabilityCall::outcome`] records.
 pub use maitool_protocol::rpc::RpcError;

@@ -5,10 +5,11 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
+use maitool_protocol::hook::{HOOK_NAME_ARG, HookResponse};
 use maitool_protocol::rpc::RpcPeer;
 use maitool_protocol::wire::methods::{
     AckPayload, ComponentDeclaration, ConfigUpdatedPayload, ConfigUpdatedResponse, InvokePayload,
-    ShutdownPayload, names,
+    InvokeResultPayload, ShutdownPayload, names,
 };
 use maitool_protocol::{Platforms, ToolExecutionContext, ToolExecutionResult};
 use serde_json::Value;
@@ -195,6 +196,99 @@ impl RunningPlugin {
         // As the host does for a tool declared `stop_after_execution`.
         result.stop_after_execution |= stop_after_execution && result.success;
         Ok(result)
+    }
+
+    /// Runs the hook handler `handler` as the host would at the hook `hook`, with `kwargs`
+    /// (a JSON object), and returns its answer: `action`, `modified_kwargs`,
+    /// `custom_result`, or `success: false` with the handler's error. `Err` means the call
+    /// itself failed (no such handler, its timeout, the runner gone).
+    pub async fn run_hook(
+        &self,
+        handler: &str,
+        hook: &str,
+        kwargs: Value,
+    ) -> Result<HookResponse, TestError> {
+        let Value::Object(mut args) = kwargs else {
+            return Err(TestError::NotAnObject("a hook's kwargs", kwargs));
+        };
+        args.insert(HOOK_NAME_ARG.into(), hook.into());
+        let timeout = self
+            .declaration(handler)
+            .and_then(|d| d.metadata.get("timeout_ms").and_then(Value::as_u64))
+            .filter(|ms| *ms > 0)
+            .map(Duration::from_millis)
+            .unwrap_or(DEFAULT_TOOL_TIMEOUT);
+        let payload = InvokePayload {
+            component_name: handler.to_owned(),
+            args,
+            ..InvokePayload::default()
+        };
+        self.peer
+            .call(names::INVOKE_HOOK, &self.state.plugin_id, &payload, timeout)
+            .await
+            .map_err(TestError::Call)
+    }
+
+    /// Calls the plugin's API `name` (version `version`, empty for the first declared) with
+    /// `args` as another plugin's `api.call` would reach it: `Ok(Ok(value))` is its result,
+    /// `Ok(Err(message))` its failure.
+    pub async fn call_api(
+        &self,
+        name: &str,
+        version: &str,
+        args: Value,
+    ) -> Result<Result<Value, String>, TestError> {
+        let Value::Object(args) = args else {
+            return Err(TestError::NotAnObject("an API call's arguments", args));
+        };
+        let declaration = self
+            .declarations()
+            .into_iter()
+            .find(|d| {
+                d.component_type == "API"
+                    && d.name == name
+                    && (version.is_empty()
+                        || d.metadata.get("version").and_then(Value::as_str) == Some(version))
+            })
+            .ok_or_else(|| TestError::UnknownTool {
+                name: name.to_owned(),
+                registered: self
+                    .declarations()
+                    .iter()
+                    .map(|d| d.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            })?;
+        let handler = declaration
+            .metadata
+            .get("handler_name")
+            .and_then(Value::as_str)
+            .unwrap_or(name)
+            .to_owned();
+        let payload = InvokePayload {
+            component_name: handler,
+            args,
+            ..InvokePayload::default()
+        };
+        let answer: InvokeResultPayload = self
+            .peer
+            .call(
+                names::INVOKE_API,
+                &self.state.plugin_id,
+                &payload,
+                DEFAULT_TOOL_TIMEOUT,
+            )
+            .await
+            .map_err(TestError::Call)?;
+        let result = answer.result.unwrap_or(Value::Null);
+        Ok(if answer.success {
+            Ok(result)
+        } else {
+            Err(result
+                .as_str()
+                .map(str::to_owned)
+                .unwrap_or_else(|| result.to_string()))
+        })
     }
 
     /// The components the plugin registered, as the runner sent them to the host.

@@ -59,7 +59,14 @@ pub async fn invoke_frames(bins: &Bins) -> Result<Captured> {
         .tempdir()?;
     let out = capture_dir.path().join("frames");
     let dir = tempfile::Builder::new().prefix("maitool-bench").tempdir()?;
-    let mut config = host::host_config(dir.path(), &bins.capture, 1, RuntimeConfig::default());
+    // The relay binds a socket and writes its capture outside any runner's folders: it is the
+    // benchmark's instrument, not a plugin, so it runs unsandboxed (the sandbox's own cost is
+    // the sandbox section's).
+    let runtime = RuntimeConfig {
+        sandbox: maitool_host::sandbox::SandboxMode::Off,
+        ..RuntimeConfig::default()
+    };
+    let mut config = host::host_config(dir.path(), &bins.capture, 1, runtime);
     let runner = &mut config.runners[0];
     runner.env.insert(
         "BENCH_CAPTURE_RUNNER".to_owned(),

@@ -115,6 +115,16 @@ impl BenchHost {
             .context("no runner configured")
     }
 
+    /// The status of the runner called `name`.
+    pub fn runner_named(&self, name: &str) -> Result<RunnerStatus> {
+        self.host
+            .plugins
+            .status()
+            .into_iter()
+            .find(|status| status.name == name)
+            .with_context(|| format!("no runner called {name}"))
+    }
+
     /// Stops the runners and closes the providers.
     pub async fn stop(self) {
         self.host.shutdown().await;

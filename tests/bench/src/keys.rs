@@ -19,12 +19,25 @@ pub const TRACKED: &[&str] = &[
     "mcp_overhead_ratio",
 ];
 
-/// The tracked keys of the MaiBot section, null when it is skipped.
+/// The tracked keys of the MaiBot section, null when it is skipped: MaiBot's runner under
+/// maitool's host (`maibot_runner_*`), under MaiBot's own host (`maibot_host_*`), and the
+/// ratios between them.
 pub const MAIBOT: &[&str] = &[
+    "maibot_runner_invoke_p50_ratio",
+    "maibot_runner_host_cpu_ratio",
     "maibot_runner_invoke_p50_us",
     "maibot_runner_invoke_p99_us",
+    "maibot_runner_host_cpu_us",
+    "maibot_runner_rust_host_cpu_us",
+    "maibot_runner_calls_per_s_64",
     "maibot_runner_calls_per_s_256",
     "maibot_runner_rejected_256",
+    "maibot_host_invoke_p50_us",
+    "maibot_host_invoke_p99_us",
+    "maibot_host_host_cpu_us",
+    "maibot_host_calls_per_s_64",
+    "maibot_host_calls_per_s_256",
+    "maibot_host_rejected_256",
     "maibot_runner_restart_ms",
     "maibot_runner_python_start_ms",
     "maibot_runner_restart_overhead_ms",

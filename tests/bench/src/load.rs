@@ -15,18 +15,23 @@ use crate::bins::Bins;
 use crate::capture;
 use crate::floor::{FIRST_ID, Floor};
 use crate::host::{self, BenchHost};
+use crate::maibot;
 use crate::procs::CpuMeter;
 use crate::stats::micros;
 
-/// Calls per rate sample.
+/// Calls per rate sample of the floor and of maitool with the Rust echo runner.
 const CHUNK: usize = 50_000;
+/// Calls per rate sample of maitool with MaiBot's Python runner, which answers about a
+/// tenth as fast.
+const MAIBOT_CHUNK: usize = 5_000;
 
 /// When a load run stops.
 #[derive(Debug, Clone, Copy)]
 pub enum Limit {
     /// After this long (the chunk under way is finished).
     Time(Duration),
-    /// After this many calls, rounded up to whole chunks of 50,000: for instruction counts
+    /// After this many calls, rounded up to whole chunks (50,000 calls, 5,000 for `maibot`):
+    /// for instruction counts
     /// (`valgrind --tool=callgrind --trace-children=yes`), which time cannot bound.
     Calls(usize),
 }
@@ -40,14 +45,14 @@ impl Limit {
     }
 }
 
-/// Drives `path` (`floor` or `invoke`) with `window` calls in flight (256 in the tracked
+/// Drives `path` (`floor`, `invoke`, or `maibot`: the invoke path to MaiBot's runner) with `window` calls in flight (256 in the tracked
 /// `throughput_256_ratio`; 1 for the sequential path) until `limit`; prints the process ids to
 /// attach to, the rate, and the CPU time each side spent per call.
 pub async fn run(bins: &Bins, path: &str, window: usize, limit: Limit) -> Result<()> {
     let window = window.max(1);
     let mut cpu = CpuMeter::default();
     let me = std::process::id();
-    let (rates, started) = match path {
+    let (calls, started) = match path {
         "floor" => {
             let sizes = capture::invoke_frames(bins).await?.sizes_with_id(FIRST_ID);
             let mut floor = Floor::start(&bins.floor, sizes).await?;
@@ -57,15 +62,14 @@ pub async fn run(bins: &Bins, path: &str, window: usize, limit: Limit) -> Result
                 floor.server_pid()
             );
             let started = Instant::now();
-            let mut rates = Vec::new();
-            while !limit.reached(started, rates.len() * CHUNK) {
+            let mut calls = 0;
+            while !limit.reached(started, calls) {
                 let server = floor.server_pid();
-                rates.push(
-                    cpu.measure(me, server, floor.pipelined(window, CHUNK))
-                        .await?,
-                );
+                cpu.measure(me, server, floor.pipelined(window, CHUNK))
+                    .await?;
+                calls += CHUNK;
             }
-            (rates, started)
+            (calls, started)
         }
         "invoke" => {
             let bench = BenchHost::start(
@@ -75,29 +79,28 @@ pub async fn run(bins: &Bins, path: &str, window: usize, limit: Limit) -> Result
             )
             .await?;
             let runner = bench.runner()?.pid.context("the runner has no pid")?;
-            eprintln!("load: host pid {}, runner pid {runner}", std::process::id());
-            let registry = bench.registry().clone();
-            let started = Instant::now();
-            let mut rates = Vec::new();
-            while !limit.reached(started, rates.len() * CHUNK) {
-                let (rate, failed) = cpu
-                    .measure(
-                        me,
-                        runner,
-                        host::concurrent(&registry, "echo", window, CHUNK),
-                    )
-                    .await?;
-                if failed > 0 {
-                    bail!("{failed} of {CHUNK} calls failed");
-                }
-                rates.push(rate);
-            }
+            let outcome = drive(&bench, runner, "echo", window, CHUNK, limit, &mut cpu).await;
             bench.stop().await;
-            (rates, started)
+            outcome?
         }
-        other => bail!("--load takes floor or invoke, not {other}"),
+        "maibot" => {
+            let (bench, runner) = maibot::load_host().await?;
+            let outcome = drive(
+                &bench,
+                runner,
+                maibot::ECHO_TOOL,
+                window,
+                MAIBOT_CHUNK,
+                limit,
+                &mut cpu,
+            )
+            .await;
+            bench.stop().await;
+            outcome?
+        }
+        other => bail!("--load takes floor, invoke or maibot, not {other}"),
     };
-    let calls = (rates.len() * CHUNK) as f64;
+    let calls = calls as f64;
     println!(
         "load {path}: {calls} calls at {window} in flight, {:.0} calls/s overall, CPU per call \
          {:.2} us here and {:.2} us in the other process",
@@ -106,4 +109,33 @@ pub async fn run(bins: &Bins, path: &str, window: usize, limit: Limit) -> Result
         micros(cpu.second) / calls,
     );
     Ok(())
+}
+
+/// Calls `tool` through `bench` with `window` in flight, `chunk` calls at a time, until
+/// `limit`, measuring this process's and `runner`'s CPU time into `cpu`; how many calls it
+/// made, and when it started.
+async fn drive(
+    bench: &BenchHost,
+    runner: u32,
+    tool: &str,
+    window: usize,
+    chunk: usize,
+    limit: Limit,
+    cpu: &mut CpuMeter,
+) -> Result<(usize, Instant)> {
+    eprintln!("load: host pid {}, runner pid {runner}", std::process::id());
+    let registry = bench.registry().clone();
+    let me = std::process::id();
+    let started = Instant::now();
+    let mut calls = 0;
+    while !limit.reached(started, calls) {
+        let (_, failed) = cpu
+            .measure(me, runner, host::concurrent(&registry, tool, window, chunk))
+            .await?;
+        if failed > 0 {
+            bail!("{failed} of {chunk} calls failed");
+        }
+        calls += chunk;
+    }
+    Ok((calls, started))
 }

@@ -57,7 +57,7 @@ struct Args {
     #[arg(long, value_delimiter = ',')]
     only: Vec<String>,
     /// Kill everything and exit with status 3 after this many seconds.
-    #[arg(long, default_value_t = 280)]
+    #[arg(long, default_value_t = 400)]
     timeout_secs: u64,
     /// The host's Tokio runtime: `current` (one thread, what `maitool serve` uses by default)
     /// or `multi` (what `maitool --runtime multi serve` uses), to compare flavours.
@@ -66,8 +66,9 @@ struct Args {
     /// Do not build the sibling executables first (they must exist next to this one).
     #[arg(long)]
     no_build: bool,
-    /// Measure nothing: keep one path (`floor` or `invoke`) at `--load-window` calls in flight
-    /// for `--load-secs`, for a profiler to attach to.
+    /// Measure nothing: keep one path (`floor`, `invoke`, or `maibot`, the invoke path to
+    /// MaiBot's runner) at `--load-window` calls in flight for `--load-secs`, for a profiler to
+    /// attach to.
     #[arg(long)]
     load: Option<String>,
     /// How long `--load` runs.
@@ -77,8 +78,8 @@ struct Args {
     /// path.
     #[arg(long, default_value_t = 256)]
     load_window: usize,
-    /// Stop `--load` after this many calls instead (whole chunks of 50,000), for counting
-    /// instructions under callgrind.
+    /// Stop `--load` after this many calls instead (whole chunks of 50,000; 5,000 for
+    /// `maibot`), for counting instructions under callgrind.
     #[arg(long)]
     load_calls: Option<usize>,
     /// Also write every sequential latency sample to this CSV file (`placement,path,ns`, in
@@ -222,7 +223,11 @@ fn run(args: &Args) -> Result<Report> {
         record(&mut report, "mcp", outcome, &["mcp_overhead_ratio"]);
     }
     if selected("maibot") {
-        let outcome = runtime.block_on(bounded(limit, maibot::run(&plan, &mut report)));
+        // Two hosts, with interpreter starts of a third to half a second each (several
+        // seconds on a busy machine) and a host of its own that serves a few thousand calls
+        // a second.
+        let limit = 2 * limit;
+        let outcome = runtime.block_on(bounded(limit, maibot::run(&bins, &plan, &mut report)));
         record(&mut report, "maibot", outcome, maibot::KEYS);
     }
     runtime.shutdown_timeout(Duration::from_secs(2));

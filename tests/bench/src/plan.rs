@@ -31,9 +31,11 @@ pub struct Plan {
     pub mcp_rounds: usize,
     /// Sequential calls to MaiBot's runner before its measurement.
     pub maibot_warmup: usize,
-    /// Sequential calls to MaiBot's runner measured.
+    /// Sequential calls to MaiBot's runner measured, under each host.
     pub maibot_calls: usize,
-    /// Calls per throughput measurement of MaiBot's runner (256 in flight).
+    /// Alternating rounds those calls are made in.
+    pub maibot_rounds: usize,
+    /// Calls per throughput measurement of MaiBot's runner (64 and 256 in flight, each host).
     pub maibot_throughput_calls: usize,
     /// Bare interpreter starts, cold starts and kills of MaiBot's runner (each about a
     /// second: the interpreter's start-up).
@@ -61,7 +63,8 @@ impl Plan {
             mcp_rounds: 6,
             maibot_warmup: 500,
             maibot_calls: 5_000,
-            maibot_throughput_calls: 5_000,
+            maibot_rounds: 5,
+            maibot_throughput_calls: 3_000,
             maibot_starts: 7,
             samples_out: None,
         }
@@ -85,6 +88,7 @@ impl Plan {
             mcp_rounds: 1,
             maibot_warmup: 20,
             maibot_calls: 50,
+            maibot_rounds: 1,
             maibot_throughput_calls: 512,
             maibot_starts: 1,
             samples_out: None,

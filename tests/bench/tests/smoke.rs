@@ -15,6 +15,7 @@ mod keys;
 const ANY_NUMBER: &[&str] = &[
     "calls_failed_during_restart",
     "maibot_runner_rejected_256",
+    "maibot_host_rejected_256",
     "maibot_runner_calls_failed_not_ready",
     "maibot_runner_restart_overhead_ms",
 ];

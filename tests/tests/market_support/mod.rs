@@ -193,10 +193,12 @@ impl Market {
         };
         // MaiBot's runner says hello once MaiBot is imported and reports ready once all fifteen
         // plugins are imported and registered: seconds here, but over the defaults (10 s and
-        // 30 s) on a loaded two-core CI machine running other tests beside.
+        // 30 s, and 5 s for a one-shot listing) on a loaded two-core CI machine running other
+        // tests beside.
         let text = format!(
             "[host]\ncontrol_socket = \"{root}/control.sock\"\ndata_dir = \"{root}/data\"\n\
-             enable_builtin = true\n\n\
+             enable_builtin = true\n\
+             listing_wait_ms = 180000\n\n\
              [builtin]\ndatabase = \"{root}/maitool.sqlite3\"\nfocus_mode = true\n\n\
              [builtin.seed]\nprofiles = \"{seed}/profiles.json\"\n\n\
              [bot]\nnickname = \"Mai\"\nqq_account = \"10000\"\n\n\

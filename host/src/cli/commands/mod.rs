@@ -14,6 +14,7 @@ use super::output::{StdoutClosed, TerminalProgress, outln, print_result, print_t
 use super::{EXIT_FAILED, EXIT_SOURCE_FAILED, EXIT_USAGE};
 
 mod definitions;
+mod hook;
 mod message;
 mod metrics;
 mod plugins;
@@ -138,6 +139,15 @@ async fn dispatch(cli: Cli) -> Result<ExitCode> {
     match &cli.command {
         Command::Serve(args) => serve(&cli, args, config).await,
         Command::Plugins { json } => plugins::plugins(&cli, config, *json).await,
+        Command::Hook {
+            name,
+            kwargs,
+            list,
+            json,
+        } => match (list, name) {
+            (false, Some(name)) => hook::run(&cli, config, name, kwargs, *json).await,
+            _ => hook::list(&cli, config, *json).await,
+        },
         Command::Prepare { runners, json } => prepare::prepare(config, runners, *json).await,
         Command::Message(args) => message::message(&cli, config, args).await,
         Command::Definitions {

@@ -153,6 +153,11 @@ fn print_plugins(plugins: &[PluginView]) -> Result<()> {
             } else {
                 &component.component_type
             };
+            // Visibility is how a tool reaches a model: other components have none.
+            let visibility = match component.component_type.as_str() {
+                "TOOL" | "ACTION" => component.visibility.as_str(),
+                _ => "-",
+            };
             let mut notes = String::new();
             if !component.platforms.is_empty() {
                 notes.push_str(&format!(" platforms={}", component.platforms.join(",")));
@@ -161,13 +166,14 @@ fn print_plugins(plugins: &[PluginView]) -> Result<()> {
                 notes.push_str(" stop_after_execution");
             }
             outln!(
-                "    {:40} {kind:16} {:9} {enabled}{notes}",
-                component.full_name,
-                component.visibility
+                "    {:40} {kind:16} {visibility:9} {enabled}{notes}",
+                component.full_name
             )?;
             // A tool runs when called; anything else says what makes it run, or that
-            // nothing does.
-            if !matches!(component.component_type.as_str(), "TOOL" | "ACTION")
+            // nothing does: in full for a hook handler or an API (their detail says when too).
+            if let Some(detail) = &component.detail {
+                outln!("        {detail}")?;
+            } else if !matches!(component.component_type.as_str(), "TOOL" | "ACTION")
                 && !component.runs.is_empty()
             {
                 outln!("        runs {}", component.runs)?;

@@ -55,11 +55,16 @@ impl CapabilityService {
             stream_id: args.str_or_empty("stream_id")?,
             ..ToolAvailabilityContext::default()
         };
+        // Before the planner's request hook, as in MaiBot: a hook handler that reads the
+        // definitions must not run the hook again (it would recurse).
         let tools: Vec<Value> = registry
-            .get_llm_definitions(&ctx)
+            .list_tools_unhooked(&ctx)
             .await
-            .into_iter()
-            .map(|def| json!({ "name": def.name, "definition": def }))
+            .iter()
+            .map(|spec| {
+                let def = spec.to_llm_definition();
+                json!({ "name": def.name, "definition": def })
+            })
             .collect();
         Ok(json!({ "success": true, "tools": tools }))
     }

@@ -5,8 +5,10 @@
 //! `message.*`, `person.*`, `emoji.*`, `chat.*`, `knowledge.search`) is the built-in store,
 //! attached with [`CapabilityService::attach_store`]; without it those families fail with an
 //! error that says so. What MaiBot serves and maitool does not is refused at once
-//! (`refused.rs`). docs/MAIBOT_CAPABILITIES.md lists every capability and its state.
+//! (`refused.rs`). `api.*` routes to other plugins' APIs through the runtime
+//! ([`PluginControl`]). docs/MAIBOT_CAPABILITIES.md lists every capability and its state.
 
+mod api;
 mod args;
 mod chat;
 mod component;
@@ -178,7 +180,10 @@ impl CapabilityService {
                 format!("unknown capability {capability}"),
             ));
         };
-        self.check_granted(plugin_id, capability)?;
+        // A plugin's own dynamic APIs need no grant (MaiBot always allows it).
+        if served != Capability::ApiReplaceDynamic {
+            self.check_granted(plugin_id, capability)?;
+        }
         let args = Args::new(served, args);
         match served.family() {
             CapabilityFamily::Send => self.send(plugin_id, args).await,
@@ -198,6 +203,7 @@ impl CapabilityService {
             }
             CapabilityFamily::Component => self.component(plugin_id, args),
             CapabilityFamily::Llm => self.llm(args).await,
+            CapabilityFamily::Api => self.api(plugin_id, args).await,
             CapabilityFamily::Database => self.database(args).await,
             CapabilityFamily::Render => self.render(args).await,
             CapabilityFamily::Maisaka => self.maisaka(plugin_id, args).await,

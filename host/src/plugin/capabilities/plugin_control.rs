@@ -1,15 +1,19 @@
-//! What `component.*` asks of the plugin runtime. The runtime implements it, and the service
+//! What `component.*` and `api.*` ask of the plugin runtime. The runtime implements it, and the service
 //! holds it weakly, so the capabilities do not depend on the runtime that owns them.
 
 use std::sync::Arc;
 
 use futures::future::BoxFuture;
 
+use maitool_protocol::JsonObject;
+use serde_json::Value;
+
 use crate::plugin::{
-    ComponentLookupError, ComponentRegistry, RegisteredConfig, ReloadError, RunnerStatus,
+    ApiEntry, ApiRegistry, ComponentLookupError, ComponentRegistry, RegisteredConfig, ReloadError,
+    RunnerStatus,
 };
 
-/// The plugin runtime as `component.*` sees it.
+/// The plugin runtime as `component.*` and `api.*` see it.
 pub trait PluginControl: Send + Sync {
     /// Every runner's status, its plugins included.
     fn status(&self) -> Vec<RunnerStatus>;
@@ -28,6 +32,14 @@ pub trait PluginControl: Send + Sync {
         enabled: bool,
         session: Option<&str>,
     ) -> Result<String, ComponentLookupError>;
+
+    /// Every plugin's APIs.
+    fn apis(&self) -> &ApiRegistry;
+
+    /// Calls `api` with `args` on its plugin's runner; answers MaiBot's `{success, result}`
+    /// or `{success: false, error}`.
+    fn call_api(self: Arc<Self>, api: Arc<ApiEntry>, args: JsonObject)
+    -> BoxFuture<'static, Value>;
 
     /// Reloads plugin `plugin_id`; returns what happened.
     fn reload_plugin(

@@ -63,12 +63,6 @@ const FAMILIES: &[(&str, Refusal)] = &[
         ),
     ),
     (
-        "api",
-        unsuccessful(
-            "plugin-to-plugin APIs are not routed by maitool; the plugin cannot call another plugin's API",
-        ),
-    ),
-    (
         "market",
         raised("maitool has no plugin market; the plugin cannot search or read market entries"),
     ),

@@ -21,9 +21,19 @@ pub enum DeclarationError {
     /// A component without a name.
     #[error("a component has an empty name")]
     EmptyName,
-    /// A name outside the allowed alphabet or length.
-    #[error("component name {name:?} must be 1-128 characters of [A-Za-z0-9_.-]")]
+    /// A tool's (or Action's) name outside the alphabet a model's tool names allow, or too
+    /// long.
+    #[error("tool name {name:?} must be 1-128 characters of [A-Za-z0-9_.-]")]
     BadName {
+        /// The name as declared.
+        name: String,
+    },
+    /// Another component's name (a command, handler, hook or API, which no model sees) with
+    /// whitespace or control characters, or too long.
+    #[error(
+        "component name {name:?} must be 1-128 characters without whitespace or control characters"
+    )]
+    BadComponentName {
         /// The name as declared.
         name: String,
     },
@@ -145,12 +155,28 @@ impl ComponentEntry {
         if name.is_empty() {
             return Err(DeclarationError::EmptyName);
         }
-        if !name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
-            || name.len() > 128
+        let component_type = decl.component_type.trim().to_ascii_uppercase();
+        // Tools are offered to models, whose APIs take a narrow alphabet; MaiBot names its
+        // other components freely (a command `/mai_status`), and so does maitool.
+        let exposed_as_tool = component_type == "TOOL" || component_type == "ACTION";
+        if name.len() > 128
+            || (exposed_as_tool
+                && !name
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')))
         {
-            return Err(DeclarationError::BadName {
+            return Err(if exposed_as_tool {
+                DeclarationError::BadName {
+                    name: name.to_owned(),
+                }
+            } else {
+                DeclarationError::BadComponentName {
+                    name: name.to_owned(),
+                }
+            });
+        }
+        if name.chars().any(|c| c.is_whitespace() || c.is_control()) {
+            return Err(DeclarationError::BadComponentName {
                 name: name.to_owned(),
             });
         }
@@ -169,7 +195,6 @@ impl ComponentEntry {
                 .trim()
                 .to_owned()
         };
-        let component_type = decl.component_type.trim().to_ascii_uppercase();
         let trigger = Trigger::of(
             &component_type,
             component_type == "TOOL" || component_type == "ACTION",

@@ -289,6 +289,24 @@ impl ComponentRegistry {
 }
 
 impl ComponentRegistry {
+    /// Whether the component `full_name` is enabled globally and, when `session` is given,
+    /// not disabled for that session: what a hook handler's dispatch asks.
+    pub fn is_enabled_in_session(&self, full_name: &str, session: Option<&str>) -> bool {
+        if !self.is_enabled(full_name) {
+            return false;
+        }
+        let Some(session) = session else {
+            return true;
+        };
+        let inner = self.inner.read();
+        !inner
+            .toggles
+            .get(full_name)
+            .is_some_and(|toggle| toggle.disabled_sessions.contains(session))
+    }
+}
+
+impl ComponentRegistry {
     /// Marks the tool `name` of `plugin_id` available or not, as its plugin decided at run
     /// time. An unavailable tool is left out of listings, and a call to it is refused with
     /// `reason`. Returns whether the state changed; an error if the plugin has no such tool.

@@ -54,10 +54,15 @@ pub struct RuntimeConfig {
     pub shutdown_grace_ms: u64,
     /// Time after SIGTERM before SIGKILL.
     pub terminate_grace_ms: u64,
-    /// Tool timeout when a tool declares none.
+    /// Tool timeout when a tool declares none; also the timeout of plugin API calls that
+    /// declare none.
     pub default_tool_timeout_ms: u64,
-    /// A circuit breaker per plugin: after `circuit_failure_threshold` calls in a row that
-    /// time out or are cut off by a crash, the plugin's calls fail at once until a probe call
+    /// Timeout of a hook handler when neither it nor its hook declares one (MaiBot's
+    /// `hook_blocking_timeout_sec`).
+    pub hook_timeout_ms: u64,
+    /// A circuit breaker per plugin: after `circuit_failure_threshold` calls in a row (tool
+    /// calls and hook handler runs alike) that time out or are cut off by a crash, the
+    /// plugin's tool calls fail at once and its hook handlers are skipped until a probe call
     /// succeeds. False turns it off.
     pub circuit_breaker: bool,
     /// Calls in a row that time out or crash that open a plugin's circuit.
@@ -90,6 +95,7 @@ impl Default for RuntimeConfig {
             shutdown_grace_ms: 2_000,
             terminate_grace_ms: 1_000,
             default_tool_timeout_ms: 60_000,
+            hook_timeout_ms: 60_000,
             circuit_breaker: true,
             circuit_failure_threshold: 5,
             circuit_cooldown_ms: 10_000,
@@ -108,6 +114,7 @@ impl RuntimeConfig {
             ("health_check_timeout_ms", self.health_check_timeout_ms),
             ("restart_window_ms", self.restart_window_ms),
             ("default_tool_timeout_ms", self.default_tool_timeout_ms),
+            ("hook_timeout_ms", self.hook_timeout_ms),
             ("spawn_retry_initial_ms", self.spawn_retry_initial_ms),
         ];
         for (key, value) in positive {

@@ -16,6 +16,12 @@ struct EchoArgs {
 }
 
 fn main() {
+    let busy = std::time::Duration::from_micros(
+        std::env::var("BENCH_ECHO_BUSY_US")
+            .ok()
+            .and_then(|us| us.parse().ok())
+            .unwrap_or(0),
+    );
     let plugin_id = std::env::var("BENCH_PLUGIN_ID").unwrap_or_else(|_| "bench.echo".to_owned());
     let tool_name = std::env::var("BENCH_TOOL_NAME").unwrap_or_else(|_| "echo".to_owned());
     let plugin = Plugin::new(plugin_id, "1.0.0")
@@ -24,7 +30,13 @@ fn main() {
             Tool::new(
                 tool_name,
                 "Send the text back.",
-                |args: EchoArgs, _ctx: ToolContext| async move { Ok(ToolOutput::text(args.text)) },
+                move |args: EchoArgs, _ctx: ToolContext| async move {
+                    let started = std::time::Instant::now();
+                    while started.elapsed() < busy {
+                        std::hint::spin_loop();
+                    }
+                    Ok(ToolOutput::text(args.text))
+                },
             )
             .visibility(Visibility::Visible),
         );

@@ -34,6 +34,18 @@ async fn a_name_neither_maibot_nor_maitool_knows_is_method_not_allowed() {
 }
 
 #[tokio::test]
+async fn api_calls_need_a_grant_but_replacing_ones_own_dynamic_apis_does_not() {
+    let (service, _) = service(&["kv.*"]).await;
+    let denied = refused(&service, "api.call", json!({"api_name": "units.convert"})).await;
+    assert_eq!(denied.code, ErrorCode::CapabilityDenied, "{denied:?}");
+    assert!(denied.message.contains("api.call"), "{denied:?}");
+    // Not denied: it reaches the runtime, which this service has none of.
+    let failed = refused(&service, "api.replace_dynamic", json!({"apis": []})).await;
+    assert_eq!(failed.code, ErrorCode::CapabilityFailed, "{failed:?}");
+    assert!(failed.message.contains("no plugin runtime"), "{failed:?}");
+}
+
+#[tokio::test]
 async fn without_a_store_the_chat_world_fails_clearly_and_the_rest_serves() {
     let service = CapabilityService::new(
         Arc::new(MemorySink::default()),

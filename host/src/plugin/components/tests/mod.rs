@@ -236,4 +236,37 @@ fn a_component_that_is_no_tool_says_how_it_runs() {
     assert!(registry.non_tool("hook", |_| false).is_none());
 }
 
+#[test]
+fn only_tools_keep_to_a_models_alphabet_other_components_are_named_as_maibot_names_them() {
+    let registry = ComponentRegistry::new();
+    // A command named with a slash, as a market plugin names its commands, registers and
+    // matches.
+    registry
+        .register_plugin("love", &[command("/mai_status", "^/mai_status\\b", &[])])
+        .unwrap();
+    assert_eq!(
+        matched(&registry, "/mai_status").as_deref(),
+        Some("love./mai_status")
+    );
+    // A tool so named is refused: models' APIs take [A-Za-z0-9_-] names.
+    let refused = registry
+        .register_plugin("love", &[declaration("/mai_tool", "TOOL", json!({}))])
+        .unwrap_err();
+    assert_eq!(
+        refused.to_string(),
+        "tool name \"/mai_tool\" must be 1-128 characters of [A-Za-z0-9_.-]"
+    );
+    // Whitespace or control characters, or more than 128 bytes, are refused for any.
+    for name in ["two words", "tab\there", &"x".repeat(129)] {
+        let refused = registry
+            .register_plugin("other", &[command(name, "^/x", &[])])
+            .unwrap_err();
+        assert!(
+            refused
+                .to_string()
+                .contains("without whitespace or control characters"),
+            "{name}: {refused}"
+        );
+    }
+}
 mod names_and_platforms;
