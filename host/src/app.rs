@@ -386,6 +386,9 @@ impl Host {
         if old.host != new.host {
             report.requires_restart.push("host".into());
         }
+        if old.web != new.web {
+            report.requires_restart.push("web".into());
+        }
         if old.plugin_runtime != new.plugin_runtime {
             // Supervision limits are read per launch; new values apply to the next restarts.
             report

@@ -5,6 +5,10 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+mod web;
+
+pub use web::WebSection;
+
 use crate::builtin::BuiltinConfig;
 use crate::mcp_client::McpConfig;
 use crate::plugin::{BotConfig, LlmConfig, ResolvedRunner, RunnerConfig, RuntimeConfig};
@@ -63,6 +67,8 @@ pub struct HostConfig {
     pub llm: Option<LlmConfig>,
     /// The headless browser behind plugins' `render.html2png`.
     pub render: crate::render::RenderConfig,
+    /// The operator console (`maitool serve --web`).
+    pub web: WebSection,
 }
 
 /// Why a configuration was rejected.

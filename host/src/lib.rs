@@ -33,6 +33,8 @@ mod error_text;
 mod features;
 pub mod hook;
 pub mod llm;
+#[cfg(feature = "web")]
+pub mod log_feed;
 pub mod maibot_env;
 pub mod mcp_client;
 pub mod mcp_server;
@@ -40,6 +42,7 @@ pub mod messages;
 pub mod metrics;
 mod parent_death;
 pub mod plugin;
+pub mod plugin_config;
 mod program;
 pub mod provider;
 pub mod registry;
@@ -48,6 +51,8 @@ pub mod sandbox;
 pub mod settle;
 mod sqlite;
 pub mod tool_name;
+#[cfg(feature = "web")]
+pub mod web;
 
 pub use app::{Host, HostError, HostStatus, ReloadError};
 

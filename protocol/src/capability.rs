@@ -195,6 +195,10 @@ capabilities! {
     ComponentReloadPlugin = "component.reload_plugin" in Component,
     /// Disables a component.
     ComponentDisable = "component.disable" in Component,
+    /// A plugin's configuration schema and defaults, as it registered them.
+    ComponentGetPluginConfigSchema = "component.get_plugin_config_schema" in Component,
+    /// Sets one key (dotted path) of a plugin's configuration, applies it live and saves it.
+    ComponentUpdatePluginConfig = "component.update_plugin_config" in Component,
     /// A chat completion.
     LlmGenerate = "llm.generate" in Llm,
     /// A chat completion offered tools.

@@ -38,6 +38,7 @@ pub fn init_tracing() {
         .try_init();
 }
 
+pub mod browser;
 pub mod chromium;
 pub mod cli;
 pub mod fake_launch;

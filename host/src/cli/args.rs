@@ -286,6 +286,12 @@ pub struct ServeArgs {
     /// was rebuilt is restarted, a MaiBot plugin whose code changed is reloaded in place).
     #[arg(long)]
     pub watch: bool,
+    /// Serve the operator console at http://ADDR/ (port 0 picks a free port; `[web] listen`
+    /// in the configuration does the same): runners, plugins, tools, MCP servers and logs,
+    /// live; enable, disable, restart, reload and plugin configuration. The URL is printed on
+    /// stdout. Off loopback it needs `[web] token`. Needs the `web` feature (on by default).
+    #[arg(long, value_name = "ADDR")]
+    pub web: Option<SocketAddr>,
     /// Serve the unified tools as an MCP server on stdin/stdout (for desktop LLM apps that
     /// launch `maitool serve --mcp-stdio`); serve exits when the client disconnects.
     #[arg(long, conflicts_with = "mcp_http")]

@@ -46,12 +46,27 @@ pub fn init_logging(cli: &Cli) {
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(|| LogWriter(std::io::stderr().lock()));
+    use tracing_subscriber::layer::SubscriberExt;
+    use tracing_subscriber::util::SubscriberInitExt;
     let _ = match cli.log_format {
-        LogFormat::Json => builder.json().try_init(),
+        LogFormat::Json => builder.json().finish().with(feed()).try_init(),
         LogFormat::Text => builder
             .with_ansi(std::io::stderr().is_terminal())
+            .finish()
+            .with(feed())
             .try_init(),
     };
+}
+
+/// The web console's log view reads what stderr gets, through its own layer.
+#[cfg(feature = "web")]
+fn feed() -> crate::log_feed::FeedLayer {
+    crate::log_feed::layer()
+}
+
+#[cfg(not(feature = "web"))]
+fn feed() -> tracing_subscriber::layer::Identity {
+    tracing_subscriber::layer::Identity::new()
 }
 
 /// Whether a progress line is on stderr now, to be erased before anything else is written.

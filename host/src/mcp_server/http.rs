@@ -85,7 +85,7 @@ impl OriginPattern {
         })
     }
 
-    fn matches(&self, origin: &OriginPattern) -> bool {
+    pub(crate) fn matches(&self, origin: &OriginPattern) -> bool {
         self.scheme == origin.scheme
             && self.host == origin.host
             && (self.port.is_none() || self.port == origin.port)

@@ -46,7 +46,7 @@ mod token_pipe;
 pub use apis::{ApiEntry, ApiRegistry};
 pub(crate) use capabilities::message_dict;
 pub use capabilities::{
-    BotConfig, CapabilityService, LlmConfig, LlmConfigError, MemorySink, MessageSink,
+    BotConfig, CapabilityService, ConfigEditor, LlmConfig, LlmConfigError, MemorySink, MessageSink,
     OutgoingImage, OutgoingMessage, SinkError, StoreSink,
 };
 pub(crate) use chat_view::ChatView;
@@ -75,7 +75,7 @@ pub use runtime::{ApplyReport, PluginRuntime, RuntimeOptions};
 pub use runtime_error::{ReloadError, RestartError, RuntimeError};
 pub use status::{
     EnvironmentState, EnvironmentStatus, NotLoaded, PluginLoadState, PluginStatus, PluginsSummary,
-    RunnerState, RunnerStatus,
+    RegisteredConfig, RunnerState, RunnerStatus,
 };
 
 /// The provider name of plugin tools in the registry.

@@ -13,7 +13,8 @@ use super::config::{PluginSettings, ResolvedRunner};
 use super::executable::ExecutableId;
 use super::live_peer::LivePeer;
 use super::status::{
-    EnvironmentState, EnvironmentStatus, PluginLoadState, PluginStatus, RunnerState, RunnerStatus,
+    EnvironmentState, EnvironmentStatus, PluginLoadState, PluginStatus, RegisteredConfig,
+    RunnerState, RunnerStatus,
 };
 use crate::sandbox::SandboxStatus;
 
@@ -29,6 +30,10 @@ struct RunnerView {
     /// Plugins the runner was told not to load because of their Python dependencies, and why.
     dependency_blocks: BTreeMap<String, String>,
     sandbox: Option<SandboxStatus>,
+    /// When the current process was spawned.
+    started_at: Option<std::time::Instant>,
+    /// Each registered plugin's configuration schema and defaults, as it reported them.
+    config_schemas: BTreeMap<String, RegisteredConfig>,
 }
 
 /// One runner's identity and live state.
@@ -77,6 +82,8 @@ impl RunnerShared {
                 environment,
                 dependency_blocks: BTreeMap::new(),
                 sandbox: None,
+                started_at: None,
+                config_schemas: BTreeMap::new(),
             }),
             peer: RwLock::new(None),
             ready: Mutex::new(None),
@@ -139,7 +146,14 @@ impl RunnerShared {
     }
 
     pub(crate) fn set_pid(&self, pid: Option<u32>) {
-        self.view.write().pid = pid;
+        let mut view = self.view.write();
+        view.started_at = pid.map(|_| std::time::Instant::now());
+        view.pid = pid;
+    }
+
+    /// The configuration schema and defaults `plugin_id` reported when it registered.
+    pub(crate) fn registered_config(&self, plugin_id: &str) -> Option<RegisteredConfig> {
+        self.view.read().config_schemas.get(plugin_id).cloned()
     }
 
     /// Updates the runner's environment status (a MaiBot runner's; others have none).
@@ -283,6 +297,14 @@ impl RunnerShared {
             .entry(plugin_id.to_owned())
             .or_insert_with(|| pending(plugin_id));
         status.version = payload.plugin_version.clone();
+        view.config_schemas.insert(
+            plugin_id.to_owned(),
+            RegisteredConfig {
+                schema: payload.config_schema.clone(),
+                default_config: payload.default_config.clone(),
+            },
+        );
+        let status = view.plugins.get_mut(plugin_id).expect("inserted above");
         if !payload.capabilities_required.is_empty() {
             status.declared_capabilities = payload.capabilities_required.clone();
         }
@@ -331,6 +353,7 @@ impl RunnerShared {
             name: self.name.clone(),
             executable: self.launch.executable.display().to_string(),
             pid: view.pid,
+            uptime_seconds: view.started_at.map(|at| at.elapsed().as_secs()),
             state: view.state,
             restart_count: view.restart_count,
             last_exit_reason: view.last_exit_reason.clone(),

@@ -276,6 +276,15 @@ impl PluginRuntime {
         statuses
     }
 
+    /// The configuration schema and defaults `plugin_id` reported when it last registered;
+    /// `None` when no runner of this runtime has registered it.
+    pub fn registered_config(&self, plugin_id: &str) -> Option<super::RegisteredConfig> {
+        self.runners
+            .lock()
+            .iter()
+            .find_map(|slot| slot.shared.registered_config(plugin_id))
+    }
+
     /// The component registry.
     pub fn components(&self) -> &ComponentRegistry {
         &self.shared.components

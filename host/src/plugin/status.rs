@@ -78,6 +78,17 @@ pub struct PluginStatus {
     pub circuit: Option<CircuitStatus>,
 }
 
+/// A plugin's configuration schema and defaults, as it reported them when it registered
+/// (`plugin.register_components`): a maitool plugin's JSON Schema, or a MaiBot plugin's WebUI
+/// schema (sections of fields).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct RegisteredConfig {
+    /// The schema, as reported.
+    pub schema: maitool_protocol::JsonObject,
+    /// The plugin's default configuration.
+    pub default_config: maitool_protocol::JsonObject,
+}
+
 /// One runner.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunnerStatus {
@@ -87,6 +98,9 @@ pub struct RunnerStatus {
     pub executable: String,
     /// Current process id, while running.
     pub pid: Option<u32>,
+    /// Seconds since the current process was spawned, while running.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uptime_seconds: Option<u64>,
     /// Lifecycle state.
     pub state: RunnerState,
     /// Restarts since the host started.

@@ -19,7 +19,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::cli::EXIT_FAILED;
 use crate::cli::args::{Cli, ServeArgs};
-#[cfg(feature = "http")]
+#[cfg(any(feature = "http", feature = "web"))]
 use crate::cli::output::outln;
 
 type FrontTask = Pin<Box<dyn Future<Output = Result<(), FrontError>> + Send>>;
@@ -60,6 +60,10 @@ pub(super) async fn serve(cli: &Cli, args: &ServeArgs, config: LoadedConfig) -> 
         (None, _) => None,
     };
     // Bind before starting anything, so a busy port fails fast and starts no runner.
+    let web = match args.web.or(config.config.web.listen) {
+        Some(addr) => Some(bind_web(addr, &config.config.web).await?),
+        None => None,
+    };
     let http = match args.mcp_http {
         Some(addr) => Some(bind_http(addr, &args.mcp_allowed_origins).await?),
         None => None,
@@ -86,6 +90,14 @@ pub(super) async fn serve(cli: &Cli, args: &ServeArgs, config: LoadedConfig) -> 
     if let Some(control) = &control {
         control.serve(host.clone());
     }
+    // Plugin configurations are saved through it: the console's forms and plugins'
+    // `component.update_plugin_config`.
+    let configs = crate::plugin_config::PluginConfigs::attach(&host);
+    let stop_web = CancellationToken::new();
+    let web_task = match web {
+        Some(web) => Some(web_console(web, &host, configs, args, &stop_web)?),
+        None => None,
+    };
     let control_path = control
         .as_ref()
         .map_or_else(|| "none".to_owned(), |c| c.path().display().to_string());
@@ -161,6 +173,10 @@ pub(super) async fn serve(cli: &Cli, args: &ServeArgs, config: LoadedConfig) -> 
         stop_http.cancel();
         let _ = tokio::time::timeout(HTTP_DRAIN, front).await;
     }
+    stop_web.cancel();
+    if let Some(task) = web_task {
+        let _ = tokio::time::timeout(HTTP_DRAIN, task).await;
+    }
     drop(control);
     if tokio::time::timeout(STOP_EVENT_LIMIT, lifecycle_event(&host, EventType::OnStop))
         .await
@@ -193,6 +209,64 @@ async fn lifecycle_event(host: &Host, event: EventType) {
     for run in emission.handlers.iter().filter(|run| run.error.is_some()) {
         tracing::warn!(handler = %run.handler, "{}", run.error.as_deref().unwrap_or_default());
     }
+}
+
+/// The bound console; a build without the `web` feature has none.
+#[cfg(feature = "web")]
+type WebListener = crate::web::WebConsole;
+#[cfg(not(feature = "web"))]
+type WebListener = std::convert::Infallible;
+
+#[cfg(feature = "web")]
+async fn bind_web(
+    addr: std::net::SocketAddr,
+    settings: &crate::config::WebSection,
+) -> Result<WebListener> {
+    Ok(crate::web::WebConsole::bind(addr, settings).await?)
+}
+
+#[cfg(not(feature = "web"))]
+async fn bind_web(
+    _addr: std::net::SocketAddr,
+    _settings: &crate::config::WebSection,
+) -> Result<WebListener> {
+    Err(anyhow!(
+        "--web needs a maitool built with the `web` feature; this one has no console"
+    ))
+}
+
+/// Starts serving the console; prints its address on stdout (unless stdout is MCP's).
+#[cfg(feature = "web")]
+fn web_console(
+    web: WebListener,
+    host: &Arc<Host>,
+    configs: Arc<crate::plugin_config::PluginConfigs>,
+    args: &ServeArgs,
+    stop: &CancellationToken,
+) -> Result<tokio::task::JoinHandle<()>> {
+    let bound = web.local_addr();
+    if args.mcp_stdio {
+        tracing::info!("web console at http://{bound}/");
+    } else {
+        outln!("http://{bound}/")?;
+    }
+    let (host, stop) = (host.clone(), stop.clone());
+    Ok(tokio::spawn(async move {
+        if let Err(err) = web.serve(host, configs, stop).await {
+            tracing::error!("web console: {err}");
+        }
+    }))
+}
+
+#[cfg(not(feature = "web"))]
+fn web_console(
+    web: WebListener,
+    _host: &Arc<Host>,
+    _configs: Arc<crate::plugin_config::PluginConfigs>,
+    _args: &ServeArgs,
+    _stop: &CancellationToken,
+) -> Result<tokio::task::JoinHandle<()>> {
+    match web {}
 }
 
 #[cfg(feature = "http")]
@@ -286,6 +360,24 @@ mod tests {
         assert_eq!(
             err.to_string(),
             "--mcp-http needs a maitool built with the `http` feature; this one serves MCP on stdio only (--mcp-stdio)"
+        );
+        TcpListener::bind(addr)
+            .await
+            .expect("the address was left free");
+    }
+
+    /// A build without `web` refuses `--web` with the reason, and binds nothing.
+    #[tokio::test]
+    async fn web_is_refused_with_the_missing_feature_named_and_nothing_bound() {
+        let probe = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = probe.local_addr().unwrap();
+        drop(probe);
+        let err = super::bind_web(addr, &Default::default())
+            .await
+            .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "--web needs a maitool built with the `web` feature; this one has no console"
         );
         TcpListener::bind(addr)
             .await

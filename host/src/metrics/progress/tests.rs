@@ -6,6 +6,7 @@ use super::{SAMPLE_PERIOD, StartObserver, StartProgress, observe};
 
 fn runner(state: RunnerState) -> RunnerStatus {
     RunnerStatus {
+        uptime_seconds: None,
         name: "r".into(),
         executable: "/bin/true".into(),
         pid: None,

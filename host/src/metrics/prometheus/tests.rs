@@ -7,6 +7,7 @@ use super::{Exposition, render};
 
 fn runner(name: &str, state: RunnerState, restarts: u32) -> RunnerStatus {
     RunnerStatus {
+        uptime_seconds: None,
         name: name.into(),
         executable: "/bin/true".into(),
         pid: None,

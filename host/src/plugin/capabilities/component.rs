@@ -37,12 +37,62 @@ impl CapabilityService {
         }
     }
 
+    /// `component.update_plugin_config {plugin_name, key, value}`: sets one key (a dotted
+    /// path) of a plugin's configuration through the same code as the web console's form:
+    /// checked against the plugin's schema, saved into `maitool.toml`, applied live. Answers
+    /// MaiBot's `{success, plugin_name, key, hot_updated}`, or `{success: false, error}`.
+    pub(super) async fn update_plugin_config(
+        &self,
+        plugin_id: &str,
+        args: Args<'_>,
+    ) -> Result<Value, RpcError> {
+        let editor = self
+            .config_editor
+            .get()
+            .and_then(std::sync::Weak::upgrade)
+            .ok_or_else(|| {
+                args.failed("this host saves no plugin configurations (it runs without a configuration editor attached)")
+            })?;
+        let target = args.required_str("plugin_name")?;
+        let key = args.required_str("key")?;
+        let value = args.value("value").cloned().unwrap_or(Value::Null);
+        match editor.update_key(&target, &key, value).await {
+            Ok(()) => {
+                tracing::info!(plugin_id, target = %target, key = %key, "plugin configuration changed by a plugin");
+                Ok(
+                    json!({ "success": true, "plugin_name": target, "key": key, "hot_updated": true }),
+                )
+            }
+            Err(error) => Ok(json!({
+                "success": false,
+                "error": crate::error_text::chain(error.as_ref()),
+            })),
+        }
+    }
+
     pub(super) fn component(&self, plugin_id: &str, args: Args<'_>) -> Result<Value, RpcError> {
         let runtime = self
             .runtime
             .get()
             .and_then(std::sync::Weak::upgrade)
             .ok_or_else(|| args.failed("this host has no plugin runtime attached"))?;
+        if args.capability == Capability::ComponentGetPluginConfigSchema {
+            let name = args
+                .opt_str("plugin_name")?
+                .filter(|n| !n.is_empty())
+                .unwrap_or_else(|| plugin_id.to_owned());
+            return Ok(match runtime.registered_config(&name) {
+                Some(registered) => json!({
+                    "success": true,
+                    "plugin_id": name,
+                    "schema": registered.schema,
+                    "default_config": registered.default_config,
+                }),
+                None => {
+                    json!({ "success": false, "error": format!("no plugin {name:?} has registered") })
+                }
+            });
+        }
         let plugins: Vec<PluginStatus> = runtime
             .status()
             .into_iter()
@@ -92,12 +142,14 @@ impl CapabilityService {
                         format!("{}: no plugin {name:?}", args.capability),
                     )
                 })?;
+                let registered = runtime.registered_config(&name).unwrap_or_default();
                 Ok(json!({
                     "success": true,
                     "plugin": {
                         "name": plugin.id, "version": plugin.version, "description": "",
                         "author": "", "enabled": plugin.state != PluginLoadState::Inactive,
-                        "default_config": {}, "config_schema": {},
+                        "default_config": registered.default_config,
+                        "config_schema": registered.schema,
                     },
                 }))
             }

@@ -13,6 +13,7 @@ mod args;
 mod chat;
 mod component;
 mod config;
+mod config_editor;
 mod database;
 mod emoji;
 mod knowledge;
@@ -52,6 +53,7 @@ use crate::render::RenderConfig;
 const MAX_RENDERS: usize = 2;
 
 pub use config::BotConfig;
+pub use config_editor::ConfigEditor;
 pub use llm::{LlmConfig, LlmConfigError};
 pub(crate) use message_dict::message_dict;
 pub use plugin_control::PluginControl;
@@ -65,6 +67,7 @@ pub struct CapabilityService {
     kv: KvStore,
     registry: OnceLock<Weak<ToolRegistry>>,
     runtime: OnceLock<Weak<dyn PluginControl>>,
+    config_editor: OnceLock<Weak<dyn ConfigEditor>>,
     store: RwLock<Option<Store>>,
     bot: RwLock<BotConfig>,
     llm: RwLock<Option<LlmConfig>>,
@@ -92,6 +95,7 @@ impl CapabilityService {
             kv,
             registry: OnceLock::new(),
             runtime: OnceLock::new(),
+            config_editor: OnceLock::new(),
             store: RwLock::new(None),
             bot: RwLock::new(BotConfig::default()),
             llm: RwLock::new(None),
@@ -103,6 +107,12 @@ impl CapabilityService {
     /// Lets `tool.get_definitions` see the unified registry.
     pub fn attach_registry(&self, registry: &Arc<ToolRegistry>) {
         let _ = self.registry.set(Arc::downgrade(registry));
+    }
+
+    /// Who saves plugin configurations for `component.update_plugin_config` (held weakly:
+    /// it holds the host that holds this service).
+    pub fn attach_config_editor(&self, editor: &Arc<dyn ConfigEditor>) {
+        let _ = self.config_editor.set(Arc::downgrade(editor));
     }
 
     /// Lets `component.*` see and switch the plugin runtime's components.
@@ -187,6 +197,9 @@ impl CapabilityService {
             CapabilityFamily::Knowledge => self.knowledge(args).await,
             CapabilityFamily::Component if served == Capability::ComponentReloadPlugin => {
                 self.reload_plugin(plugin_id, args).await
+            }
+            CapabilityFamily::Component if served == Capability::ComponentUpdatePluginConfig => {
+                self.update_plugin_config(plugin_id, args).await
             }
             CapabilityFamily::Component => self.component(plugin_id, args),
             CapabilityFamily::Llm => self.llm(args).await,

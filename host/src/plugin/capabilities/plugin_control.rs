@@ -9,13 +9,17 @@ use maitool_protocol::JsonObject;
 use serde_json::Value;
 
 use crate::plugin::{
-    ApiEntry, ApiRegistry, ComponentLookupError, ComponentRegistry, ReloadError, RunnerStatus,
+    ApiEntry, ApiRegistry, ComponentLookupError, ComponentRegistry, RegisteredConfig, ReloadError,
+    RunnerStatus,
 };
 
 /// The plugin runtime as `component.*` and `api.*` see it.
 pub trait PluginControl: Send + Sync {
     /// Every runner's status, its plugins included.
     fn status(&self) -> Vec<RunnerStatus>;
+
+    /// The configuration schema and defaults `plugin_id` registered.
+    fn registered_config(&self, plugin_id: &str) -> Option<RegisteredConfig>;
 
     /// The registered components.
     fn components(&self) -> &ComponentRegistry;

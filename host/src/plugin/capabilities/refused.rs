@@ -110,18 +110,6 @@ const SINGLE: &[(&str, Refusal)] = &[
         ),
     ),
     (
-        "component.get_plugin_config_schema",
-        unsuccessful(
-            "maitool does not keep plugins' configuration schemas; the plugin cannot read another plugin's schema",
-        ),
-    ),
-    (
-        "component.update_plugin_config",
-        unsuccessful(
-            "plugin configuration is the operator's: edit maitool.toml and run `maitool reload`",
-        ),
-    ),
-    (
         "component.load_plugin",
         unsuccessful(
             "plugins are loaded from maitool.toml: add the runner and run `maitool reload`",

@@ -23,6 +23,10 @@ impl PluginControl for PluginRuntime {
         PluginRuntime::components(self)
     }
 
+    fn registered_config(&self, plugin_id: &str) -> Option<crate::plugin::RegisteredConfig> {
+        PluginRuntime::registered_config(self, plugin_id)
+    }
+
     fn set_component_enabled(
         &self,
         name: &str,
