@@ -227,9 +227,8 @@ async fn accept_loop(
 }
 
 /// The accepted connection re-registered as a [`QuietUnixStream`]: a runner reading a request
-/// must not wake the host, which waits for the answer (a MaiBot runner reads a request some
-/// 150 µs before it answers, and each such wake-up cost the host more CPU than the call's
-/// decoding).
+/// must not wake the host, which waits for the answer (a slow runner reads a request well
+/// before it answers, and that wake-up would be for nothing).
 fn quiet(stream: Stream) -> std::io::Result<QuietUnixStream> {
     let Stream::UdSocket(stream) = stream;
     let socket = std::os::fd::OwnedFd::try_from(stream)?;

@@ -4,10 +4,9 @@
 //! once, edge-triggered. A Unix socket signals write readiness whenever the peer *reads*: the
 //! bytes it took free room in the send buffer. So every request the host sends comes back as
 //! a wake-up when the runner reads it. A fast runner answers within microseconds and the two
-//! events arrive together, but a MaiBot runner reads a request and answers it some 150 µs
-//! later, and the host, asleep by then, was woken twice per call: once for nothing. That
-//! empty wake-up (a context switch in, `epoll_wait`, the runtime's turn, a switch out) cost the
-//! host more CPU per call than decoding the answer.
+//! events arrive together; a slow one (MaiBot's Python runner) reads a request well before it
+//! answers, and the host, asleep by then, would be woken twice per call: once for nothing
+//! (a context switch in, `epoll_wait`, the runtime's turn, a switch out).
 //!
 //! [`QuietUnixStream`] registers the socket for read readiness only and writes without asking:
 //! a write to a socket with room succeeds at once, which is nearly always. Only when the send
