@@ -168,7 +168,10 @@ pub fn prepare(
     } else {
         settings.bind_ports.clone()
     };
-    let processes = processes::limit(runner, settings.max_processes, home.spawner());
+    let max_processes = settings.max_processes;
+    let processes = processes::limit(runner, max_processes, |parent| {
+        home.spawner().ready(parent, max_processes)
+    });
     if let ProcessLimit::Unavailable(why) = &processes
         && settings.max_processes > 0
     {
@@ -206,7 +209,7 @@ pub fn prepare(
     limit(Resource::RLIMIT_NOFILE, settings.max_open_files);
     let processes_by = processes.mechanism().to_owned();
     let spawn_in_cgroup = match processes {
-        ProcessLimit::Cgroup(spawner) => Some((spawner, settings.max_processes)),
+        ProcessLimit::Cgroup => Some((home.spawner().clone(), max_processes)),
         ProcessLimit::Rlimit(value) => {
             limit(Resource::RLIMIT_NPROC, value);
             None

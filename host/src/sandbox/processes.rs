@@ -8,13 +8,11 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use super::spawner::Spawner;
-
 /// How the processes of one launch are limited.
 #[derive(Debug)]
 pub(crate) enum ProcessLimit {
     /// A pids cgroup of the runner's, which its spawner thread forks each launch in.
-    Cgroup(Spawner),
+    Cgroup,
     /// `RLIMIT_NPROC`, set in the child to this value.
     Rlimit(u64),
     /// Not limited: why.
@@ -25,7 +23,7 @@ impl ProcessLimit {
     /// The mechanism, as `status` names it.
     pub(crate) fn mechanism(&self) -> &'static str {
         match self {
-            ProcessLimit::Cgroup(_) => "pids cgroup",
+            ProcessLimit::Cgroup => "pids cgroup",
             ProcessLimit::Rlimit(_) => "RLIMIT_NPROC",
             ProcessLimit::Unavailable(_) => "none",
         }
@@ -98,15 +96,20 @@ impl Drop for CgroupLaunch {
     }
 }
 
-/// The limit of `max` processes for one launch of runner `runner`, whose `spawner` forks it
-/// in a pids cgroup if the host can make one; `max == 0`: none.
-pub(crate) fn limit(runner: &str, max: u64, spawner: &Spawner) -> ProcessLimit {
+/// The limit of `max` processes for one launch of runner `runner`: a pids cgroup if the host
+/// has a hierarchy for them and `place` (the runner's spawner) can wait in one under it;
+/// `max == 0`: none.
+pub(crate) fn limit(
+    runner: &str,
+    max: u64,
+    place: impl FnOnce(&Path) -> std::io::Result<()>,
+) -> ProcessLimit {
     if max == 0 {
         return ProcessLimit::Unavailable("max_processes = 0".into());
     }
     if let Some(parent) = own_pids_cgroup() {
-        match spawner.ready(parent, max) {
-            Ok(()) => return ProcessLimit::Cgroup(spawner.clone()),
+        match place(parent) {
+            Ok(()) => return ProcessLimit::Cgroup,
             Err(err) => tracing::debug!("no pids cgroup for runner {runner}: {err}"),
         }
     }
