@@ -466,3 +466,38 @@ fn set_tool_available_has_the_documented_bytes() {
     expected.extend_from_slice(b"the radar is offline");
     assert_eq!(bytes, expected);
 }
+
+/// Found by the deep fuzzing run: a payload of a float NaN (`ca ff ff ff ff`), which JSON
+/// cannot hold, reads as null; written back, null is nil, which reads as an absent payload.
+/// Both reads succeed and the second is `{}`, as PROTOCOL.md says of nil.
+#[test]
+fn a_payload_json_cannot_hold_reads_as_null_and_writes_back_as_absent() {
+    let mut frame = vec![0x83];
+    for (key, value) in [
+        ("request_id", &[0x07][..]),
+        ("message_type", b"\xa7request"),
+        ("payload", &[0xca, 0xff, 0xff, 0xff, 0xff]),
+    ] {
+        frame.push(0xa0 | key.len() as u8);
+        frame.extend_from_slice(key.as_bytes());
+        frame.extend_from_slice(value);
+    }
+    let payload: serde_json::Value = decode_payload(&frame).unwrap();
+    assert_eq!(payload, serde_json::Value::Null);
+    let header = decode_header(&frame).unwrap();
+    let again = encode_envelope(&Envelope {
+        protocol_version: header.protocol_version.to_string(),
+        request_id: header.request_id,
+        message_type: header.message_type,
+        method: header.method.to_string(),
+        plugin_id: header.plugin_id.to_string(),
+        timestamp_ms: header.timestamp_ms,
+        timeout_ms: header.timeout_ms,
+        payload,
+        error: None,
+    })
+    .unwrap();
+    assert_eq!(decode_header(&again).unwrap(), header);
+    let read: serde_json::Value = decode_payload(&again).unwrap();
+    assert_eq!(read, serde_json::json!({}));
+}
