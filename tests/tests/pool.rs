@@ -1,0 +1,241 @@
+//! Runner pools end to end: real example plugin processes dial in to a real host runtime
+//! over TCP on loopback (TLS 1.3 with certificates made here, or plain TCP), and the host
+//! routes calls to them.
+
+mod pool_support;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use nix::sys::signal::{Signal, kill};
+use nix::unistd::Pid;
+use pool_support::*;
+use serde_json::json;
+
+fn text(result: &maitool_protocol::ToolExecutionResult) -> String {
+    serde_json::to_string(&result.content).unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tls_members_serve_and_a_wrong_certificate_or_token_is_refused_with_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let pki = Pki::make(dir.path(), "good");
+    let rogue = Pki::make(dir.path(), "rogue");
+    let token = dir.path().join("token");
+    std::fs::write(&token, format!("{TOKEN}\n")).unwrap();
+    let wrong_token = dir.path().join("wrong-token");
+    std::fs::write(&wrong_token, "not-the-pool-token").unwrap();
+    let (harness, addr) = host_with_pool(pool_config(Some(&pki))).await;
+
+    let good = MemberSpec::new(dir.path(), &addr, &token, "good").tls(&pki);
+    let _good = Running(good.spawn());
+    members(&harness, 1).await;
+    let answer = call(&harness, "p1_echo", json!({"text": "over TLS"}), "tls-1").await;
+    assert!(answer.success, "{answer:?}");
+    assert!(text(&answer).contains("over TLS"), "{answer:?}");
+
+    // A client certificate from a CA the host does not trust.
+    let mut wrong_cert = MemberSpec::new(dir.path(), &addr, &token, "wrong-cert");
+    wrong_cert.tls = Some((
+        pki.ca.clone(),
+        rogue.client_cert.clone(),
+        rogue.client_key.clone(),
+    ));
+    // A host certificate the member does not trust.
+    let mut wrong_ca = MemberSpec::new(dir.path(), &addr, &token, "wrong-ca");
+    wrong_ca.tls = Some((
+        rogue.ca.clone(),
+        pki.client_cert.clone(),
+        pki.client_key.clone(),
+    ));
+    // The right certificates, the wrong token.
+    let bad_token = MemberSpec::new(dir.path(), &addr, &wrong_token, "wrong-token").tls(&pki);
+    let refused = [&wrong_cert, &wrong_ca, &bad_token];
+    let _refused: Vec<Running> = refused.iter().map(|spec| Running(spec.spawn())).collect();
+
+    let limit = Duration::from_secs(20);
+    until_logged(
+        &wrong_cert,
+        "the host refused this member's client certificate (TLS alert UnknownCA)",
+        limit,
+    )
+    .await;
+    until_logged(&wrong_ca, "invalid peer certificate", limit).await;
+    until_logged(
+        &bad_token,
+        "host rejected the handshake: invalid pool token for pool p1",
+        limit,
+    )
+    .await;
+    let host_log = maitool_e2e::logs::lines().join("\n");
+    assert!(
+        host_log.contains("presented a wrong pool token"),
+        "the host log names the wrong token:\n{host_log}"
+    );
+    assert!(
+        host_log.contains("TLS handshake with 127.0.0.1:") && host_log.contains("failed"),
+        "the host log names the failed TLS handshake:\n{host_log}"
+    );
+    // The host keeps serving, with only the good member.
+    assert_eq!(harness.runtime.pool_members("p1").unwrap(), ["good"]);
+    let answer = call(&harness, "p1_echo", json!({"text": "still here"}), "tls-2").await;
+    assert!(answer.success, "{answer:?}");
+    harness.stop().await;
+}
+
+/// What the load saw: every call's id and result.
+type Outcomes = Arc<std::sync::Mutex<Vec<(String, maitool_protocol::ToolExecutionResult)>>>;
+
+/// Calls `p1_slow` from `workers` tasks until `stop`, each call with its own id.
+fn load(
+    harness: &Arc<maitool_e2e::plugins::Harness>,
+    workers: usize,
+    stop: &Arc<AtomicBool>,
+) -> (Outcomes, Vec<tokio::task::JoinHandle<()>>) {
+    let outcomes: Outcomes = Arc::default();
+    let next = Arc::new(AtomicU64::new(0));
+    let tasks = (0..workers)
+        .map(|_| {
+            let (harness, stop, next, outcomes) = (
+                harness.clone(),
+                stop.clone(),
+                next.clone(),
+                outcomes.clone(),
+            );
+            tokio::spawn(async move {
+                while !stop.load(Ordering::Relaxed) {
+                    let id = format!("c{}", next.fetch_add(1, Ordering::Relaxed));
+                    let result = call(&harness, "p1_slow", json!({"ms": 30}), &id).await;
+                    outcomes.lock().unwrap().push((id, result));
+                }
+            })
+        })
+        .collect();
+    (outcomes, tasks)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn three_members_under_load_one_killed_one_drained_fail_only_the_killed_ones_calls() {
+    let dir = tempfile::tempdir().unwrap();
+    let token = dir.path().join("token");
+    std::fs::write(&token, TOKEN).unwrap();
+    let (harness, addr) = host_with_pool(pool_config(None)).await;
+    let harness = Arc::new(harness);
+    let specs: Vec<MemberSpec> = ["m1", "m2", "m3"]
+        .iter()
+        .map(|name| MemberSpec::new(dir.path(), &addr, &token, name))
+        .collect();
+    let mut running: Vec<Running> = specs.iter().map(|spec| Running(spec.spawn())).collect();
+    members(&harness, 3).await;
+
+    let stop = Arc::new(AtomicBool::new(false));
+    let (outcomes, tasks) = load(&harness, 12, &stop);
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    // m1 dies with calls in flight.
+    running[0].0.kill().unwrap();
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    // m2 is told to stop, as Kubernetes does: it drains.
+    let sigterm = Instant::now();
+    kill(Pid::from_raw(running[1].0.id() as i32), Signal::SIGTERM).unwrap();
+    let status = loop {
+        if let Some(status) = running[1].0.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            sigterm.elapsed() < Duration::from_secs(5),
+            "the drained member still runs 5 s after SIGTERM under load: the host kept \
+             routing calls to it ({})",
+            specs[1].stderr()
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    assert!(
+        status.success(),
+        "the drained member exits cleanly: {status:?}"
+    );
+    let drained_calls = specs[1].calls().len();
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    stop.store(true, Ordering::Relaxed);
+    for task in tasks {
+        task.await.unwrap();
+    }
+
+    let outcomes = outcomes.lock().unwrap();
+    let killed_ran = specs[0].calls();
+    let failed: Vec<_> = outcomes
+        .iter()
+        .filter(|(_, result)| !result.success)
+        .collect();
+    for (id, result) in &failed {
+        assert!(
+            killed_ran.contains(id),
+            "call {id} failed but was not running on the killed member: {result:?}"
+        );
+        let message = &result.error_message;
+        assert!(
+            message.contains("connection was lost"),
+            "a cut-off call says its member was lost: {message}"
+        );
+    }
+    assert!(
+        failed.len() <= 12,
+        "at most the calls in flight on m1: {}",
+        failed.len()
+    );
+    assert!(
+        outcomes.len() > 150,
+        "the load ran: {} calls",
+        outcomes.len()
+    );
+    assert!(
+        specs[1].stderr().contains("draining"),
+        "{}",
+        specs[1].stderr()
+    );
+    for spec in &specs {
+        assert!(!spec.calls().is_empty(), "{} got calls", spec.name);
+    }
+    assert!(
+        specs[2].calls().len() > drained_calls,
+        "the last member took the load after the kill and the drain"
+    );
+    assert_eq!(harness.runtime.pool_members("p1").unwrap(), ["m3"]);
+    drop(outcomes);
+    running.clear();
+    Arc::try_unwrap(harness).ok().unwrap().stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_member_that_stops_answering_is_disconnected_and_reconnects_when_it_wakes() {
+    let dir = tempfile::tempdir().unwrap();
+    let token = dir.path().join("token");
+    std::fs::write(&token, TOKEN).unwrap();
+    let (harness, addr) = host_with_pool(pool_config(None)).await;
+    let frozen = MemberSpec::new(dir.path(), &addr, &token, "frozen");
+    let awake = MemberSpec::new(dir.path(), &addr, &token, "awake");
+    let frozen_process = Running(frozen.spawn());
+    let _awake = Running(awake.spawn());
+    members(&harness, 2).await;
+    let pid = Pid::from_raw(frozen_process.0.id() as i32);
+    kill(pid, Signal::SIGSTOP).unwrap();
+    // fast_config: a check every 200 ms, unanswered after 300 ms twice.
+    until(
+        "the frozen member is disconnected",
+        Duration::from_secs(10),
+        || harness.runtime.pool_members("p1").unwrap() == ["awake"],
+    )
+    .await;
+    for n in 0..10 {
+        let answer = call(&harness, "p1_echo", json!({"text": "hi"}), &format!("h{n}")).await;
+        assert!(answer.success, "{answer:?}");
+    }
+    let host_log = maitool_e2e::logs::lines().join("\n");
+    assert!(
+        host_log.contains("stopped answering health checks"),
+        "the host says why it disconnected the member:\n{host_log}"
+    );
+    kill(pid, Signal::SIGCONT).unwrap();
+    members(&harness, 2).await;
+    harness.stop().await;
+}
