@@ -237,3 +237,6 @@ pub fn check_pools<'a>(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests;

@@ -108,15 +108,15 @@ pub(super) async fn serve(
         tokio::select! {
             reason = peer.closed() => {
                 let how = if member.is_draining() {
-                    "the pool member drained and left".to_owned()
+                    format!("pool member {name} drained and left")
                 } else {
-                    format!("the pool member's connection was lost ({reason})")
+                    format!("the connection of pool member {name} was lost ({reason})")
                 };
                 break how;
             }
             _ = health.tick(), if health_every.is_some() => {
                 if let Err(problem) = check_health(&peer, health_limit).await {
-                    let how = format!("the pool member stopped answering health checks ({problem})");
+                    let how = format!("pool member {name} stopped answering health checks ({problem})");
                     peer.close_because(how.clone());
                     break how;
                 }
