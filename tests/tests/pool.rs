@@ -287,3 +287,54 @@ async fn a_token_rotates_mid_run_through_a_reload_without_dropping_a_member() {
     assert_eq!(names, ["new", "old"]);
     harness.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn in_a_rollout_a_call_goes_only_to_members_that_declare_its_tool_as_registered() {
+    let dir = tempfile::tempdir().unwrap();
+    let token = dir.path().join("token");
+    std::fs::write(&token, TOKEN).unwrap();
+    let (harness, addr) = host_with_pool(pool_config(None)).await;
+    let old = MemberSpec::new(dir.path(), &addr, &token, "old");
+    let _old = Running(old.spawn());
+    members(&harness, 1).await;
+    let mut new = MemberSpec::new(dir.path(), &addr, &token, "new");
+    new.second_version = true;
+    let _new = Running(new.spawn());
+    members(&harness, 2).await;
+    // A second member of the old version joins after the new one registered.
+    let late = MemberSpec::new(dir.path(), &addr, &token, "late-old");
+    let _late = Running(late.spawn());
+    members(&harness, 3).await;
+
+    for n in 0..12 {
+        let echo = call(
+            &harness,
+            "p1_echo",
+            json!({"text": "e"}),
+            &format!("echo{n}"),
+        )
+        .await;
+        assert!(echo.success, "{echo:?}");
+    }
+    for n in 0..12 {
+        let v2 = call(&harness, "p1_v2", json!({"text": "v"}), &format!("v2-{n}")).await;
+        assert!(v2.success, "{v2:?}");
+        let slow = call(&harness, "p1_slow", json!({"ms": 1}), &format!("slow{n}")).await;
+        assert!(slow.success, "{slow:?}");
+    }
+    let ran = |spec: &MemberSpec, prefix: &str| {
+        spec.calls()
+            .iter()
+            .filter(|id| id.starts_with(prefix))
+            .count()
+    };
+    // The tool only version 2 has, and the one it describes otherwise: version 2 only.
+    assert_eq!(ran(&new, "v2-"), 12);
+    assert_eq!(ran(&new, "slow"), 12);
+    assert_eq!(ran(&old, "slow") + ran(&late, "slow"), 0);
+    // The tool both declare alike goes to every member.
+    for spec in [&old, &new, &late] {
+        assert!(ran(spec, "echo") > 0, "{} got no echo call", spec.name);
+    }
+    harness.stop().await;
+}

@@ -6,7 +6,8 @@
 //! waits for a restarting runner.
 //!
 //! `config.rs` the `[[pools]]` section, `token.rs` the token digests, `handshake.rs` a
-//! member's `runner.hello`, `member.rs` its connection, `handler.rs` its requests.
+//! member's `runner.hello`, `member.rs` its connection, `handler.rs` its requests,
+//! `rollout.rs` members that declare the plugin differently.
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
@@ -23,6 +24,7 @@ mod config;
 mod handler;
 mod handshake;
 mod member;
+mod rollout;
 mod token;
 
 pub use config::{PoolConfig, PoolConfigError, PoolTls, check_pools};
@@ -72,6 +74,8 @@ pub(crate) struct Pool {
     pub runner: Arc<RunnerShared>,
     next_id: AtomicU64,
     stop: watch::Sender<bool>,
+    /// The plugin version whose declarations the registry holds (`rollout.rs`).
+    pub version: Arc<rollout::RegisteredVersion>,
 }
 
 impl Pool {
@@ -121,6 +125,7 @@ impl Pool {
             runner: Arc::new(RunnerShared::new(launch)),
             next_id: AtomicU64::new(1),
             stop,
+            version: Arc::default(),
         });
         runtime.add_pool(&pool.plugin, members);
         tracing::info!(pool = %pool.name, plugin_id = %pool.plugin, listen = %local_addr, tls = pool.config.read().tls.is_some(), "pool listening for members");

@@ -6,13 +6,18 @@
 //! the member's connection) adds and removes members here.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
+use foldhash::HashMap;
 use parking_lot::RwLock;
 use tokio::sync::watch;
 use tokio::time::Instant;
 
 use super::live_peer::LivePeer;
+
+/// A component's declaration as a member made it, reduced to a fingerprint: two members
+/// serve a component alike when their fingerprints of it are equal.
+pub(crate) type Declarations = HashMap<String, u64>;
 
 /// One connected member.
 #[derive(Debug)]
@@ -23,6 +28,11 @@ pub(crate) struct PoolMember {
     pub name: String,
     /// Set once the member announced `runner.draining`: no new call goes to it.
     draining: AtomicBool,
+    /// What it declared when it registered the pool's plugin.
+    declared: RwLock<Declarations>,
+    /// Calls routed to it so far: among members with as few calls outstanding, the one
+    /// given the fewest gets the next, so an idle pool spreads calls over its members.
+    routed: AtomicU64,
 }
 
 impl PoolMember {
@@ -31,7 +41,14 @@ impl PoolMember {
             id,
             name,
             draining: AtomicBool::new(false),
+            declared: RwLock::new(Declarations::default()),
+            routed: AtomicU64::new(0),
         }
+    }
+
+    /// Records what the member declares.
+    pub(crate) fn set_declared(&self, declared: Declarations) {
+        *self.declared.write() = declared;
     }
 
     pub(crate) fn is_draining(&self) -> bool {
@@ -51,10 +68,11 @@ pub(crate) struct PoolMembers {
     /// The pool's name.
     pub pool: String,
     members: RwLock<Vec<Routed>>,
-    /// Where ties start, so that an idle pool spreads calls over its members.
-    next: AtomicUsize,
     /// Bumped whenever a member joins, leaves or drains.
     changes: watch::Sender<u64>,
+    /// The declarations in the component registry (the newest version a member registered):
+    /// a call to a component goes only to members that declare it so.
+    registered: RwLock<Declarations>,
 }
 
 impl std::fmt::Debug for PoolMembers {
@@ -71,8 +89,8 @@ impl PoolMembers {
         Self {
             pool,
             members: RwLock::new(Vec::new()),
-            next: AtomicUsize::new(0),
             changes: watch::Sender::new(0),
+            registered: RwLock::new(Declarations::default()),
         }
     }
 
@@ -116,34 +134,52 @@ impl PoolMembers {
         !routed.member.is_draining() && !routed.live.peer.is_closed()
     }
 
-    /// The member with the fewest calls outstanding that takes calls, ties broken in turn.
-    pub(crate) fn pick(&self) -> Option<LivePeer> {
-        let members = self.members.read();
-        let count = members.len();
-        if count == 0 {
-            return None;
-        }
-        let start = self.next.fetch_add(1, Ordering::Relaxed) % count;
-        let mut best: Option<(&Routed, usize)> = None;
-        for offset in 0..count {
-            let routed = &members[(start + offset) % count];
-            if !Self::takes_calls(routed) {
-                continue;
-            }
-            let load = routed.live.peer.in_flight();
-            if best.is_none_or(|(_, least)| load < least) {
-                best = Some((routed, load));
-            }
-        }
-        best.map(|(routed, _)| routed.live.clone())
+    /// The registry now holds `declared` for the pool's plugin.
+    pub(crate) fn set_registered(&self, declared: Declarations) {
+        *self.registered.write() = declared;
+        self.changes.send_modify(|n| *n += 1);
     }
 
-    /// Waits for a member that takes calls, until `deadline`; `None` when none came.
-    pub(crate) async fn wait_pick(&self, deadline: Instant) -> Option<LivePeer> {
+    /// Whether `member` declares `component` as the registry holds it (a component the
+    /// registry does not know, or no component at all, matches every member).
+    fn serves(&self, member: &PoolMember, component: Option<&str>) -> bool {
+        let Some(component) = component else {
+            return true;
+        };
+        match self.registered.read().get(component) {
+            None => true,
+            Some(registered) => member.declared.read().get(component) == Some(registered),
+        }
+    }
+
+    /// The member with the fewest calls outstanding that takes calls (for `component`: that
+    /// declares it as the registry does); among equals, the one given the fewest calls.
+    pub(crate) fn pick_for(&self, component: Option<&str>) -> Option<LivePeer> {
+        let members = self.members.read();
+        let chosen = members
+            .iter()
+            .filter(|routed| Self::takes_calls(routed) && self.serves(&routed.member, component))
+            .min_by_key(|routed| {
+                (
+                    routed.live.peer.in_flight(),
+                    routed.member.routed.load(Ordering::Relaxed),
+                )
+            })?;
+        chosen.member.routed.fetch_add(1, Ordering::Relaxed);
+        Some(chosen.live.clone())
+    }
+
+    /// Waits for a member that takes calls (for `component`), until `deadline`; `None` when
+    /// none came.
+    pub(crate) async fn wait_pick(
+        &self,
+        component: Option<&str>,
+        deadline: Instant,
+    ) -> Option<LivePeer> {
         let mut changes = self.changes.subscribe();
         loop {
             changes.borrow_and_update();
-            if let Some(live) = self.pick() {
+            if let Some(live) = self.pick_for(component) {
                 return Some(live);
             }
             match tokio::time::timeout_at(deadline, changes.changed()).await {

@@ -83,11 +83,22 @@ impl RuntimeShared {
         plugin_id: &str,
         call_deadline: Instant,
     ) -> Result<LivePeer, NotReady> {
+        self.wait_live_for(plugin_id, None, call_deadline).await
+    }
+
+    /// [`wait_live`](Self::wait_live) for a call to `component` (a pool's member must
+    /// declare it as registered).
+    pub(crate) async fn wait_live_for(
+        &self,
+        plugin_id: &str,
+        component: Option<&str>,
+        call_deadline: Instant,
+    ) -> Result<LivePeer, NotReady> {
         let started = Instant::now();
         let cap = started + Duration::from_millis(self.config.restart_wait_ms);
         let deadline = cap.min(call_deadline);
         if let Some(pool) = self.pool_of(plugin_id) {
-            return match pool.wait_pick(deadline).await {
+            return match pool.wait_pick(component, deadline).await {
                 Some(live) => Ok(live),
                 None if deadline == call_deadline => Err(NotReady::CallDeadline(started.elapsed())),
                 None => Err(NotReady::NoMember {

@@ -148,10 +148,21 @@ impl RuntimeShared {
     /// The connection a call to `plugin_id` goes to now: its runner's, or for a pooled
     /// plugin the member's with the fewest calls outstanding.
     pub(crate) fn live_peer(&self, plugin_id: &str) -> Option<LivePeer> {
+        self.live_peer_for(plugin_id, None)
+    }
+
+    /// [`live_peer`](Self::live_peer) for a call to `component`: in a pool whose members
+    /// declare it differently (a rollout), only a member that declares it as registered.
+    pub(crate) fn live_peer_for(
+        &self,
+        plugin_id: &str,
+        component: Option<&str>,
+    ) -> Option<LivePeer> {
         if let Some(live) = self.live.read().get(plugin_id) {
             return Some(live.clone());
         }
-        self.pool_of(plugin_id).and_then(|pool| pool.pick())
+        self.pool_of(plugin_id)
+            .and_then(|pool| pool.pick_for(component))
     }
 
     pub(crate) fn is_live(&self, plugin_id: &str) -> bool {

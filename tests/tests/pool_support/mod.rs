@@ -109,6 +109,8 @@ pub struct MemberSpec {
     /// The file each call id it runs is appended to.
     pub record: PathBuf,
     pub stderr: PathBuf,
+    /// `REPLICA_VARIANT=2`: version 2.0.0 of the plugin, declared otherwise.
+    pub second_version: bool,
 }
 
 impl MemberSpec {
@@ -120,6 +122,7 @@ impl MemberSpec {
             name: name.to_owned(),
             record: dir.join(format!("{name}.calls")),
             stderr: dir.join(format!("{name}.stderr")),
+            second_version: false,
         }
     }
 
@@ -146,6 +149,9 @@ impl MemberSpec {
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(std::fs::File::create(&self.stderr).unwrap());
+        if self.second_version {
+            command.env("REPLICA_VARIANT", "2");
+        }
         if let Some((ca, cert, key)) = &self.tls {
             command
                 .env("MAITOOL_POOL_CA_FILE", ca)

@@ -29,6 +29,8 @@ pub(crate) struct PoolMemberHandler {
     pub ready: Mutex<Option<oneshot::Sender<RunnerReadyPayload>>>,
     /// Calls the host has outstanding on this member, for the draining log.
     pub in_flight: Arc<dyn Fn() -> usize + Send + Sync>,
+    /// The plugin version the registry holds, shared by the pool's members.
+    pub version: Arc<super::rollout::RegisteredVersion>,
 }
 
 impl RequestHandler for PoolMemberHandler {
@@ -50,7 +52,10 @@ impl RequestHandler for PoolMemberHandler {
                         }))
                         .boxed()
                     }
-                    _ => self.inner.handle(request),
+                    Ok(payload) => {
+                        std::future::ready(self.register_member(&request, &payload)).boxed()
+                    }
+                    Err(_) => self.inner.handle(request),
                 }
             }
             names::READY => std::future::ready(self.ready(&request)).boxed(),

@@ -49,6 +49,7 @@ pub(super) async fn serve(
         member: member.clone(),
         ready: Mutex::new(Some(ready_tx)),
         in_flight,
+        version: pool.version.clone(),
     });
     let peer = RpcPeer::start_framed(
         framed,

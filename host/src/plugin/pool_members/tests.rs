@@ -57,7 +57,7 @@ async fn a_call_goes_to_the_member_with_the_fewest_calls_outstanding() {
         tokio::task::yield_now().await;
     }
     for _ in 0..4 {
-        let picked = members.pick().expect("a member");
+        let picked = members.pick_for(None).expect("a member");
         assert_eq!(picked.peer.in_flight(), 1, "picked the busier member");
     }
 }
@@ -71,17 +71,20 @@ async fn a_draining_or_closed_member_gets_no_call_and_a_waiter_gets_the_next_mem
     members.drain(&first);
     assert!(first.is_draining());
     for _ in 0..4 {
-        assert!(!members.pick().unwrap().peer.is_closed());
+        assert!(!members.pick_for(None).unwrap().peer.is_closed());
     }
     assert_eq!(members.available(), 1);
     b.peer.close();
-    assert!(members.pick().is_none(), "a closed and a draining member");
+    assert!(
+        members.pick_for(None).is_none(),
+        "a closed and a draining member"
+    );
     drop(a);
     let waiter = {
         let members = members.clone();
         tokio::spawn(async move {
             members
-                .wait_pick(tokio::time::Instant::now() + Duration::from_secs(10))
+                .wait_pick(None, tokio::time::Instant::now() + Duration::from_secs(10))
                 .await
                 .is_some()
         })
@@ -91,7 +94,10 @@ async fn a_draining_or_closed_member_gets_no_call_and_a_waiter_gets_the_next_mem
     assert!(waiter.await.unwrap(), "the waiting call got the new member");
     members.remove(3);
     let none = members
-        .wait_pick(tokio::time::Instant::now() + Duration::from_millis(20))
+        .wait_pick(
+            None,
+            tokio::time::Instant::now() + Duration::from_millis(20),
+        )
         .await;
     assert!(
         none.is_none(),
