@@ -72,14 +72,17 @@ pub struct SandboxLaunch {
     temp: Option<Arc<tempfile::TempDir>>,
     /// The spawner that forks the runner in a pids cgroup, with the limit.
     spawn_in_cgroup: Option<(spawner::Spawner, u64)>,
-    /// The launch's pids cgroup, once the runner was started in it.
-    cgroup: Option<processes::CgroupLaunch>,
+    /// The launch's pids cgroup, once the runner was started in it, and its spawner.
+    cgroup: Option<(spawner::Spawner, PathBuf)>,
 }
 
 impl Drop for SandboxLaunch {
     fn drop(&mut self) {
         if let Some(temp) = &self.temp {
             home::empty_folder(temp.path());
+        }
+        if let Some((spawner, cgroup)) = self.cgroup.take() {
+            spawner.ended(cgroup);
         }
     }
 }
@@ -110,7 +113,7 @@ impl SandboxLaunch {
         match self.spawn_in_cgroup.take() {
             Some((spawner, max)) => {
                 let (child, cgroup) = spawner.spawn(command, max).await?;
-                self.cgroup = Some(cgroup);
+                self.cgroup = Some((spawner, cgroup));
                 Ok(child)
             }
             None => command.spawn(),

@@ -1,6 +1,6 @@
 //! The limit on a runner's processes and threads, so that no fork bomb reaches the host: a pids
-//! cgroup of its own for each launch when the host can make one (exact, per runner, and it
-//! also catches processes that left the runner's process group; the runner is born in it, see
+//! cgroup of the runner's own when the host can make one (exact, per runner, and it also
+//! catches processes that left the runner's process group; each launch is born in it, see
 //! `spawner.rs`), else `RLIMIT_NPROC` (which the kernel counts per user and never applies to
 //! root), else none, said in `status`.
 
@@ -13,7 +13,7 @@ use super::spawner::Spawner;
 /// How the processes of one launch are limited.
 #[derive(Debug)]
 pub(crate) enum ProcessLimit {
-    /// A pids cgroup per launch, which the runner's spawner thread forks it in.
+    /// A pids cgroup of the runner's, which its spawner thread forks each launch in.
     Cgroup(Spawner),
     /// `RLIMIT_NPROC`, set in the child to this value.
     Rlimit(u64),
@@ -32,7 +32,7 @@ impl ProcessLimit {
     }
 }
 
-/// A launch's pids cgroup; dropping it kills what is left in it and removes it.
+/// A runner's pids cgroup; dropping it kills what is left in it and removes it.
 #[derive(Debug)]
 pub(crate) struct CgroupLaunch {
     dir: PathBuf,
@@ -48,12 +48,10 @@ impl CgroupLaunch {
     pub(crate) fn set_max(&self, max: u64) -> std::io::Result<()> {
         std::fs::write(self.dir.join("pids.max"), max.to_string())
     }
-}
 
-impl Drop for CgroupLaunch {
-    fn drop(&mut self) {
-        // Anything still inside escaped the process group the supervisor kills (setsid). The
-        // host itself is listed while its spawner thread is still inside: never that one.
+    /// Kills every process left inside: they escaped the process group the supervisor kills
+    /// (setsid). The host itself is listed while its spawner thread is inside: never that one.
+    pub(crate) fn kill_leftovers(&self) {
         let host = std::process::id() as i32;
         if let Ok(pids) = std::fs::read_to_string(self.dir.join("cgroup.procs")) {
             for pid in pids
@@ -67,6 +65,21 @@ impl Drop for CgroupLaunch {
                 );
             }
         }
+    }
+
+    /// How many tasks it counts (`pids.current`); `None` if unreadable.
+    pub(crate) fn tasks(&self) -> Option<u64> {
+        std::fs::read_to_string(self.dir.join("pids.current"))
+            .ok()?
+            .trim()
+            .parse()
+            .ok()
+    }
+}
+
+impl Drop for CgroupLaunch {
+    fn drop(&mut self) {
+        self.kill_leftovers();
         if std::fs::remove_dir(&self.dir).is_err() {
             // Killed processes leave the cgroup as they finish exiting: retry off the runtime.
             let dir = self.dir.clone();
