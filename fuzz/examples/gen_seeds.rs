@@ -162,7 +162,8 @@ fn hello() -> HelloPayload {
         protocol_versions: vec!["1.0.0".into()],
         pid: 4242,
         reads_context: true,
-    }
+    ..Default::default()
+}
 }
 
 fn request<P: Serialize>(id: u64, method: &str, payload: P) -> Vec<u8> {

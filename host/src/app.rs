@@ -40,6 +40,9 @@ pub enum HostError {
     /// The MCP configuration is invalid.
     #[error("mcp")]
     Mcp(#[source] McpConfigError),
+    /// A runner pool could not start (its address, its plugin id).
+    #[error(transparent)]
+    Pool(#[from] crate::plugin::PoolStartError),
 }
 
 /// Why [`Host::reload`] changed nothing.
@@ -112,6 +115,9 @@ enum StartWait {
 pub struct ReloadReport {
     /// Plugin runners added, removed, restarted, reconfigured, unchanged.
     pub plugins: crate::plugin::ApplyReport,
+    /// Runner pools added, removed, restarted, reconfigured (new tokens, TLS files or
+    /// settings), or that failed to start.
+    pub pools: crate::plugin::PoolsReport,
     /// Whether the built-in tools were rebuilt with a changed `[builtin]` section.
     pub builtin_reloaded: bool,
     /// Whether the MCP servers were reconnected with a changed `[mcp]` section.
@@ -245,6 +251,7 @@ impl Host {
                 environments,
             },
         )?;
+        plugins.start_pools(settings.pools.clone()).await?;
         let mcp_total = if settings.mcp.enable {
             settings
                 .mcp
@@ -406,6 +413,7 @@ impl Host {
             None
         };
         report.plugins = self.plugins.apply(next.runners.clone()).await;
+        report.pools = self.plugins.apply_pools(new.pools.clone()).await;
         // `[bot]`, `[llm]` and `[render]` are read per call: the next capability call sees the new values.
         let capabilities = self.plugins.capabilities();
         capabilities.set_bot_config(new.bot.clone());

@@ -56,6 +56,8 @@ pub struct HostConfig {
     pub plugin_runtime: RuntimeConfig,
     /// Plugin runners.
     pub runners: Vec<RunnerConfig>,
+    /// Runner pools: plugins served by members that dial in (`[[pools]]`).
+    pub pools: Vec<crate::plugin::PoolConfig>,
     /// External MCP servers.
     pub mcp: McpConfig,
     /// Built-in engine tools.
@@ -221,6 +223,19 @@ impl HostConfig {
                     )));
                 }
             }
+        }
+        crate::plugin::check_pools(
+            &self.pools,
+            runners.iter().flat_map(|runner| {
+                runner
+                    .plugins
+                    .keys()
+                    .map(|id| (id.as_str(), runner.name.as_str()))
+            }),
+        )
+        .map_err(|err| invalid(err.to_string()))?;
+        for pool in &mut self.pools {
+            pool.resolve_paths(base);
         }
         for runner in &runners {
             // A MaiBot runner's interpreter that is missing fails its launch with the setup

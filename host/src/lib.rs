@@ -51,6 +51,7 @@ pub mod sandbox;
 pub mod settle;
 mod sqlite;
 pub mod tool_name;
+mod transport;
 #[cfg(feature = "web")]
 pub mod web;
 

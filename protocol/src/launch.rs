@@ -63,3 +63,41 @@ pub mod maibot {
     /// its logs; an installed runner refuses to start without it.
     pub const INSTANCE_DIR: &str = "MAIBOT_INSTANCE_DIR";
 }
+
+/// What a pool member reads from its environment: a runner started by an orchestrator
+/// (Kubernetes, systemd, a shell), not by the host, that dials in to the hosts named in
+/// [`ADDRESS`](pool::ADDRESS) and joins the pool named in [`NAME`](pool::NAME).
+///
+/// Files are re-read at every connection attempt, so a rotated token or certificate takes
+/// effect at the next reconnect without a restart.
+///
+/// ```
+/// use maitool_protocol::launch::pool;
+///
+/// // A plugin runs as a pool member when this variable is set.
+/// assert_eq!(pool::ADDRESS, "MAITOOL_POOL_ADDRESS");
+/// ```
+pub mod pool {
+    /// The hosts to dial, `host:port` separated by commas; each name is resolved to every
+    /// address it has, and the member keeps one connection per address.
+    pub const ADDRESS: &str = "MAITOOL_POOL_ADDRESS";
+    /// The pool's name, as the host's `[[pools]]` section names it.
+    pub const NAME: &str = "MAITOOL_POOL_NAME";
+    /// A file holding the pool token (surrounding whitespace ignored).
+    pub const TOKEN_FILE: &str = "MAITOOL_POOL_TOKEN_FILE";
+    /// A PEM file of the certificate authorities the host's certificate must chain to. Set:
+    /// the connection is TLS 1.3. Unset: plain TCP, which the member allows to loopback
+    /// addresses only.
+    pub const CA_FILE: &str = "MAITOOL_POOL_CA_FILE";
+    /// The member's client certificate chain (PEM), which hosts off loopback require.
+    pub const CERT_FILE: &str = "MAITOOL_POOL_CERT_FILE";
+    /// The private key of [`CERT_FILE`] (PEM).
+    pub const KEY_FILE: &str = "MAITOOL_POOL_KEY_FILE";
+    /// The name the host's certificate must be valid for; unset: the host part of the
+    /// address dialled.
+    pub const SERVER_NAME: &str = "MAITOOL_POOL_SERVER_NAME";
+    /// The member's name in `runner.hello`; unset: `<host name>-<pid>`.
+    pub const MEMBER: &str = "MAITOOL_POOL_MEMBER";
+    /// The member's build version in `runner.hello` (`runner_version`), for logs.
+    pub const RUNNER_VERSION: &str = "MAITOOL_POOL_RUNNER_VERSION";
+}

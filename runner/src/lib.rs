@@ -19,6 +19,7 @@ mod error;
 mod launch;
 mod load_error;
 mod log_forward;
+mod pool;
 mod serve;
 mod spec;
 

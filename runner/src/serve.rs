@@ -16,7 +16,9 @@ use maitool_protocol::ToolExecutionResult;
 use maitool_protocol::rpc::{
     IncomingMessage, Payload, PeerConfig, QuietUnixStream, RpcError, RpcPeer,
 };
-use maitool_protocol::wire::methods::{AckPayload, HelloPayload, HelloResponsePayload, names};
+use maitool_protocol::wire::methods::{
+    AckPayload, DrainingPayload, HelloPayload, HelloResponsePayload, names,
+};
 use maitool_protocol::wire::{ErrorCode, InvokeView, SUPPORTED_PROTOCOL_VERSIONS};
 use tokio::sync::Notify;
 
@@ -50,6 +52,11 @@ pub struct RunnerOptions {
 /// The runner's entry point: reads the launch environment, ties the process to the host's
 /// lifetime, serves the plugins, and exits the process (0 after a clean stop, 1 on error).
 pub fn run(plugins: Vec<PluginSpec>, options: RunnerOptions) -> ! {
+    // Dialling in as a pool member is decided by the environment alone, so that a plugin
+    // runs as one without a code change.
+    if let Some(pool) = crate::pool::member_env() {
+        crate::pool::run_member(pool, plugins, options);
+    }
     let env = match LaunchEnv::read() {
         Ok(env) => env,
         Err(err) => {
@@ -61,16 +68,7 @@ pub fn run(plugins: Vec<PluginSpec>, options: RunnerOptions) -> ! {
     let forwarder = LogForwarder::install();
     crate::log_forward::install_panic_hook();
     die_with_parent();
-    let runtime = match options.worker_threads {
-        Some(threads) if threads > 1 => tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(threads)
-            .enable_all()
-            .build(),
-        _ => tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build(),
-    };
-    let runtime = match runtime {
+    let runtime = match build_runtime(&options) {
         Ok(runtime) => runtime,
         Err(err) => {
             tracing::error!("{}", RunnerError::Runtime(err));
@@ -86,6 +84,19 @@ pub fn run(plugins: Vec<PluginSpec>, options: RunnerOptions) -> ! {
             tracing::error!("runner stopped: {err}");
             std::process::exit(1);
         }
+    }
+}
+
+/// The runner's Tokio runtime: current-thread unless `options` asks for worker threads.
+pub(crate) fn build_runtime(options: &RunnerOptions) -> std::io::Result<tokio::runtime::Runtime> {
+    match options.worker_threads {
+        Some(threads) if threads > 1 => tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(threads)
+            .enable_all()
+            .build(),
+        _ => tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build(),
     }
 }
 
@@ -163,6 +174,48 @@ pub async fn serve_stream<IO>(
 where
     IO: tokio::io::AsyncRead + tokio::io::AsyncWrite + Send + 'static,
 {
+    serve_connection(stream, env, Membership::default(), plugins, forwarder, None)
+        .await
+        .map(|_| ())
+}
+
+/// What a pool member adds to its `runner.hello`; empty for a runner the host launched.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Membership {
+    pub pool: String,
+    pub member: String,
+    pub runner_version: String,
+}
+
+/// How a served connection ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Ended {
+    /// The connection closed, or the host asked the runner to stop.
+    Closed,
+    /// The runner drained (`runner.draining`) and left.
+    Drained,
+}
+
+/// How long a draining member waits for the calls it was sent: a Kubernetes pod's default
+/// grace period is 30 s, and the member must leave before its SIGKILL.
+const DRAIN_LIMIT: Duration = Duration::from_secs(25);
+/// How long nothing must run before a draining member leaves: calls the host routed just
+/// before it read `runner.draining` arrive within this.
+const DRAIN_QUIET: Duration = Duration::from_millis(100);
+
+/// [`serve_stream`] for a launched runner or a pool member (`membership`), which drains when
+/// `drain` turns true: it says `runner.draining`, serves what was sent, then leaves.
+pub(crate) async fn serve_connection<IO>(
+    stream: IO,
+    env: LaunchEnv,
+    membership: Membership,
+    plugins: Vec<PluginSpec>,
+    forwarder: Option<LogForwarder>,
+    drain: Option<tokio::sync::watch::Receiver<bool>>,
+) -> Result<Ended, RunnerError>
+where
+    IO: tokio::io::AsyncRead + tokio::io::AsyncWrite + Send + 'static,
+{
     check_unique(&plugins)?;
     let state = Arc::new(RunnerState::new(plugins));
     let runner_id = if env.runner_name.is_empty() {
@@ -195,6 +248,9 @@ where
         // hands a tool only the context keys it declares: copies of the others in `args`
         // would be encoded by the host and dropped here, for every call.
         reads_context: true,
+        pool: membership.pool,
+        member: membership.member,
+        runner_version: membership.runner_version,
     };
     let answer: HelloResponsePayload = peer
         .call(names::HELLO, "", &hello, HANDSHAKE_TIMEOUT)
@@ -214,10 +270,24 @@ where
         tracing::warn!("runner.ready was not acknowledged: {err}");
     }
 
-    tokio::select! {
-        _ = peer.closed() => {}
-        _ = state.stop.notified() => {}
-    }
+    let draining = async {
+        match drain {
+            Some(mut drain) => {
+                if drain.wait_for(|draining| *draining).await.is_err() {
+                    std::future::pending::<()>().await;
+                }
+            }
+            None => std::future::pending().await,
+        }
+    };
+    let ended = tokio::select! {
+        _ = peer.closed() => Ended::Closed,
+        _ = state.stop.notified() => Ended::Closed,
+        _ = draining => {
+            drain_connection(&state, &peer).await;
+            Ended::Drained
+        }
+    };
     state.unload_all().await;
     if let Some(forwarder) = &forwarder {
         forwarder.flush_now();
@@ -225,7 +295,41 @@ where
     // Waited for: the process exits right after, and records still queued (the last call's,
     // in a one-shot `maitool call`) would be lost with the runtime.
     peer.close_flushed().await;
-    Ok(())
+    Ok(ended)
+}
+
+/// Tells the host this member drains, then serves what the host already sent until nothing
+/// has run for [`DRAIN_QUIET`] (at most [`DRAIN_LIMIT`]).
+async fn drain_connection(state: &RunnerState, peer: &RpcPeer) {
+    let payload = DrainingPayload {
+        reason: "the member is stopping (SIGTERM)".into(),
+        in_flight: state.in_flight.load(Ordering::Relaxed),
+    };
+    match peer
+        .call::<_, AckPayload>(names::DRAINING, "", &payload, HANDSHAKE_TIMEOUT)
+        .await
+    {
+        Ok(_) => tracing::info!("draining: the host routes no new call here"),
+        Err(err) => tracing::warn!("runner.draining was not acknowledged: {err}"),
+    }
+    let started = Instant::now();
+    let mut quiet_since = Instant::now();
+    while !peer.is_closed() {
+        if peer.serving() > 0 {
+            quiet_since = Instant::now();
+        } else if quiet_since.elapsed() >= DRAIN_QUIET {
+            break;
+        }
+        if started.elapsed() >= DRAIN_LIMIT {
+            tracing::warn!(
+                "draining: {} calls still running after {} s; leaving",
+                peer.serving(),
+                DRAIN_LIMIT.as_secs()
+            );
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
 }
 
 pub(crate) fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {

@@ -64,6 +64,10 @@ fn not_running(plugin_id: &str, why: NotReady) -> ComponentCallError {
             "{down} (not back from its restart within {})",
             duration(waited.as_millis() as u64)
         ),
+        NotReady::NoMember { pool, waited } => format!(
+            "no member of pool {pool}, which serves plugin {plugin_id}, took calls within {}",
+            duration(waited.as_millis() as u64)
+        ),
     })
 }
 

@@ -75,7 +75,7 @@ impl RequestHandler for RunnerConnectionHandler {
 }
 
 impl RunnerConnectionHandler {
-    fn register(&self, request: &IncomingMessage) -> Result<Payload, RpcError> {
+    pub(super) fn register(&self, request: &IncomingMessage) -> Result<Payload, RpcError> {
         let payload: RegisterComponentsPayload = request.payload()?;
         let plugin_id = payload.plugin_id.clone();
         let refuse = |reason: String| {

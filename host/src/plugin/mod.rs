@@ -30,6 +30,8 @@ mod live_peer;
 mod maibot;
 mod nesting;
 mod parameter_list;
+mod pool;
+mod pool_members;
 mod provider;
 mod reconfigure;
 mod restart_wait;
@@ -70,8 +72,9 @@ pub use hooks::{HookHandlerEntry, HookRegistry};
 pub use inbound::InboundMessages;
 pub use kv::{KvError, KvStore};
 pub use parameter_list::ParameterListError;
+pub use pool::{PoolConfig, PoolConfigError, PoolStartError, PoolTls, check_pools};
 pub use provider::PluginToolProvider;
-pub use runtime::{ApplyReport, PluginRuntime, RuntimeOptions};
+pub use runtime::{ApplyReport, PluginRuntime, PoolsReport, RuntimeOptions};
 pub use runtime_error::{ReloadError, RestartError, RuntimeError};
 pub use status::{
     EnvironmentState, EnvironmentStatus, NotLoaded, PluginLoadState, PluginStatus, PluginsSummary,

@@ -293,11 +293,19 @@ impl PluginToolProvider {
         };
         let timeout = Duration::from_millis(timeout_ms);
         let started = Instant::now();
-        let live = match self.runtime.live_peer(&entry.plugin_id) {
+        // A pool's member that declares this tool as registered (they may differ in a rollout).
+        let component = Some(entry.name.as_str());
+        let live = match self.runtime.live_peer_for(&entry.plugin_id, component) {
             Some(live) => live,
             // Boxed: the wait is the rare path, and this future is allocated for every call.
             None => {
-                match Box::pin(self.runtime.wait_live(&entry.plugin_id, started + timeout)).await {
+                let deadline = started + timeout;
+                match Box::pin(
+                    self.runtime
+                        .wait_live_for(&entry.plugin_id, component, deadline),
+                )
+                .await
+                {
                     Ok(live) => live,
                     Err(why) => return Ok(unavailable(why)),
                 }
@@ -320,13 +328,17 @@ impl PluginToolProvider {
             // path. The call never reached the runner, so it waits for the restart like any
             // call that arrives during one.
             Err(err) if err.code == ErrorCode::PluginCrashed => {
-                let next =
-                    match Box::pin(self.runtime.wait_live(&entry.plugin_id, started + timeout))
-                        .await
-                    {
-                        Ok(next) => next,
-                        Err(why) => return Ok(unavailable(why)),
-                    };
+                let deadline = started + timeout;
+                let next = match Box::pin(self.runtime.wait_live_for(
+                    &entry.plugin_id,
+                    component,
+                    deadline,
+                ))
+                .await
+                {
+                    Ok(next) => next,
+                    Err(why) => return Ok(unavailable(why)),
+                };
                 let left = timeout.saturating_sub(started.elapsed());
                 match next
                     .peer

@@ -28,6 +28,8 @@ pub(crate) enum NotReady {
     CallDeadline(Duration),
     /// The runner did not come back within `restart_wait_ms`.
     WaitCap(Duration),
+    /// No member of the plugin's pool took calls within `restart_wait_ms`.
+    NoMember { pool: String, waited: Duration },
 }
 
 impl NotReady {
@@ -41,6 +43,11 @@ impl NotReady {
             NotReady::Stopped(runner) => format!("{down} (runner {runner} was stopped)"),
             NotReady::WaitCap(waited) => format!(
                 "{down} (not back from its restart within restart_wait_ms, {} ms)",
+                waited.as_millis()
+            ),
+            NotReady::NoMember { pool, waited } => format!(
+                "tool {tool} is unavailable: no member of pool {pool}, which serves plugin \
+                 {plugin_id}, took calls within restart_wait_ms ({} ms)",
                 waited.as_millis()
             ),
             // As any timed-out call reads (`call_error`); the code is in the metadata.
@@ -57,6 +64,8 @@ impl RuntimeShared {
     /// starting or restarting and the call will wait for it.
     pub(crate) fn is_routable(&self, plugin_id: &str) -> bool {
         self.is_live(plugin_id)
+            // A pool's calls wait for a member as a runner's wait for its restart.
+            || self.pool_of(plugin_id).is_some()
             || self.owner_of(plugin_id).is_some_and(|runner| {
                 self.states.read().get(&runner).is_some_and(|state| {
                     matches!(
@@ -74,9 +83,30 @@ impl RuntimeShared {
         plugin_id: &str,
         call_deadline: Instant,
     ) -> Result<LivePeer, NotReady> {
+        self.wait_live_for(plugin_id, None, call_deadline).await
+    }
+
+    /// [`wait_live`](Self::wait_live) for a call to `component` (a pool's member must
+    /// declare it as registered).
+    pub(crate) async fn wait_live_for(
+        &self,
+        plugin_id: &str,
+        component: Option<&str>,
+        call_deadline: Instant,
+    ) -> Result<LivePeer, NotReady> {
         let started = Instant::now();
         let cap = started + Duration::from_millis(self.config.restart_wait_ms);
         let deadline = cap.min(call_deadline);
+        if let Some(pool) = self.pool_of(plugin_id) {
+            return match pool.wait_pick(component, deadline).await {
+                Some(live) => Ok(live),
+                None if deadline == call_deadline => Err(NotReady::CallDeadline(started.elapsed())),
+                None => Err(NotReady::NoMember {
+                    pool: pool.pool.clone(),
+                    waited: started.elapsed(),
+                }),
+            };
+        }
         // The runner is looked up once: failing or stopping withdraws its claims, and the
         // wait must still learn which of the two it was.
         let Some(runner) = self.owner_of(plugin_id) else {

@@ -11,6 +11,9 @@ use parking_lot::Mutex;
 use tokio::sync::watch;
 
 mod control;
+mod pools;
+
+pub use pools::PoolsReport;
 
 use super::apis::ApiRegistry;
 use super::capabilities::CapabilityService;
@@ -118,6 +121,8 @@ pub struct PluginRuntime {
     /// Serialises `apply` and `shutdown`.
     changes: tokio::sync::Mutex<()>,
     _listener: SocketListener,
+    /// The runner pools (`runtime/pools.rs`).
+    pools: Mutex<Vec<Arc<super::pool::Pool>>>,
 }
 
 impl std::fmt::Debug for PluginRuntime {
@@ -211,6 +216,7 @@ impl PluginRuntime {
             runners: Mutex::new(slots),
             changes: tokio::sync::Mutex::new(()),
             _listener: listener,
+            pools: Mutex::new(Vec::new()),
         }))
     }
 
@@ -371,6 +377,7 @@ impl PluginRuntime {
     /// waits for the supervisors to finish.
     pub async fn shutdown(&self) {
         let _guard = self.changes.lock().await;
+        self.stop_pools();
         let slots: Vec<RunnerSlot> = std::mem::take(&mut *self.runners.lock());
         futures::future::join_all(slots.into_iter().map(RunnerSlot::stop)).await;
     }

@@ -17,6 +17,7 @@ use super::config::{AnnouncedIdError, ResolvedRunner, RuntimeConfig};
 use super::hooks::HookRegistry;
 use super::listener::Launches;
 use super::live_peer::LivePeer;
+use super::pool_members::PoolMembers;
 use super::runner_shared::RunnerShared;
 use super::status::RunnerState;
 use crate::circuit::CircuitBreakers;
@@ -87,6 +88,9 @@ pub(crate) struct RuntimeShared {
     config_errors: RwLock<HashMap<String, ConfigError>>,
     /// Where chat messages plugins route (`host.route_message`) go.
     pub(crate) inbound: super::inbound::InboundSlot,
+    /// Plugin id -> the members of the pool that serves it, for plugins served by a pool of
+    /// runners that dial in (`pool/`) rather than by a child runner. Empty without pools.
+    pools: RwLock<HashMap<String, Arc<PoolMembers>>>,
 }
 
 impl RuntimeShared {
@@ -118,6 +122,7 @@ impl RuntimeShared {
             states: RwLock::new(HashMap::new()),
             config_errors: RwLock::new(HashMap::new()),
             inbound: Default::default(),
+            pools: RwLock::new(HashMap::new()),
         }
     }
 
@@ -140,12 +145,52 @@ impl RuntimeShared {
         self.owners.read().get(plugin_id).cloned()
     }
 
+    /// The connection a call to `plugin_id` goes to now: its runner's, or for a pooled
+    /// plugin the member's with the fewest calls outstanding.
     pub(crate) fn live_peer(&self, plugin_id: &str) -> Option<LivePeer> {
-        self.live.read().get(plugin_id).cloned()
+        self.live_peer_for(plugin_id, None)
+    }
+
+    /// [`live_peer`](Self::live_peer) for a call to `component`: in a pool whose members
+    /// declare it differently (a rollout), only a member that declares it as registered.
+    pub(crate) fn live_peer_for(
+        &self,
+        plugin_id: &str,
+        component: Option<&str>,
+    ) -> Option<LivePeer> {
+        if let Some(live) = self.live.read().get(plugin_id) {
+            return Some(live.clone());
+        }
+        self.pool_of(plugin_id)
+            .and_then(|pool| pool.pick_for(component))
     }
 
     pub(crate) fn is_live(&self, plugin_id: &str) -> bool {
         self.live.read().contains_key(plugin_id)
+            || self
+                .pool_of(plugin_id)
+                .is_some_and(|pool| pool.available() > 0)
+    }
+
+    /// The pool serving `plugin_id`, if a pool does.
+    pub(crate) fn pool_of(&self, plugin_id: &str) -> Option<Arc<PoolMembers>> {
+        let pools = self.pools.read();
+        if pools.is_empty() {
+            return None;
+        }
+        pools.get(plugin_id).cloned()
+    }
+
+    /// Routes `plugin_id` to a pool's members from now on.
+    pub(crate) fn add_pool(&self, plugin_id: &str, members: Arc<PoolMembers>) {
+        self.pools.write().insert(plugin_id.to_owned(), members);
+        self.version.bump();
+    }
+
+    /// Stops routing `plugin_id` to a pool (the pool was removed).
+    pub(crate) fn remove_pool(&self, plugin_id: &str) {
+        self.pools.write().remove(plugin_id);
+        self.version.bump();
     }
 
     /// Whether a plugin's tools are listed: it is live and not paused by an invalid

@@ -31,6 +31,10 @@ pub mod names {
     pub const UNREGISTER: &str = "plugin.unregister";
     /// Runner → host, request: initial load results.
     pub const READY: &str = "runner.ready";
+    /// Runner → host, request (pool members): the member takes no new calls and finishes
+    /// those in flight ([`DrainingPayload`](super::DrainingPayload)); the host stops routing
+    /// calls to it before it answers.
+    pub const DRAINING: &str = "runner.draining";
     /// Runner → host, broadcast: forwarded plugin logs.
     pub const LOG_BATCH: &str = "runner.log_batch";
     /// Runner → host, request: call a host capability.
@@ -104,6 +108,19 @@ pub struct HelloPayload {
     /// declares as parameters (all of them for a legacy Action). Absent, as from a MaiBot
     /// runner: every context key is copied, MaiBot's convention.
     pub reads_context: bool,
+    /// (maitool, pool members) The pool the runner joins: it dialled in rather than being
+    /// launched by the host, and `session_token` is the pool's token. Absent (empty): a
+    /// runner the host launched.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub pool: String,
+    /// (maitool, pool members) The member's name in its pool, for logs and status (a host
+    /// name, a Kubernetes pod name); several connections may share it.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub member: String,
+    /// (maitool) The version of the runner's own build as its operator names it (an image
+    /// tag, a release), for logs during a rollout; `sdk_version` is the SDK's.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub runner_version: String,
 }
 
 /// Answer to `runner.hello`.
@@ -418,6 +435,25 @@ pub struct SetToolAvailablePayload {
 pub struct SetToolAvailableResponse {
     /// False when the tool already was in that state (with that reason).
     pub changed: bool,
+}
+
+/// `runner.draining` request: a pool member is going away (it got SIGTERM). It serves what
+/// it already received, and closes its connection once nothing is in flight; the host routes
+/// no call to it after answering.
+///
+/// ```
+/// use maitool_protocol::wire::methods::DrainingPayload;
+///
+/// let draining = DrainingPayload { reason: "SIGTERM".into(), in_flight: 2 };
+/// assert_eq!(draining.in_flight, 2);
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(default)]
+pub struct DrainingPayload {
+    /// Why the member drains, for the host's log.
+    pub reason: String,
+    /// Calls the member was running when it began to drain.
+    pub in_flight: u64,
 }
 
 /// A plain acknowledgement.

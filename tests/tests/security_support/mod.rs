@@ -106,6 +106,7 @@ pub fn present_token(socket: &Path, token: &str) -> HelloResponsePayload {
         protocol_versions: vec!["1.0.0".into()],
         pid: std::process::id(),
         reads_context: false,
+        ..Default::default()
     };
     let body = encode_envelope(&Envelope::request(1, names::HELLO, "", 10_000, hello)).unwrap();
     stream.write_all(&frame(&body)).unwrap();

@@ -133,6 +133,7 @@ fn hello(token: &str, versions: &[&str]) -> Vec<u8> {
         protocol_versions: versions.iter().map(|v| (*v).to_owned()).collect(),
         pid: std::process::id(),
         reads_context: false,
+        ..Default::default()
     };
     encode_envelope(&Envelope::request(1, names::HELLO, "", 10_000, payload))
         .expect("encode hello")
@@ -287,6 +288,7 @@ fn spoof_session(address: &str, token: &str) {
                 protocol_versions: vec!["1.0.0".into()],
                 pid: std::process::id(),
                 reads_context: false,
+                ..Default::default()
             }
         )
     ));

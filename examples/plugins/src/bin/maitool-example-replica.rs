@@ -6,7 +6,9 @@
 //! `replica1`, this binary offers plugin `examples.replica.replica1` with the tools
 //! `replica1_echo` (returns `text`) and `replica1_slow` (sleeps `ms` cooperatively, then
 //! answers `slept N ms`). The chaos test runs several to load and kill many runners at once.
-//! The tools are deferred, the default for plugin tools: the tests call them by name.
+//! The tools are deferred, the default for plugin tools: the tests call them by name. With
+//! `REPLICA_VARIANT=2` it is version 2.0.0 (the pool test's rollout): `<runner>_slow` is
+//! described otherwise and `<runner>_v2` is new.
 
 use std::time::Duration;
 
@@ -36,7 +38,15 @@ fn main() {
         .ok()
         .filter(|name| !name.is_empty())
         .unwrap_or_else(|| "replica".to_owned());
-    let replica = Plugin::new(format!("examples.replica.{runner}"), "1.0.0")
+    // REPLICA_VARIANT=2: version 2.0.0 of the plugin, as in a rollout: the sleep tool is
+    // described otherwise and a third tool is new; the echo tool is unchanged.
+    let second = std::env::var("REPLICA_VARIANT").is_ok_and(|variant| variant == "2");
+    let (version, slow_description) = if second {
+        ("2.0.0", "Sleep cooperatively, then answer (version 2).")
+    } else {
+        ("1.0.0", "Sleep cooperatively, then answer.")
+    };
+    let mut replica = Plugin::new(format!("examples.replica.{runner}"), version)
         .description("Echo and sleep tools named after the runner.")
         .tool(Tool::new(
             format!("{runner}_echo"),
@@ -48,12 +58,22 @@ fn main() {
         ))
         .tool(Tool::new(
             format!("{runner}_slow"),
-            "Sleep cooperatively, then answer.",
+            slow_description,
             |a: SlowArgs, ctx: ToolContext| async move {
                 record_calls::ran(ctx.call_id());
                 maitool_sdk::time::sleep(Duration::from_millis(a.ms)).await;
                 Ok(ToolOutput::text(format!("slept {} ms", a.ms)))
             },
         ));
+    if second {
+        replica = replica.tool(Tool::new(
+            format!("{runner}_v2"),
+            "Return the text, saying version 2 answers (version 2 only).",
+            |a: EchoArgs, ctx: ToolContext| async move {
+                record_calls::ran(ctx.call_id());
+                Ok(ToolOutput::text(format!("version 2: {}", a.text)))
+            },
+        ));
+    }
     maitool_sdk::run([replica]);
 }

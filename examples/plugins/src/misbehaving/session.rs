@@ -112,6 +112,7 @@ impl Session {
             protocol_versions: vec!["1.0.0".into()],
             pid: std::process::id(),
             reads_context: false,
+            ..Default::default()
         };
         session.call(names::HELLO, "", &hello)?;
         let components = tools

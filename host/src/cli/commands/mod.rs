@@ -347,6 +347,13 @@ fn print_reload(report: &serde_json::Value) -> Result<()> {
             "unchanged"
         }
     )?;
+    // Pools only when one changed: most configurations have none.
+    for key in ["added", "removed", "restarted", "reconfigured", "failed"] {
+        let pools = list(&report["pools"][key]);
+        if pools != "-" {
+            outln!("  pools {key:7} {pools}")?;
+        }
+    }
     let restart = list(&report["requires_restart"]);
     if restart != "-" {
         outln!("  needs a restart to apply: {restart}")?;
