@@ -7,9 +7,7 @@ use std::time::Duration;
 use futures::future::BoxFuture;
 use serde::Serialize;
 
-use crate::builtin::{
-    BuiltinToolProvider, Discovery, EngineBridge, Store, StoreEngine, seed_store,
-};
+use crate::builtin::{BuiltinToolProvider, EngineBridge, Store, StoreEngine, seed_store};
 use crate::config::{ConfigError, HostConfig, LoadedConfig};
 use crate::maibot_env::Mode;
 use crate::mcp_client::{McpConfigError, McpServerStatus, McpToolProvider};
@@ -17,12 +15,13 @@ use crate::messages::{InvokerHooks, MessageFlow, SendEvents};
 use crate::metrics::progress::{self, StartObserver, StartProgress};
 use crate::metrics::{CallTotals, ToolCallStats};
 use crate::plugin::{
-    CapabilityService, KvStore, MessageSink, PluginRuntime, PluginsSummary, RunnerStatus,
-    RuntimeOptions, StoreSink,
+    CapabilityService, MessageSink, PluginRuntime, PluginsSummary, RunnerStatus, RuntimeOptions,
+    StoreSink,
 };
 use crate::provider::ToolProvider;
 use crate::registry::ToolRegistry;
 use crate::settle::SettleGate;
+use crate::shared_state::SharedState;
 use parking_lot::RwLock;
 
 /// Why the host could not start.
@@ -40,6 +39,10 @@ pub enum HostError {
     /// The MCP configuration is invalid.
     #[error("mcp")]
     Mcp(#[source] McpConfigError),
+    /// `[store]` could not be set up (an unreachable database is not this: it is reported
+    /// and the host serves without it).
+    #[error("store")]
+    SharedState(#[source] crate::shared_state::SharedStateError),
 }
 
 /// Why [`Host::reload`] changed nothing.
@@ -93,6 +96,8 @@ pub struct Host {
     reloading: tokio::sync::Mutex<()>,
     /// Open once the sources present at start have settled (see [`SettleGate`]).
     settled: SettleGate,
+    /// Where shared state lives (`[store]`).
+    shared: SharedState,
 }
 
 /// How long [`Host`]'s start waits for its tool sources.
@@ -209,7 +214,20 @@ impl Host {
         environments: Mode,
     ) -> Result<Host, HostError> {
         let settings = &config.config;
-        let kv = KvStore::open(&settings.host.data_dir.join("plugin_kv.sqlite3"))
+        let shared = SharedState::from_config(&settings.store).map_err(HostError::SharedState)?;
+        if let Some(database) = shared.database() {
+            // Reported now rather than at the first call that needs it; the host starts either
+            // way, and the pool connects once the server is back.
+            match database.check().await {
+                Ok(()) => tracing::info!(target = %database.target(), "shared store on PostgreSQL"),
+                Err(err) => tracing::error!(
+                    "{}; plugin key-value data and chat-session state fail until it is reachable",
+                    crate::error_text::chain(&err)
+                ),
+            }
+        }
+        let kv = shared
+            .kv_store(&settings.host.data_dir)
             .await
             .map_err(HostError::KvStore)?;
         let (store, sink): (Option<Store>, Arc<dyn MessageSink>) = if settings.host.enable_builtin {
@@ -255,8 +273,11 @@ impl Host {
             0
         };
         let builtin = store.as_ref().map(|store| {
-            let engine: Arc<dyn EngineBridge> = Arc::new(StoreEngine::new(store.clone()));
-            BuiltinToolProvider::new(settings.builtin.clone(), engine, Arc::new(Discovery::new()))
+            let engine: Arc<dyn EngineBridge> = Arc::new(StoreEngine::with_session_states(
+                store.clone(),
+                shared.session_states(),
+            ));
+            BuiltinToolProvider::new(settings.builtin.clone(), engine, shared.discovery())
         });
         let mcp = if settings.mcp.enable && wait != StartWait::Full {
             Some(
@@ -328,6 +349,7 @@ impl Host {
             config: RwLock::new(config),
             reloading: tokio::sync::Mutex::new(()),
             settled,
+            shared,
         })
     }
 
@@ -389,6 +411,9 @@ impl Host {
         if old.web != new.web {
             report.requires_restart.push("web".into());
         }
+        if old.store != new.store {
+            report.requires_restart.push("store".into());
+        }
         if old.plugin_runtime != new.plugin_runtime {
             // Supervision limits are read per launch; new values apply to the next restarts.
             report
@@ -417,10 +442,13 @@ impl Host {
             // Keep the engine (and its per-session wait, rest and focus state).
             let engine: Arc<dyn EngineBridge> = match self.builtin() {
                 Some(current) => current.engine().clone(),
-                None => Arc::new(StoreEngine::new(store.clone())),
+                None => Arc::new(StoreEngine::with_session_states(
+                    store.clone(),
+                    self.shared.session_states(),
+                )),
             };
             let rebuilt =
-                BuiltinToolProvider::new(new.builtin.clone(), engine, Arc::new(Discovery::new()));
+                BuiltinToolProvider::new(new.builtin.clone(), engine, self.shared.discovery());
             rebuilt.discovery().attach_registry(&self.registry);
             *self.builtin.write() = Some(rebuilt);
             report.builtin_reloaded = true;

@@ -43,12 +43,14 @@ pub mod metrics;
 mod parent_death;
 pub mod plugin;
 pub mod plugin_config;
+pub mod postgres;
 mod program;
 pub mod provider;
 pub mod registry;
 pub mod render;
 pub mod sandbox;
 pub mod settle;
+pub mod shared_state;
 mod sqlite;
 pub mod tool_name;
 #[cfg(feature = "web")]

@@ -260,9 +260,13 @@ impl RequestHandler for ControlHandler {
                 }
                 methods::DEFINITIONS => {
                     let ask: DefinitionsRequest = request.payload()?;
-                    Payload::encode(
-                        &views::definitions(&host, &ask.context, ask.format, ask.stage).await,
-                    )
+                    let definitions =
+                        views::definitions(&host, &ask.context, ask.format, ask.stage)
+                            .await
+                            .map_err(|err| {
+                                RpcError::new(ErrorCode::Unknown, crate::error_text::chain(&err))
+                            })?;
+                    Payload::encode(&definitions)
                 }
                 methods::METRICS => {
                     let _: EmptyPayload = request.payload().unwrap_or_default();

@@ -68,7 +68,7 @@ pub use grant::{
 pub use hook_dispatch::HookDispatcher;
 pub use hooks::{HookHandlerEntry, HookRegistry};
 pub use inbound::InboundMessages;
-pub use kv::{KvError, KvStore};
+pub use kv::{KvBackend, KvError, KvRecord, KvStore};
 pub use parameter_list::ParameterListError;
 pub use provider::PluginToolProvider;
 pub use runtime::{ApplyReport, PluginRuntime, RuntimeOptions};

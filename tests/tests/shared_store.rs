@@ -1,0 +1,458 @@
+//! One conformance suite for the state hosts can share, run on both backends: embedded
+//! (SQLite and memory, always) and PostgreSQL (when `MAITOOL_TEST_POSTGRES_URL` names a server;
+//! `.ci/run` starts one and requires it). Every case runs against each backend through the
+//! same public seams the host uses (`KvStore`, `SessionStateStore`, `Discovery`), each
+//! PostgreSQL case in a database of its own.
+//!
+//! Where the backends may legitimately differ (nothing does yet) results are compared as sets.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use maitool_e2e::postgres::{TestDatabase, fresh_database};
+use maitool_host::builtin::{
+    ContextSearchResult, DeferredTool, Discovery, MemoryDiscoveries, MemorySessionStates,
+    PostgresDiscoveries, PostgresSessionStates, SessionState, SessionStateStore,
+};
+use maitool_host::plugin::KvStore;
+use maitool_host::postgres::{Database, PgError, SCHEMA_VERSION};
+use serde_json::json;
+
+/// One backend under test: what a host would open, and a second opening standing for another
+/// host on the same store.
+enum Backend {
+    Embedded {
+        dir: tempfile::TempDir,
+        sessions: Arc<MemorySessionStates>,
+        discoveries: Arc<MemoryDiscoveries>,
+    },
+    Postgres {
+        test: TestDatabase,
+        database: Database,
+    },
+}
+
+impl Backend {
+    fn embedded() -> Backend {
+        Backend::Embedded {
+            dir: tempfile::tempdir().unwrap(),
+            sessions: Arc::default(),
+            discoveries: Arc::default(),
+        }
+    }
+
+    async fn postgres(test: &str) -> Option<Backend> {
+        let test = fresh_database(&format!("conformance_{test}")).await?;
+        let database = Database::new(&test.url, 8).unwrap();
+        Some(Backend::Postgres { test, database })
+    }
+
+    /// The plugins' KV store, as a host opens it (each call: another host's handle).
+    async fn kv(&self) -> KvStore {
+        match self {
+            Backend::Embedded { dir, .. } => KvStore::open(&dir.path().join("plugin_kv.sqlite3"))
+                .await
+                .unwrap(),
+            // Its own pool, as another host's would be.
+            Backend::Postgres { test, .. } => {
+                KvStore::postgres(Database::new(&test.url, 4).unwrap())
+            }
+        }
+    }
+
+    /// Session loop state (each call on PostgreSQL: another host's handle; embedded state is
+    /// one host's memory, so the same one).
+    fn sessions(&self) -> Arc<dyn SessionStateStore> {
+        match self {
+            Backend::Embedded { sessions, .. } => sessions.clone(),
+            Backend::Postgres { test, .. } => Arc::new(PostgresSessionStates::new(
+                Database::new(&test.url, 4).unwrap(),
+            )),
+        }
+    }
+
+    fn discovery(&self) -> Discovery {
+        match self {
+            Backend::Embedded { discoveries, .. } => Discovery::with_store(discoveries.clone()),
+            Backend::Postgres { test, .. } => Discovery::with_store(Arc::new(
+                PostgresDiscoveries::new(Database::new(&test.url, 4).unwrap()),
+            )),
+        }
+    }
+
+    async fn finish(self) {
+        if let Backend::Postgres { test, database } = self {
+            drop(database);
+            test.drop_database().await;
+        }
+    }
+}
+
+macro_rules! conformance {
+    ($($case:ident),* $(,)?) => {
+        mod embedded {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $case() {
+                    let backend = super::Backend::embedded();
+                    super::$case(&backend).await;
+                    backend.finish().await;
+                }
+            )*
+        }
+        mod postgres {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $case() {
+                    let Some(backend) = super::Backend::postgres(stringify!($case)).await else {
+                        return;
+                    };
+                    super::$case(&backend).await;
+                    backend.finish().await;
+                }
+            )*
+        }
+    };
+}
+
+conformance!(
+    kv_values_round_trip_per_plugin,
+    kv_list_takes_the_prefix_literally_and_sorts_by_bytes,
+    kv_a_value_set_through_one_handle_is_read_through_another,
+    kv_dump_and_load_copy_every_pair,
+    session_state_starts_default_and_keeps_each_change,
+    session_state_changes_from_many_tasks_are_never_lost,
+    discoveries_follow_searches_and_context,
+);
+
+async fn kv_values_round_trip_per_plugin(backend: &Backend) {
+    let kv = backend.kv().await;
+    let values = [
+        json!(null),
+        json!(true),
+        json!(-12),
+        json!(9_007_199_254_740_993_u64),
+        json!(1.5),
+        json!("文本 with 'quotes' and \u{0}nul"),
+        json!([1, "two", {"three": [3]}]),
+        json!({"nested": {"k": "v", "list": []}, "emoji": "🙂"}),
+    ];
+    for (index, value) in values.iter().enumerate() {
+        kv.set("plugin.a", &format!("k{index}"), value)
+            .await
+            .unwrap();
+    }
+    for (index, value) in values.iter().enumerate() {
+        assert_eq!(
+            kv.get("plugin.a", &format!("k{index}"))
+                .await
+                .unwrap()
+                .as_ref(),
+            Some(value),
+            "value {index}"
+        );
+    }
+    // Another plugin's namespace is separate.
+    assert_eq!(kv.get("plugin.b", "k1").await.unwrap(), None);
+    kv.set("plugin.b", "k1", &json!("b's")).await.unwrap();
+    assert_eq!(kv.get("plugin.a", "k1").await.unwrap(), Some(json!(true)));
+    // Overwrite, delete, delete again.
+    kv.set("plugin.a", "k1", &json!(false)).await.unwrap();
+    assert_eq!(kv.get("plugin.a", "k1").await.unwrap(), Some(json!(false)));
+    assert!(kv.delete("plugin.a", "k1").await.unwrap());
+    assert!(!kv.delete("plugin.a", "k1").await.unwrap());
+    assert_eq!(kv.get("plugin.a", "k1").await.unwrap(), None);
+    assert_eq!(kv.get("plugin.b", "k1").await.unwrap(), Some(json!("b's")));
+}
+
+async fn kv_list_takes_the_prefix_literally_and_sorts_by_bytes(backend: &Backend) {
+    let kv = backend.kv().await;
+    for key in [
+        "a_1", "aX1", "a%2", "A_3", "a_b", "a", "b", "a_\u{e4}", "a_Z",
+    ] {
+        kv.set("p", key, &json!(key)).await.unwrap();
+    }
+    kv.set("other", "a_other", &json!(0)).await.unwrap();
+    // `_` and `%` are no wildcards, case matters, and the order is the keys' bytes.
+    assert_eq!(
+        kv.list("p", "a_").await.unwrap(),
+        vec!["a_1", "a_Z", "a_b", "a_\u{e4}"]
+    );
+    assert_eq!(kv.list("p", "a%").await.unwrap(), vec!["a%2"]);
+    assert_eq!(
+        kv.list("p", "").await.unwrap(),
+        vec![
+            "A_3", "a", "a%2", "aX1", "a_1", "a_Z", "a_b", "a_\u{e4}", "b"
+        ]
+    );
+    assert!(kv.list("p", "zz").await.unwrap().is_empty());
+}
+
+async fn kv_a_value_set_through_one_handle_is_read_through_another(backend: &Backend) {
+    let (first, second) = (backend.kv().await, backend.kv().await);
+    first.set("p", "shared", &json!({"n": 1})).await.unwrap();
+    assert_eq!(
+        second.get("p", "shared").await.unwrap(),
+        Some(json!({"n": 1}))
+    );
+    second.set("p", "shared", &json!({"n": 2})).await.unwrap();
+    assert_eq!(
+        first.get("p", "shared").await.unwrap(),
+        Some(json!({"n": 2}))
+    );
+    assert!(first.delete("p", "shared").await.unwrap());
+    assert_eq!(second.list("p", "").await.unwrap(), Vec::<String>::new());
+}
+
+async fn kv_dump_and_load_copy_every_pair(backend: &Backend) {
+    // An embedded store as a user has it, copied into the backend under test.
+    let source_dir = tempfile::tempdir().unwrap();
+    let source = KvStore::open(&source_dir.path().join("old.sqlite3"))
+        .await
+        .unwrap();
+    for plugin in ["a", "b.c", "中文"] {
+        for index in 0..25 {
+            source
+                .set(
+                    plugin,
+                    &format!("key-{index:02}"),
+                    &json!({"plugin": plugin, "i": index}),
+                )
+                .await
+                .unwrap();
+        }
+    }
+    let dumped = source.backend().dump().await.unwrap();
+    assert_eq!(dumped.len(), 75);
+    let target = backend.kv().await;
+    target
+        .set("a", "key-00", &json!("overwritten by the copy"))
+        .await
+        .unwrap();
+    target.backend().load(dumped.clone()).await.unwrap();
+    assert_eq!(
+        target.backend().dump().await.unwrap(),
+        dumped,
+        "every pair, time and text"
+    );
+    assert_eq!(
+        target.get("中文", "key-24").await.unwrap(),
+        Some(json!({"plugin": "中文", "i": 24}))
+    );
+}
+
+async fn session_state_starts_default_and_keeps_each_change(backend: &Backend) {
+    let (host_a, host_b) = (backend.sessions(), backend.sessions());
+    assert_eq!(host_a.load("s1").await.unwrap(), SessionState::default());
+    host_a
+        .update("s1", &mut |state| {
+            state.consecutive_waits = 2;
+            state.focused_stream = Some("stream-9".into());
+            state.last_end_reason = "结束".into();
+        })
+        .await
+        .unwrap();
+    let seen = host_b.load("s1").await.unwrap();
+    assert_eq!(
+        (
+            seen.consecutive_waits,
+            seen.focused_stream.as_deref(),
+            seen.last_end_reason.as_str()
+        ),
+        (2, Some("stream-9"), "结束")
+    );
+    host_b
+        .update("s1", &mut |state| state.rounds_ended += 1)
+        .await
+        .unwrap();
+    let seen = host_a.load("s1").await.unwrap();
+    assert_eq!((seen.consecutive_waits, seen.rounds_ended), (2, 1));
+    assert_eq!(host_a.load("s2").await.unwrap(), SessionState::default());
+}
+
+async fn session_state_changes_from_many_tasks_are_never_lost(backend: &Backend) {
+    // Two hosts' handles, each changing one session from many tasks at once: a store that
+    // reads and writes without locking the session loses increments.
+    let hosts = [backend.sessions(), backend.sessions()];
+    let mut tasks = Vec::new();
+    for index in 0..40 {
+        let store = hosts[index % 2].clone();
+        tasks.push(tokio::spawn(async move {
+            store
+                .update("busy", &mut |state| state.rounds_ended += 1)
+                .await
+                .unwrap();
+        }));
+    }
+    for task in tasks {
+        task.await.unwrap();
+    }
+    assert_eq!(hosts[0].load("busy").await.unwrap().rounds_ended, 40);
+}
+
+fn tool(name: &str) -> DeferredTool {
+    DeferredTool {
+        name: name.into(),
+        description: format!("{name} tool"),
+    }
+}
+
+async fn discoveries_follow_searches_and_context(backend: &Backend) {
+    let (host_a, host_b) = (backend.discovery(), backend.discovery());
+    let set = |names: &[&str]| names.iter().map(|n| n.to_string()).collect::<BTreeSet<_>>();
+    let newly = host_a
+        .record_search("s", "ts1", &["translate".into(), "chart".into()])
+        .await
+        .unwrap();
+    assert_eq!(newly, vec!["translate", "chart"]);
+    // The other host sees the search, and finds nothing new in a repeat of it.
+    assert_eq!(
+        host_b.discovered("s").await.unwrap(),
+        set(&["chart", "translate"])
+    );
+    let newly = host_b
+        .record_search("s", "ts2", &["translate".into()])
+        .await
+        .unwrap();
+    assert!(newly.is_empty(), "{newly:?}");
+    // A pool narrows discovery to tools still deferred, wherever it was set.
+    let discovered = host_b
+        .set_deferred_pool("s", vec![tool("translate"), tool("weather")])
+        .await
+        .unwrap();
+    assert_eq!(discovered, set(&["translate"]));
+    assert_eq!(host_a.discovered("s").await.unwrap(), set(&["translate"]));
+    // The context kept ts1 only, with names recovered from its structured content.
+    host_a
+        .sync_with_context(
+            "s",
+            &[ContextSearchResult {
+                call_id: "ts1".into(),
+                structured_content: Some(json!({"matched_tool_names": ["weather"]})),
+                content: String::new(),
+            }],
+        )
+        .await
+        .unwrap();
+    assert_eq!(host_b.discovered("s").await.unwrap(), set(&["weather"]));
+    assert!(host_b.discovered("other").await.unwrap().is_empty());
+    host_b.forget_session("s").await.unwrap();
+    assert!(host_a.discovered("s").await.unwrap().is_empty());
+}
+
+// PostgreSQL only: the schema and its migrations.
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_hosts_starting_together_migrate_once() {
+    let Some(test) = fresh_database("migrations_race").await else {
+        return;
+    };
+    let hosts: Vec<Database> = (0..6)
+        .map(|_| Database::new(&test.url, 2).unwrap())
+        .collect();
+    let checks = hosts.iter().map(Database::check);
+    for outcome in futures::future::join_all(checks).await {
+        outcome.unwrap();
+    }
+    let client = test.connect().await;
+    let versions: Vec<i32> = client
+        .query(
+            "SELECT version FROM maitool_schema_migrations ORDER BY version",
+            &[],
+        )
+        .await
+        .unwrap()
+        .iter()
+        .map(|row| row.get(0))
+        .collect();
+    assert_eq!(versions, (1..=SCHEMA_VERSION).collect::<Vec<_>>());
+    drop(hosts);
+    drop(client);
+    test.drop_database().await;
+}
+
+#[tokio::test]
+async fn postgres_a_schema_newer_than_this_build_is_refused_by_name() {
+    let Some(test) = fresh_database("newer_schema").await else {
+        return;
+    };
+    Database::new(&test.url, 1).unwrap().check().await.unwrap();
+    let client = test.connect().await;
+    client
+        .execute(
+            "INSERT INTO maitool_schema_migrations (version, name) VALUES ($1, 'from the future')",
+            &[&(SCHEMA_VERSION + 1)],
+        )
+        .await
+        .unwrap();
+    let kv = KvStore::postgres(Database::new(&test.url, 1).unwrap());
+    let error = kv.get("p", "k").await.unwrap_err();
+    let text = error.to_string();
+    assert!(
+        text.contains(&format!(
+            "schema is at version {}, newer than this maitool knows ({SCHEMA_VERSION})",
+            SCHEMA_VERSION + 1
+        )),
+        "{text}"
+    );
+    assert!(matches!(
+        error,
+        maitool_host::plugin::KvError::Postgres(PgError::NewerSchema { .. })
+    ));
+    drop(client);
+    test.drop_database().await;
+}
+
+#[tokio::test]
+async fn postgres_url_env_reads_the_connection_string_and_the_host_starts_on_it() {
+    let Some(test) = fresh_database("url_env").await else {
+        return;
+    };
+    // The variable the suite itself was given: `url_env` reads it as the host would.
+    let section: maitool_host::config::StoreSection = toml::from_str(&format!(
+        "backend = \"postgres\"\nurl_env = \"{}\"\n",
+        maitool_e2e::postgres::URL_VAR
+    ))
+    .unwrap();
+    let url = section.postgres_url().unwrap().unwrap();
+    assert_eq!(url, std::env::var(maitool_e2e::postgres::URL_VAR).unwrap());
+
+    // A host on the test's database: a plugin's value set through its KV store is in the
+    // database, where another host reads it.
+    let dir = tempfile::tempdir().unwrap();
+    let config = maitool_host::config::HostConfig::parse(
+        &format!(
+            "[host]\nenable_builtin = false\n[mcp]\nenable = false\n[store]\nbackend = \"postgres\"\nurl = {:?}\n",
+            test.url
+        ),
+        &dir.path().join("maitool.toml"),
+    )
+    .unwrap()
+    .resolve(None, dir.path())
+    .unwrap();
+    let shared =
+        maitool_host::shared_state::SharedState::from_config(&config.config.store).unwrap();
+    let kv = shared.kv_store(&config.config.host.data_dir).await.unwrap();
+    kv.set("examples.kv", "visits", &json!(3)).await.unwrap();
+    assert!(
+        !config
+            .config
+            .host
+            .data_dir
+            .join("plugin_kv.sqlite3")
+            .exists(),
+        "no SQLite file when the store is PostgreSQL"
+    );
+    let client = test.connect().await;
+    let stored: String = client
+        .query_one(
+            "SELECT value FROM plugin_kv WHERE plugin_id = 'examples.kv' AND key = 'visits'",
+            &[],
+        )
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(stored, "3");
+    drop((client, kv, shared));
+    test.drop_database().await;
+}
