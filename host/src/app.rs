@@ -21,7 +21,7 @@ use crate::plugin::{
 use crate::provider::ToolProvider;
 use crate::registry::ToolRegistry;
 use crate::settle::SettleGate;
-use crate::shared_state::SharedState;
+use crate::shared_state::{SharedState, WatchGuard};
 use parking_lot::RwLock;
 
 /// Why the host could not start.
@@ -98,6 +98,8 @@ pub struct Host {
     settled: SettleGate,
     /// Where shared state lives (`[store]`).
     shared: SharedState,
+    /// Keeps this host's component toggles equal to the shared store's.
+    _toggle_watch: Option<WatchGuard>,
 }
 
 /// How long [`Host`]'s start waits for its tool sources.
@@ -261,8 +263,10 @@ impl Host {
                 socket_parent: settings.host.socket_dir.clone(),
                 plugin_data: Some(settings.host.data_dir.join("plugins")),
                 environments,
+                toggles: shared.toggle_store(),
             },
         )?;
+        let toggle_watch = shared.watch_toggles(&plugins);
         let mcp_total = if settings.mcp.enable {
             settings
                 .mcp
@@ -350,6 +354,7 @@ impl Host {
             reloading: tokio::sync::Mutex::new(()),
             settled,
             shared,
+            _toggle_watch: toggle_watch,
         })
     }
 

@@ -4,14 +4,20 @@
 //! `builtin::store_engine` sessions, `builtin::discovery`); this only picks the backends.
 
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
+use std::time::Duration;
 
 use crate::builtin::{
     Discovery, MemorySessionStates, PostgresDiscoveries, PostgresSessionStates, SessionStateStore,
 };
 use crate::config::{StoreConfigError, StoreSection};
-use crate::plugin::{KvError, KvStore};
+use crate::plugin::{
+    KvError, KvStore, LocalToggles, PluginRuntime, PostgresToggles, TOGGLE_CHANNEL, ToggleStore,
+};
 use crate::postgres::{Database, PgError};
+
+/// How long a host waits before listening again after its LISTEN connection failed.
+const LISTEN_RETRY: Duration = Duration::from_secs(1);
 
 /// Why `[store]` could not be set up.
 #[derive(Debug, thiserror::Error)]
@@ -77,5 +83,74 @@ impl SharedState {
                 PostgresDiscoveries::new(database.clone()),
             ))),
         }
+    }
+}
+
+impl SharedState {
+    /// Where component toggles are kept beyond this host's registry.
+    pub fn toggle_store(&self) -> Arc<dyn ToggleStore> {
+        match self {
+            SharedState::Embedded => Arc::new(LocalToggles),
+            SharedState::Postgres(database) => Arc::new(PostgresToggles::new(database.clone())),
+        }
+    }
+
+    /// With PostgreSQL: keeps `runtime`'s component toggles equal to the database's, reading
+    /// them when the host starts listening and again on each change any host announces
+    /// (LISTEN/NOTIFY). A lost connection is listened again after [`LISTEN_RETRY`], and
+    /// everything read again, since notifications sent meanwhile are lost. Stops when the
+    /// runtime is gone or the returned guard is dropped.
+    pub fn watch_toggles(&self, runtime: &Arc<PluginRuntime>) -> Option<WatchGuard> {
+        let database = self.database()?.clone();
+        let runtime = Arc::downgrade(runtime);
+        let task = tokio::spawn(async move {
+            loop {
+                match database.listen(&[TOGGLE_CHANNEL]).await {
+                    Ok(mut listener) => {
+                        if !reload_toggles(&runtime).await {
+                            return;
+                        }
+                        while listener.next().await.is_some() {
+                            if !reload_toggles(&runtime).await {
+                                return;
+                            }
+                        }
+                    }
+                    Err(err) => tracing::warn!(
+                        "component toggles of other hosts are not heard: {}",
+                        crate::error_text::chain(&err)
+                    ),
+                }
+                if runtime.strong_count() == 0 {
+                    return;
+                }
+                tokio::time::sleep(LISTEN_RETRY).await;
+            }
+        });
+        Some(WatchGuard(task.abort_handle()))
+    }
+}
+
+/// Reads the toggles again; false once the runtime is gone.
+async fn reload_toggles(runtime: &Weak<PluginRuntime>) -> bool {
+    let Some(runtime) = runtime.upgrade() else {
+        return false;
+    };
+    if let Err(err) = runtime.reload_toggles().await {
+        tracing::warn!(
+            "cannot read component toggles: {}",
+            crate::error_text::chain(&err)
+        );
+    }
+    true
+}
+
+/// Stops a watch of shared state when dropped.
+#[derive(Debug)]
+pub struct WatchGuard(tokio::task::AbortHandle);
+
+impl Drop for WatchGuard {
+    fn drop(&mut self) {
+        self.0.abort();
     }
 }

@@ -456,3 +456,157 @@ async fn postgres_url_env_reads_the_connection_string_and_the_host_starts_on_it(
     drop((client, kv, shared));
     test.drop_database().await;
 }
+
+// Component toggles: cached in each host's registry, so PostgreSQL's copy must reach the other
+// hosts (LISTEN/NOTIFY). Two plugin runtimes stand for two hosts on one database.
+
+async fn toggle_host(
+    shared: &maitool_host::shared_state::SharedState,
+) -> Arc<maitool_host::plugin::PluginRuntime> {
+    use maitool_host::plugin::{CapabilityService, MemorySink, PluginRuntime, RuntimeOptions};
+    let capabilities = Arc::new(CapabilityService::new(
+        Arc::new(MemorySink::default()),
+        KvStore::in_memory().unwrap(),
+    ));
+    let runtime = PluginRuntime::start_with_options(
+        Default::default(),
+        Vec::new(),
+        capabilities,
+        RuntimeOptions {
+            toggles: shared.toggle_store(),
+            ..RuntimeOptions::default()
+        },
+    )
+    .unwrap();
+    let echo = maitool_protocol::wire::methods::ComponentDeclaration {
+        name: "echo".into(),
+        component_type: "TOOL".into(),
+        metadata: json!({"description": "echo"}).as_object().cloned().unwrap(),
+        ..Default::default()
+    };
+    runtime
+        .components()
+        .register_plugin("examples.echo", &[echo])
+        .unwrap();
+    runtime
+}
+
+/// Waits up to a second for `check` to hold on `runtime`'s registry.
+async fn within_a_second(
+    runtime: &maitool_host::plugin::PluginRuntime,
+    what: &str,
+    check: impl Fn(&maitool_host::plugin::ComponentRegistry) -> bool,
+) {
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(1);
+    while !check(runtime.components()) {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "{what} not seen within a second"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_a_toggle_made_on_one_host_is_obeyed_by_another_within_a_second() {
+    let Some(test) = fresh_database("toggles").await else {
+        return;
+    };
+    let shared_a =
+        maitool_host::shared_state::SharedState::Postgres(Database::new(&test.url, 4).unwrap());
+    let shared_b =
+        maitool_host::shared_state::SharedState::Postgres(Database::new(&test.url, 4).unwrap());
+    let (host_a, host_b) = (toggle_host(&shared_a).await, toggle_host(&shared_b).await);
+    let _watch_a = shared_a.watch_toggles(&host_a).unwrap();
+    let _watch_b = shared_b.watch_toggles(&host_b).unwrap();
+    let full = "examples.echo.echo";
+    // Both listen before the first change (each reads the table once it listens).
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+
+    assert_eq!(
+        host_a
+            .set_component_enabled("echo", false, None)
+            .await
+            .unwrap(),
+        full
+    );
+    within_a_second(&host_b, "a global disable", |c| !c.is_enabled(full)).await;
+    host_b
+        .set_component_enabled(full, true, None)
+        .await
+        .unwrap();
+    within_a_second(&host_a, "a global enable", |c| c.is_enabled(full)).await;
+    host_a
+        .set_component_enabled(full, false, Some("session-7"))
+        .await
+        .unwrap();
+    within_a_second(&host_b, "a per-session disable", |c| {
+        !c.is_enabled_in_session(full, Some("session-7"))
+            && c.is_enabled_in_session(full, Some("s8"))
+    })
+    .await;
+
+    // A third host starting later reads what is in force.
+    let shared_c =
+        maitool_host::shared_state::SharedState::Postgres(Database::new(&test.url, 2).unwrap());
+    let host_c = toggle_host(&shared_c).await;
+    let _watch_c = shared_c.watch_toggles(&host_c).unwrap();
+    within_a_second(&host_c, "the toggles in force at its start", |c| {
+        !c.is_enabled_in_session(full, Some("session-7")) && c.is_enabled(full)
+    })
+    .await;
+
+    // A name that resolves to nothing is refused before anything is written.
+    let error = host_a
+        .set_component_enabled("nope", false, None)
+        .await
+        .unwrap_err();
+    assert!(
+        error.to_string().contains("no component named nope"),
+        "{error}"
+    );
+    let client = test.connect().await;
+    let rows: i64 = client
+        .query_one("SELECT count(*) FROM component_toggle", &[])
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(rows, 1, "only the per-session disable is stored");
+    for host in [host_a, host_b, host_c] {
+        host.shutdown().await;
+    }
+    drop(client);
+    test.drop_database().await;
+}
+
+#[tokio::test]
+async fn postgres_an_unreachable_database_fails_a_toggle_and_changes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("host={} user=maitool dbname=gone", dir.path().display());
+    let shared = maitool_host::shared_state::SharedState::Postgres(Database::new(&url, 1).unwrap());
+    let host = toggle_host(&shared).await;
+    let error = host
+        .set_component_enabled("echo", false, None)
+        .await
+        .unwrap_err();
+    let text = chain(&error);
+    assert!(text.contains("component toggles are unavailable"), "{text}");
+    assert!(text.contains("/gone is unreachable"), "{text}");
+    assert!(
+        host.components().is_enabled("examples.echo.echo"),
+        "nothing changed here either"
+    );
+    host.shutdown().await;
+}
+
+/// An error and its sources, as the host prints them.
+fn chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
+}

@@ -41,6 +41,7 @@ mod sandbox_needs;
 mod shared;
 mod status;
 mod supervisor;
+mod toggles;
 mod token_pipe;
 
 pub use apis::{ApiEntry, ApiRegistry};
@@ -76,6 +77,9 @@ pub use runtime_error::{ReloadError, RestartError, RuntimeError};
 pub use status::{
     EnvironmentState, EnvironmentStatus, NotLoaded, PluginLoadState, PluginStatus, PluginsSummary,
     RegisteredConfig, RunnerState, RunnerStatus,
+};
+pub use toggles::{
+    DisabledComponent, LocalToggles, PostgresToggles, TOGGLE_CHANNEL, ToggleError, ToggleStore,
 };
 
 /// The provider name of plugin tools in the registry.

@@ -14,7 +14,6 @@ mod control;
 
 use super::apis::ApiRegistry;
 use super::capabilities::CapabilityService;
-use super::components::ComponentLookupError;
 use super::components::ComponentRegistry;
 use super::config::{PluginSettings, ResolvedRunner, RuntimeConfig};
 use super::config_update::ConfigUpdateError;
@@ -28,6 +27,7 @@ use super::runtime_error::{ReloadError, RestartError, RuntimeError};
 use super::shared::{ConfigErrorOrigin, RuntimeShared};
 use super::status::{RunnerState, RunnerStatus};
 use super::supervisor::Supervisor;
+use super::toggles::{LocalToggles, ToggleError, ToggleStore};
 use crate::maibot_env::Mode;
 use crate::provider::ToolSetVersion;
 
@@ -98,6 +98,8 @@ pub struct RuntimeOptions {
     pub plugin_data: Option<PathBuf>,
     /// Whether MaiBot runners' Python environments are installed or only checked.
     pub environments: Mode,
+    /// Where component toggles are kept beyond this host (none by default).
+    pub toggles: Arc<dyn ToggleStore>,
 }
 
 impl Default for RuntimeOptions {
@@ -106,6 +108,7 @@ impl Default for RuntimeOptions {
             socket_parent: None,
             plugin_data: None,
             environments: Mode::Install,
+            toggles: Arc::new(LocalToggles),
         }
     }
 }
@@ -117,6 +120,7 @@ pub struct PluginRuntime {
     runners: Mutex<Vec<RunnerSlot>>,
     /// Serialises `apply` and `shutdown`.
     changes: tokio::sync::Mutex<()>,
+    toggles: Arc<dyn ToggleStore>,
     _listener: SocketListener,
 }
 
@@ -159,6 +163,7 @@ impl PluginRuntime {
                 socket_parent,
                 plugin_data,
                 environments: Mode::Install,
+                toggles: Arc::new(LocalToggles),
             },
         )
     }
@@ -177,6 +182,7 @@ impl PluginRuntime {
             socket_parent,
             plugin_data,
             environments,
+            toggles,
         } = options;
         config.validate()?;
         let mut names = std::collections::HashSet::new();
@@ -210,6 +216,7 @@ impl PluginRuntime {
             shared,
             runners: Mutex::new(slots),
             changes: tokio::sync::Mutex::new(()),
+            toggles,
             _listener: listener,
         }))
     }
@@ -317,16 +324,35 @@ impl PluginRuntime {
         self.shared.version.clone()
     }
 
-    /// Enables or disables a component globally or for one session.
-    pub fn set_component_enabled(
+    /// Enables or disables a component globally or for one session. The toggle store
+    /// records it first: when it cannot, nothing changes here either.
+    pub async fn set_component_enabled(
         &self,
         name: &str,
         enabled: bool,
         session: Option<&str>,
-    ) -> Result<String, ComponentLookupError> {
-        let full_name = self.shared.components.set_enabled(name, enabled, session)?;
+    ) -> Result<String, ToggleError> {
+        let full_name = self.shared.components.resolve_name(name)?;
+        self.toggles.save(&full_name, session, enabled).await?;
+        self.shared
+            .components
+            .set_enabled(&full_name, enabled, session)?;
         self.shared.version.bump();
         Ok(full_name)
+    }
+
+    /// Reads every toggle from the toggle store again (a shared store another host changed)
+    /// and applies them; nothing to do for a store that keeps none.
+    pub async fn reload_toggles(&self) -> Result<(), ToggleError> {
+        if let Some(disabled) = self.toggles.load().await? {
+            self.shared.components.replace_toggles(
+                disabled
+                    .into_iter()
+                    .map(|toggle| (toggle.full_name, toggle.session_id)),
+            );
+            self.shared.version.bump();
+        }
+        Ok(())
     }
 
     /// Whether calls to `plugin_id` can be routed: its runner serves it, or is (re)starting

@@ -27,6 +27,7 @@ pub struct Database {
 
 struct Inner {
     pool: Pool,
+    config: tokio_postgres::Config,
     target: String,
     migrated: OnceCell<()>,
 }
@@ -53,7 +54,7 @@ impl Database {
         }
         let target = describe(&config);
         let manager = Manager::from_config(
-            config,
+            config.clone(),
             NoTls,
             ManagerConfig {
                 recycling_method: RecyclingMethod::Fast,
@@ -69,10 +70,16 @@ impl Database {
         Ok(Database {
             inner: Arc::new(Inner {
                 pool,
+                config,
                 target,
                 migrated: OnceCell::new(),
             }),
         })
+    }
+
+    /// The parsed connection string, for a connection outside the pool.
+    pub(super) fn config(&self) -> &tokio_postgres::Config {
+        &self.inner.config
     }
 
     /// The server, database and user, as errors name them (never the password).

@@ -18,6 +18,15 @@ pub enum PgError {
         #[source]
         source: deadpool_postgres::PoolError,
     },
+    /// The listening connection could not be opened.
+    #[error("cannot open a LISTEN connection to PostgreSQL at {target}")]
+    Listen {
+        /// The server.
+        target: String,
+        /// Why.
+        #[source]
+        source: tokio_postgres::Error,
+    },
     /// A statement failed.
     #[error("PostgreSQL statement failed")]
     Query(#[from] tokio_postgres::Error),

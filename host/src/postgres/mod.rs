@@ -14,11 +14,13 @@
 
 mod database;
 mod error;
+mod listen;
 mod migrate;
 mod migrations;
 
 pub use database::Database;
 pub use error::PgError;
+pub use listen::{Listener, Notification};
 pub use migrations::SCHEMA_VERSION;
 
 #[cfg(test)]
