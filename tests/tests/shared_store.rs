@@ -610,3 +610,123 @@ fn chain(error: &dyn std::error::Error) -> String {
     }
     text
 }
+
+// `maitool store copy`: an instance's key-value pairs moved into PostgreSQL, nothing lost.
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_store_copy_moves_every_plugin_pair_and_says_how_many() {
+    let Some(test) = fresh_database("store_copy").await else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    // The single-host instance, as it has run: its pairs in data/plugin_kv.sqlite3.
+    let source = KvStore::open(&data.join("plugin_kv.sqlite3"))
+        .await
+        .unwrap();
+    for plugin in ["examples.notes", "社区.插件"] {
+        for index in 0..40 {
+            source
+                .set(
+                    plugin,
+                    &format!("note:{index}"),
+                    &json!({"text": format!("第{index}条"), "n": index}),
+                )
+                .await
+                .unwrap();
+        }
+    }
+    let before = source.backend().dump().await.unwrap();
+    drop(source);
+    let config = dir.path().join("maitool.toml");
+    std::fs::write(
+        &config,
+        "[host]\nenable_builtin = false\n[mcp]\nenable = false\n[store]\nbackend = \"postgres\"\nurl_env = \"MAITOOL_STORE_COPY_URL\"\n",
+    )
+    .unwrap();
+    let maitool = maitool_e2e::workspace_bin("maitool");
+    let run = |envs: Vec<(&str, String)>| {
+        let mut command = std::process::Command::new(&maitool);
+        command
+            .arg("--config")
+            .arg(&config)
+            .args(["store", "copy"])
+            .env_remove("MAITOOL_STORE_COPY_URL");
+        for (key, value) in envs {
+            command.env(key, value);
+        }
+        command.output().unwrap()
+    };
+
+    let copied = run(vec![("MAITOOL_STORE_COPY_URL", test.url.clone())]);
+    let stdout = String::from_utf8_lossy(&copied.stdout);
+    assert!(
+        copied.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&copied.stderr)
+    );
+    assert!(
+        stdout.contains("copied 80 plugin key-value pairs from"),
+        "{stdout}"
+    );
+    let target = KvStore::postgres(Database::new(&test.url, 2).unwrap());
+    assert_eq!(
+        target.backend().dump().await.unwrap(),
+        before,
+        "every pair, value and time"
+    );
+    assert_eq!(
+        target.get("社区.插件", "note:39").await.unwrap(),
+        Some(json!({"text": "第39条", "n": 39}))
+    );
+
+    // Without the variable, a configuration error naming it (exit 2), and nothing copied.
+    let refused = run(Vec::new());
+    assert_eq!(refused.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        stderr.contains("environment variable MAITOOL_STORE_COPY_URL is not set"),
+        "{stderr}"
+    );
+    // A database that is down: exit 3, naming it.
+    let gone = tempfile::tempdir().unwrap();
+    let down = run(vec![(
+        "MAITOOL_STORE_COPY_URL",
+        format!("host={} user=maitool dbname=gone", gone.path().display()),
+    )]);
+    assert_eq!(down.status.code(), Some(3));
+    let stderr = String::from_utf8_lossy(&down.stderr);
+    assert!(stderr.contains("/gone is unreachable"), "{stderr}");
+    drop(target);
+    test.drop_database().await;
+}
+
+#[test]
+fn store_copy_refuses_an_embedded_store_and_a_missing_file_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("maitool.toml");
+    let maitool = maitool_e2e::workspace_bin("maitool");
+    let run = |text: &str| {
+        std::fs::write(&config, text).unwrap();
+        std::process::Command::new(&maitool)
+            .arg("--config")
+            .arg(&config)
+            .args(["store", "copy"])
+            .output()
+            .unwrap()
+    };
+    let embedded = run("[host]\nenable_builtin = false\n");
+    assert_eq!(embedded.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&embedded.stderr);
+    assert!(stderr.contains("[store] backend is \"sqlite\""), "{stderr}");
+    // A server that need not exist: the missing file is found before any connection.
+    let no_file = run(
+        "[host]\nenable_builtin = false\n[store]\nbackend = \"postgres\"\nurl = \"host=/nonexistent dbname=x\"\n",
+    );
+    assert_eq!(no_file.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&no_file.stderr);
+    assert!(
+        stderr.contains("plugin_kv.sqlite3 does not exist: nothing to copy"),
+        "{stderr}"
+    );
+}
