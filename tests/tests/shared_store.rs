@@ -730,3 +730,136 @@ fn store_copy_refuses_an_embedded_store_and_a_missing_file_by_name() {
         "{stderr}"
     );
 }
+
+// Whole hosts on one database: what one host's built-in tools record for a session, the
+// other's obey.
+
+fn host_config(dir: &std::path::Path, name: &str, url: &str) -> maitool_host::LoadedConfig {
+    let path = dir.join(format!("{name}.toml"));
+    std::fs::write(
+        &path,
+        format!(
+            "[host]\ndata_dir = \"{name}-data\"\ncontrol_socket = \"{name}.sock\"\n\
+             [builtin]\ndatabase = \"{name}-builtin.sqlite3\"\n[mcp]\nenable = false\n\
+             [store]\nbackend = \"postgres\"\nurl = {url:?}\n"
+        ),
+    )
+    .unwrap();
+    maitool_host::HostConfig::load(&path).unwrap()
+}
+
+async fn invoke(
+    host: &maitool_host::Host,
+    tool: &str,
+    args: serde_json::Value,
+    call_id: &str,
+) -> maitool_protocol::ToolExecutionResult {
+    let invocation =
+        maitool_protocol::ToolInvocation::new(tool, args.as_object().cloned().unwrap())
+            .with_call_id(call_id);
+    let context = maitool_protocol::ToolExecutionContext {
+        session_id: "chat-1".into(),
+        ..Default::default()
+    };
+    host.registry.invoke(invocation, &context).await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_two_hosts_share_a_sessions_wait_streak_and_discoveries() {
+    let Some(test) = fresh_database("two_hosts").await else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let host_a = maitool_host::Host::start(host_config(dir.path(), "a", &test.url))
+        .await
+        .unwrap();
+    let host_b = maitool_host::Host::start(host_config(dir.path(), "b", &test.url))
+        .await
+        .unwrap();
+
+    // A tool_search through one host exposes the tool through the other.
+    let found = invoke(
+        &host_a,
+        "tool_search",
+        json!({"query": "view_forward_message"}),
+        "ts-1",
+    )
+    .await;
+    assert!(found.success, "{}", found.error_message);
+    let availability = maitool_protocol::ToolAvailabilityContext {
+        session_id: "chat-1".into(),
+        ..Default::default()
+    };
+    let exposure = maitool_host::builtin::build_exposure(
+        &host_b.registry,
+        host_b.builtin().unwrap().discovery(),
+        &availability,
+        maitool_host::builtin::Stage::Action,
+    )
+    .await
+    .unwrap();
+    assert!(
+        exposure.is_exposed("view_forward_message"),
+        "discovered through host a"
+    );
+
+    // A wait streak continues across hosts.
+    let first = invoke(&host_a, "wait", json!({"seconds": 5}), "w-1").await;
+    let second = invoke(&host_b, "wait", json!({"seconds": 5}), "w-2").await;
+    assert!(
+        first.success && second.success,
+        "{} {}",
+        first.error_message,
+        second.error_message
+    );
+    assert_eq!(
+        (
+            first.metadata["consecutive_wait_count"].clone(),
+            second.metadata["consecutive_wait_count"].clone()
+        ),
+        (json!(1), json!(2))
+    );
+    host_a.shutdown().await;
+    host_b.shutdown().await;
+    drop((host_a, host_b));
+    test.drop_database().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_host_whose_database_is_down_starts_and_serves_what_does_not_need_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!(
+        "host={} user=maitool dbname=down",
+        dir.path().join("no-server").display()
+    );
+    let host = maitool_host::Host::start(host_config(dir.path(), "alone", &url))
+        .await
+        .unwrap();
+    let availability = maitool_protocol::ToolAvailabilityContext {
+        session_id: "chat-1".into(),
+        ..Default::default()
+    };
+    let tools = host.registry.list_tools(&availability).await;
+    assert!(
+        tools.iter().any(|tool| tool.name == "wait"),
+        "the listing is served"
+    );
+    let search = invoke(&host, "tool_search", json!({"query": "forward"}), "ts-1").await;
+    assert!(!search.success);
+    assert!(
+        search
+            .error_message
+            .contains("tool_search failed: tool_search discoveries are unavailable")
+            && search.error_message.contains("/down is unreachable"),
+        "{}",
+        search.error_message
+    );
+    let wait = invoke(&host, "wait", json!({"seconds": 5}), "w-1").await;
+    assert!(!wait.success);
+    assert!(
+        wait.error_message.contains("/down is unreachable"),
+        "{}",
+        wait.error_message
+    );
+    host.shutdown().await;
+}
