@@ -73,6 +73,83 @@ fn a_sandboxed_plugin_is_refused_every_escape_and_the_host_keeps_serving() {
     );
 }
 
+/// The number of processes a `fork` call reports it started before the limit stopped it.
+fn started_before_refusal(message: &str) -> u64 {
+    message
+        .strip_prefix("started ")
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no count in {message:?}"))
+}
+
+/// A restart does not build the sandbox anew (the launch is forked from a thread already
+/// waiting in a fresh pids cgroup, the ruleset is reused), so the restarted runner is checked
+/// as the first launch was: the process limit of 64 holds in the new launch's own cgroup, the
+/// same folders stay closed, and the private temporary folder is the same one, emptied.
+#[test]
+fn a_restarted_runner_is_contained_as_its_first_launch_was() {
+    let escape = Escape::new(Runner::Rust, "");
+    let _serve = escape.serve();
+    let first = escape.runner();
+    if !enforced(&first) {
+        return;
+    }
+    let temp = first["sandbox"]["write"]
+        .as_array()
+        .and_then(|write| write.last())
+        .and_then(|p| p.as_str())
+        .expect("the private temporary folder is listed last")
+        .to_owned();
+    let left = format!("{temp}/left-by-the-first-launch.txt");
+    escape.allowed("write_file", json!({"path": left, "text": "old"}));
+    let again = "Resource temporarily unavailable (os error 11)";
+    let before = started_before_refusal(&escape.refused("fork", json!({"count": 500}), again));
+
+    let pid = first["pid"].as_i64().expect("the runner's pid") as i32;
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(pid),
+        nix::sys::signal::Signal::SIGKILL,
+    )
+    .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    let restarted = loop {
+        let runner = escape.runner();
+        if runner["state"] == "ready" && runner["restart_count"] == 1 {
+            break runner;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the runner did not come back: {runner}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    assert_ne!(restarted["pid"], first["pid"], "{restarted}");
+    assert_eq!(restarted["sandbox"]["write"], first["sandbox"]["write"]);
+
+    let after = started_before_refusal(&escape.refused("fork", json!({"count": 500}), again));
+    assert!(
+        after < 64 && after + 8 >= before,
+        "the restarted launch started {after} processes, the first {before}: the limit of 64 is not the same"
+    );
+    escape.refused(
+        "read_file",
+        json!({"path": escape.path("home/.ssh/id_ed25519")}),
+        "Permission denied (os error 13)",
+    );
+    escape.refused(
+        "write_file",
+        json!({"path": escape.path("outside/dropped.txt"), "text": "x"}),
+        "Permission denied (os error 13)",
+    );
+    escape.refused(
+        "read_file",
+        json!({"path": left}),
+        "No such file or directory (os error 2)",
+    );
+    let fresh = format!("{temp}/written-by-the-second-launch.txt");
+    escape.allowed("write_file", json!({"path": fresh, "text": "new"}));
+}
+
 #[test]
 fn a_granted_port_connects_and_only_that_one() {
     let escape = Escape::new(Runner::Rust, "connect_ports = [{port}]");

@@ -1,9 +1,7 @@
-//! What the runner's process does to itself between `fork` and `exec`: join its pids cgroup,
-//! set its resource limits, give up root's capabilities, and restrict itself with the Landlock
+//! What the runner's process does to itself between `fork` and `exec` (it was forked inside
+//! its pids cgroup already): set its resource limits, give up root's capabilities, and restrict itself with the Landlock
 //! ruleset the host prepared before forking. Everything here is a system call on values made
 //! before the fork: no allocation, no lock, as the child of a multi-threaded process requires.
-
-use std::os::fd::{AsFd, OwnedFd};
 
 use landlock::RulesetCreated;
 use nix::errno::Errno;
@@ -12,8 +10,6 @@ use nix::sys::resource::{Resource, setrlimit};
 /// Everything the child applies, prepared by the host.
 #[derive(Debug)]
 pub(crate) struct ChildSetup {
-    /// `cgroup.procs` of the launch's pids cgroup.
-    pub(crate) cgroup_procs: Option<OwnedFd>,
     /// Resource limits, soft and hard alike (the plugin cannot raise them back).
     pub(crate) limits: Vec<(Resource, u64)>,
     /// For a host running as root: the highest capability number, all of which are dropped.
@@ -29,8 +25,8 @@ impl ChildSetup {
     pub(crate) fn install(self, command: &mut tokio::process::Command) {
         let mut setup = self;
         // SAFETY: `pre_exec` runs the closure in the forked child before `exec`, where only
-        // async-signal-safe calls are allowed. `apply` only makes system calls (write,
-        // setrlimit, prctl, capset, landlock_restrict_self) on descriptors and values the host
+        // async-signal-safe calls are allowed. `apply` only makes system calls (setrlimit,
+        // prctl, capset, landlock_restrict_self) on descriptors and values the host
         // made before forking, the `limits` vector is read, not grown, and errors are built
         // from an errno, which does not allocate. The ruleset is taken out of an `Option`, so
         // a second call (there is none) would find nothing to apply, not a closed descriptor.
@@ -40,10 +36,6 @@ impl ChildSetup {
     }
 
     fn apply(&mut self) -> std::io::Result<()> {
-        if let Some(procs) = &self.cgroup_procs {
-            // `0`: the writing process itself.
-            nix::unistd::write(procs.as_fd(), b"0")?;
-        }
         for (resource, value) in &self.limits {
             setrlimit(*resource, *value, *value)?;
         }

@@ -11,24 +11,30 @@
 //! (`status.rs`) with what the kernel could not enforce (`kernel.rs`).
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use landlock::{
     Access, AccessFs, AccessNet, CompatLevel, Compatible, NetPort, Ruleset, RulesetAttr,
     RulesetCreatedAttr, Scope, path_beneath_rules,
 };
 use nix::sys::resource::{Resource, getrlimit};
+use tokio::process::Child;
 
 mod child;
 mod config;
+mod home;
 mod kernel;
 mod processes;
+mod spawner;
 mod status;
 mod system;
 
 pub use config::{NetworkAccess, SandboxConfigError, SandboxMode, SandboxSettings, WEB_PORTS};
+pub use home::SandboxHome;
 pub use status::{SandboxLimits, SandboxState, SandboxStatus};
 
 use self::child::ChildSetup;
+use self::home::RulesKey;
 use self::kernel::{Landlock, TARGET_ABI};
 use self::processes::ProcessLimit;
 
@@ -57,13 +63,25 @@ pub enum SandboxError {
 }
 
 /// One launch's sandbox: the setup the child applies, the environment it gets, and what
-/// lives as long as the launch (its temporary folder, its pids cgroup).
+/// lives as long as the launch (its pids cgroup; the temporary folder's content).
 #[derive(Debug)]
 pub struct SandboxLaunch {
     status: SandboxStatus,
     setup: Option<ChildSetup>,
-    temp: Option<tempfile::TempDir>,
-    _processes: Option<processes::CgroupLaunch>,
+    /// The runner's private temporary folder, emptied when the launch ends.
+    temp: Option<Arc<tempfile::TempDir>>,
+    /// The spawner that forks the runner in a pids cgroup, with the limit.
+    spawn_in_cgroup: Option<(spawner::Spawner, u64)>,
+    /// The launch's pids cgroup, once the runner was started in it.
+    cgroup: Option<processes::CgroupLaunch>,
+}
+
+impl Drop for SandboxLaunch {
+    fn drop(&mut self) {
+        if let Some(temp) = &self.temp {
+            home::empty_folder(temp.path());
+        }
+    }
 }
 
 impl SandboxLaunch {
@@ -84,15 +102,31 @@ impl SandboxLaunch {
             setup.install(command);
         }
     }
+
+    /// Starts `command`, which [`Self::install`] prepared: in the launch's pids cgroup when
+    /// processes are limited that way (from the runner's spawner thread, off the async
+    /// runtime), else from the calling thread.
+    pub async fn spawn(&mut self, mut command: tokio::process::Command) -> std::io::Result<Child> {
+        match self.spawn_in_cgroup.take() {
+            Some((spawner, max)) => {
+                let (child, cgroup) = spawner.spawn(command, max).await?;
+                self.cgroup = Some(cgroup);
+                Ok(child)
+            }
+            None => command.spawn(),
+        }
+    }
 }
 
 /// Prepares the sandbox of one launch of runner `runner`: `settings` are its
-/// `[runners.sandbox]`, `default_mode` is `[plugin_runtime] sandbox`.
+/// `[runners.sandbox]`, `default_mode` is `[plugin_runtime] sandbox`, `home` what the
+/// runner's sandbox keeps across its launches.
 pub fn prepare(
     runner: &str,
     settings: &SandboxSettings,
     default_mode: SandboxMode,
     needs: &RunnerNeeds,
+    home: &SandboxHome,
 ) -> Result<SandboxLaunch, SandboxError> {
     let mode = settings.mode_or(default_mode);
     if mode == SandboxMode::Off {
@@ -100,15 +134,14 @@ pub fn prepare(
             status: off_status(settings),
             setup: None,
             temp: None,
-            _processes: None,
+            spawn_in_cgroup: None,
+            cgroup: None,
         });
     }
-    let temp = tempfile::Builder::new()
-        .prefix(&format!("maitool-{}-", file_name_safe(runner)))
-        .tempdir()
-        .map_err(SandboxError::TempDir)?;
+    let temp = home.temp().map_err(SandboxError::TempDir)?;
     let read: Vec<PathBuf> = system::read_paths()
-        .into_iter()
+        .iter()
+        .cloned()
         .chain(needs.read.iter().cloned())
         .chain(existing(runner, "read", &settings.read))
         .collect();
@@ -132,7 +165,7 @@ pub fn prepare(
     } else {
         settings.bind_ports.clone()
     };
-    let processes = processes::limit(runner, settings.max_processes);
+    let processes = processes::limit(runner, settings.max_processes, home.spawner());
     if let ProcessLimit::Unavailable(why) = &processes
         && settings.max_processes > 0
     {
@@ -142,17 +175,17 @@ pub fn prepare(
         return Err(SandboxError::Required(missing.join("; ")));
     }
     let ruleset = match landlock {
-        Landlock::Available { .. } => Some(
-            ruleset(
+        Landlock::Available { .. } => {
+            let key = RulesKey {
                 mode,
-                &read,
-                &write,
+                read: read.clone(),
+                write: write.clone(),
                 all_network,
-                &connect_ports,
-                &bind_ports,
-            )
-            .map_err(SandboxError::Ruleset)?,
-        ),
+                connect_ports: connect_ports.clone(),
+                bind_ports: bind_ports.clone(),
+            };
+            Some(home.ruleset(key, ruleset).map_err(SandboxError::Ruleset)?)
+        }
         Landlock::Unavailable(_) => None,
     };
     let mut limits = Vec::new();
@@ -169,16 +202,13 @@ pub fn prepare(
     );
     limit(Resource::RLIMIT_NOFILE, settings.max_open_files);
     let processes_by = processes.mechanism().to_owned();
-    let (cgroup, cgroup_procs) = match processes {
-        ProcessLimit::Cgroup(mut launch) => {
-            let procs = launch.procs.take();
-            (Some(launch), procs)
-        }
+    let spawn_in_cgroup = match processes {
+        ProcessLimit::Cgroup(spawner) => Some((spawner, settings.max_processes)),
         ProcessLimit::Rlimit(value) => {
             limit(Resource::RLIMIT_NPROC, value);
-            (None, None)
+            None
         }
-        ProcessLimit::Unavailable(_) => (None, None),
+        ProcessLimit::Unavailable(_) => None,
     };
     let status = SandboxStatus {
         state: if missing.is_empty() {
@@ -205,7 +235,6 @@ pub fn prepare(
     Ok(SandboxLaunch {
         status,
         setup: Some(ChildSetup {
-            cgroup_procs,
             limits,
             drop_capabilities: nix::unistd::geteuid()
                 .is_root()
@@ -213,20 +242,23 @@ pub fn prepare(
             ruleset,
         }),
         temp: Some(temp),
-        _processes: cgroup,
+        spawn_in_cgroup,
+        cgroup: None,
     })
 }
 
 /// The ruleset: `read` and the devices readable, `write` writable, the TCP ports, and the
 /// scoping of signals and abstract sockets to the runner's own sandbox.
-fn ruleset(
-    mode: SandboxMode,
-    read: &[PathBuf],
-    write: &[PathBuf],
-    all_network: bool,
-    connect_ports: &[u16],
-    bind_ports: &[u16],
-) -> Result<landlock::RulesetCreated, landlock::RulesetError> {
+fn ruleset(key: &RulesKey) -> Result<landlock::RulesetCreated, landlock::RulesetError> {
+    let RulesKey {
+        mode,
+        read,
+        write,
+        all_network,
+        connect_ports,
+        bind_ports,
+    } = key;
+    let all_network = *all_network;
     let level = match mode {
         SandboxMode::Required => CompatLevel::HardRequirement,
         _ => CompatLevel::BestEffort,

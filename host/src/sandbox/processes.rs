@@ -1,20 +1,20 @@
 //! The limit on a runner's processes and threads, so that no fork bomb reaches the host: a pids
-//! cgroup of its own when the host can make one (exact, per runner, and it also catches
-//! processes that left the runner's process group), else `RLIMIT_NPROC` (which the kernel
-//! counts per user and never applies to root), else none, said in `status`.
+//! cgroup of its own for each launch when the host can make one (exact, per runner, and it
+//! also catches processes that left the runner's process group; the runner is born in it, see
+//! `spawner.rs`), else `RLIMIT_NPROC` (which the kernel counts per user and never applies to
+//! root), else none, said in `status`.
 
-use std::fs::File;
-use std::io::Write;
-use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use super::spawner::Spawner;
+
 /// How the processes of one launch are limited.
 #[derive(Debug)]
 pub(crate) enum ProcessLimit {
-    /// A pids cgroup the child joins before `exec`.
-    Cgroup(CgroupLaunch),
+    /// A pids cgroup per launch, which the runner's spawner thread forks it in.
+    Cgroup(Spawner),
     /// `RLIMIT_NPROC`, set in the child to this value.
     Rlimit(u64),
     /// Not limited: why.
@@ -32,21 +32,35 @@ impl ProcessLimit {
     }
 }
 
-/// A launch's pids cgroup: the child joins it through `procs`; dropping it kills what is left
-/// in it and removes it.
+/// A launch's pids cgroup; dropping it kills what is left in it and removes it.
 #[derive(Debug)]
 pub(crate) struct CgroupLaunch {
     dir: PathBuf,
-    /// `cgroup.procs`, open for writing: the child writes `0` (itself) to it before `exec`.
-    pub(crate) procs: Option<OwnedFd>,
+}
+
+impl CgroupLaunch {
+    /// The cgroup's folder.
+    pub(crate) fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Sets its `pids.max`.
+    pub(crate) fn set_max(&self, max: u64) -> std::io::Result<()> {
+        std::fs::write(self.dir.join("pids.max"), max.to_string())
+    }
 }
 
 impl Drop for CgroupLaunch {
     fn drop(&mut self) {
-        self.procs = None;
-        // Anything still inside escaped the process group the supervisor kills (setsid).
+        // Anything still inside escaped the process group the supervisor kills (setsid). The
+        // host itself is listed while its spawner thread is still inside: never that one.
+        let host = std::process::id() as i32;
         if let Ok(pids) = std::fs::read_to_string(self.dir.join("cgroup.procs")) {
-            for pid in pids.lines().filter_map(|p| p.trim().parse::<i32>().ok()) {
+            for pid in pids
+                .lines()
+                .filter_map(|p| p.trim().parse::<i32>().ok())
+                .filter(|pid| *pid != host)
+            {
                 let _ = nix::sys::signal::kill(
                     nix::unistd::Pid::from_raw(pid),
                     nix::sys::signal::Signal::SIGKILL,
@@ -71,14 +85,15 @@ impl Drop for CgroupLaunch {
     }
 }
 
-/// The limit of `max` processes for one launch of runner `runner`; `max == 0`: none.
-pub(crate) fn limit(runner: &str, max: u64) -> ProcessLimit {
+/// The limit of `max` processes for one launch of runner `runner`, whose `spawner` forks it
+/// in a pids cgroup if the host can make one; `max == 0`: none.
+pub(crate) fn limit(runner: &str, max: u64, spawner: &Spawner) -> ProcessLimit {
     if max == 0 {
         return ProcessLimit::Unavailable("max_processes = 0".into());
     }
     if let Some(parent) = own_pids_cgroup() {
-        match make_cgroup(parent, runner, max) {
-            Ok(launch) => return ProcessLimit::Cgroup(launch),
+        match spawner.ready(parent, max) {
+            Ok(()) => return ProcessLimit::Cgroup(spawner.clone()),
             Err(err) => tracing::debug!("no pids cgroup for runner {runner}: {err}"),
         }
     }
@@ -179,7 +194,9 @@ pub(crate) fn own_v1_path(cgroups: &str, controller: &str) -> Option<String> {
     })
 }
 
-fn make_cgroup(parent: &Path, runner: &str, max: u64) -> std::io::Result<CgroupLaunch> {
+/// Makes a fresh cgroup under `parent` for a launch of runner `runner`, limited to `max`
+/// tasks.
+pub(crate) fn make_cgroup(parent: &Path, runner: &str, max: u64) -> std::io::Result<CgroupLaunch> {
     static LAUNCHES: AtomicU64 = AtomicU64::new(0);
     let name: String = runner
         .chars()
@@ -196,14 +213,7 @@ fn make_cgroup(parent: &Path, runner: &str, max: u64) -> std::io::Result<CgroupL
         LAUNCHES.fetch_add(1, Ordering::Relaxed)
     ));
     std::fs::create_dir(&dir)?;
-    let mut launch = CgroupLaunch { dir, procs: None };
-    File::options()
-        .write(true)
-        .open(launch.dir.join("pids.max"))?
-        .write_all(max.to_string().as_bytes())?;
-    let procs = File::options()
-        .write(true)
-        .open(launch.dir.join("cgroup.procs"))?;
-    launch.procs = Some(procs.into());
+    let launch = CgroupLaunch { dir };
+    launch.set_max(max)?;
     Ok(launch)
 }

@@ -3,6 +3,7 @@
 //! user's: no home folder, no `/tmp`, no `/etc` beyond what programs read to run.
 
 use std::path::PathBuf;
+use std::sync::OnceLock;
 
 /// Read and execute: programs, libraries, interpreters installed system-wide, shared data
 /// (time zones, certificates, fonts under `/usr/share`). A missing one is skipped.
@@ -62,8 +63,14 @@ pub(crate) const DEVICES_RW: &[&str] = &["/dev/null", "/dev/zero", "/dev/full", 
 /// Read: randomness.
 pub(crate) const DEVICES_READ: &[&str] = &["/dev/random", "/dev/urandom"];
 
-/// The system's read (and execute) paths that exist on this machine.
-pub(crate) fn read_paths() -> Vec<PathBuf> {
+/// The system's read (and execute) paths that exist on this machine, looked up once: a
+/// restart does not stat them again.
+pub(crate) fn read_paths() -> &'static [PathBuf] {
+    static FOUND: OnceLock<Vec<PathBuf>> = OnceLock::new();
+    FOUND.get_or_init(existing_read_paths)
+}
+
+fn existing_read_paths() -> Vec<PathBuf> {
     PROGRAMS
         .iter()
         .map(PathBuf::from)

@@ -3,8 +3,8 @@ use std::path::{Path, PathBuf};
 use super::kernel::missing_below;
 use super::processes::{own_v1_path, pids_v1_mount};
 use super::{
-    NetworkAccess, RunnerNeeds, SandboxConfigError, SandboxMode, SandboxSettings, SandboxState,
-    prepare,
+    NetworkAccess, RunnerNeeds, SandboxConfigError, SandboxHome, SandboxMode, SandboxSettings,
+    SandboxState, prepare,
 };
 
 #[test]
@@ -101,7 +101,14 @@ fn the_toml_keys_parse_and_unknown_ones_are_refused() {
 #[test]
 fn off_by_the_operator_says_so_and_applies_nothing() {
     let settings = SandboxSettings::default();
-    let off = prepare("r", &settings, SandboxMode::Off, &RunnerNeeds::default()).unwrap();
+    let off = prepare(
+        "r",
+        &settings,
+        SandboxMode::Off,
+        &RunnerNeeds::default(),
+        &SandboxHome::new("r"),
+    )
+    .unwrap();
     assert_eq!(off.status().state, SandboxState::Off);
     assert!(
         off.status()
@@ -114,7 +121,14 @@ fn off_by_the_operator_says_so_and_applies_nothing() {
         mode: Some(SandboxMode::Off),
         ..SandboxSettings::default()
     };
-    let off = prepare("r", &own, SandboxMode::Required, &RunnerNeeds::default()).unwrap();
+    let off = prepare(
+        "r",
+        &own,
+        SandboxMode::Required,
+        &RunnerNeeds::default(),
+        &SandboxHome::new("r"),
+    )
+    .unwrap();
     assert!(
         off.status()
             .line()
@@ -136,7 +150,8 @@ fn a_sandbox_lists_what_it_grants_and_its_private_temporary_folder() {
         read: vec![PathBuf::from("/bin/true")],
         write: vec![data.clone()],
     };
-    let launch = prepare("a/b", &settings, SandboxMode::On, &needs).unwrap();
+    let home = SandboxHome::new("a/b");
+    let launch = prepare("a/b", &settings, SandboxMode::On, &needs, &home).unwrap();
     let status = launch.status().clone();
     assert_eq!(status.network, "all");
     assert!(status.connect_ports.is_empty());
@@ -151,9 +166,24 @@ fn a_sandbox_lists_what_it_grants_and_its_private_temporary_folder() {
         Path::new(&temp).is_dir() && temp.contains("maitool-a_b-"),
         "{status:?}"
     );
+    std::fs::create_dir(Path::new(&temp).join("left")).unwrap();
+    std::fs::write(Path::new(&temp).join("left/over.txt"), "x").unwrap();
     drop(launch);
+    assert_eq!(
+        std::fs::read_dir(&temp).unwrap().count(),
+        0,
+        "a launch's files go with it"
+    );
+    let next = prepare("a/b", &settings, SandboxMode::On, &needs, &home).unwrap();
+    assert_eq!(
+        next.status().write,
+        status.write,
+        "the next launch gets the same folder"
+    );
+    drop(next);
+    drop(home);
     assert!(
         !Path::new(&temp).exists(),
-        "the temporary folder goes with the launch"
+        "the temporary folder goes with the runner"
     );
 }

@@ -174,8 +174,18 @@ pub async fn sequential(
     count: usize,
     samples: &mut Vec<Duration>,
 ) -> Result<()> {
+    sequential_with(registry, tool, &echo_arguments(), count, samples).await
+}
+
+/// As [`sequential`], with these arguments.
+pub async fn sequential_with(
+    registry: &ToolRegistry,
+    tool: &str,
+    arguments: &maitool_protocol::JsonObject,
+    count: usize,
+    samples: &mut Vec<Duration>,
+) -> Result<()> {
     let ctx = bench_context();
-    let arguments = echo_arguments();
     for _ in 0..count {
         let started = Instant::now();
         let result = registry

@@ -25,10 +25,13 @@ pub const TRACKED: &[&str] = &[
 pub const MAIBOT: &[&str] = &[
     "maibot_runner_invoke_p50_ratio",
     "maibot_runner_host_cpu_ratio",
+    "maibot_runner_host_cpu_same_wait_ratio",
     "maibot_runner_invoke_p50_us",
     "maibot_runner_invoke_p99_us",
     "maibot_runner_host_cpu_us",
     "maibot_runner_rust_host_cpu_us",
+    "maibot_runner_rust_slow_host_cpu_us",
+    "maibot_runner_rust_slow_busy_us",
     "maibot_runner_calls_per_s_64",
     "maibot_runner_calls_per_s_256",
     "maibot_runner_rejected_256",

@@ -41,7 +41,9 @@ pub async fn run(bins: &Bins, plan: &Plan, report: &mut Report) -> Result<()> {
         Some(_) => {}
     }
     let (mut on, mut off) = (Vec::new(), Vec::new());
-    for _ in 0..plan.kills {
+    // Three times the restart section's kills: a restart takes a few milliseconds, and the
+    // ratio of two medians needs more samples than one median to be steady under load.
+    for _ in 0..plan.kills * 3 {
         on.push(restart_once(&sandboxed).await?);
         off.push(restart_once(&open).await?);
     }

@@ -48,6 +48,8 @@ pub(crate) struct Supervisor {
     runner: Arc<RunnerShared>,
     stop: watch::Receiver<bool>,
     restarts: VecDeque<Instant>,
+    /// What the runner's sandbox keeps across launches.
+    sandbox: crate::sandbox::SandboxHome,
 }
 
 impl Supervisor {
@@ -56,11 +58,13 @@ impl Supervisor {
         runner: Arc<RunnerShared>,
         stop: watch::Receiver<bool>,
     ) -> Self {
+        let sandbox = crate::sandbox::SandboxHome::new(&runner.name);
         Self {
             runtime,
             runner,
             stop,
             restarts: VecDeque::new(),
+            sandbox,
         }
     }
 
@@ -231,7 +235,7 @@ impl Supervisor {
             .launches
             .expect(token.clone(), &name, bootstrap);
         // The sandbox lives until the process group is gone (its cgroup, its temporary folder).
-        let (mut child, _sandbox) = match self.spawn(&token, &blocked, data_dirs) {
+        let (mut child, _sandbox) = match self.spawn(&token, &blocked, data_dirs).await {
             Ok(spawned) => spawned,
             Err(err) => {
                 self.runtime.launches.forget(&token);

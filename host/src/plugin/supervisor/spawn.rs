@@ -16,7 +16,7 @@ impl Supervisor {
     /// Starts the runner with `token`; `data_dirs` are its plugins' data folders; a MaiBot
     /// runner is told not to load the plugins in `blocked`. The sandbox returned lives as long
     /// as the launch (its temporary folder, its cgroup).
-    pub(super) fn spawn(
+    pub(super) async fn spawn(
         &self,
         token: &str,
         blocked: &std::collections::BTreeMap<String, String>,
@@ -66,6 +66,7 @@ impl Supervisor {
             &launch.sandbox,
             self.runtime.config.sandbox,
             &needs,
+            &self.sandbox,
         );
         let mut sandbox = match prepared {
             Ok(sandbox) => sandbox,
@@ -91,7 +92,7 @@ impl Supervisor {
             .process_group(0)
             .kill_on_drop(true);
         self.runner.note_executable();
-        let mut child = command.spawn()?;
+        let mut child = sandbox.spawn(command).await?;
         self.runner.set_pid(child.id());
         self.runner.set_state(RunnerState::Starting);
         let name = self.runner.name.clone();

@@ -2,7 +2,8 @@
 //! its latency and memory are those of any plugin runner.
 //!
 //! `BENCH_PLUGIN_ID` (default `bench.echo`) and `BENCH_TOOL_NAME` (default `echo`) let one
-//! executable serve as ten distinct runners with ten distinct tools.
+//! executable serve as ten distinct runners with ten distinct tools; `BENCH_ECHO_BUSY_US`, or
+//! `busy_us` in a call's arguments, makes it compute that long before it answers.
 
 use maitool_sdk::prelude::*;
 
@@ -13,6 +14,10 @@ use maitool_sdk::prelude::*;
 struct EchoArgs {
     /// Text to send back.
     text: String,
+    /// Microseconds to compute before answering, on top of `BENCH_ECHO_BUSY_US`: the MaiBot
+    /// section makes this runner answer as slowly as MaiBot's, per call.
+    #[serde(default)]
+    busy_us: u64,
 }
 
 fn main() {
@@ -32,6 +37,7 @@ fn main() {
                 "Send the text back.",
                 move |args: EchoArgs, _ctx: ToolContext| async move {
                     let started = std::time::Instant::now();
+                    let busy = busy + std::time::Duration::from_micros(args.busy_us);
                     while started.elapsed() < busy {
                         std::hint::spin_loop();
                     }
