@@ -97,7 +97,7 @@ impl SharedState {
 
     /// With PostgreSQL: keeps `runtime`'s component toggles equal to the database's, reading
     /// them when the host starts listening and again on each change any host announces
-    /// (LISTEN/NOTIFY). A lost connection is listened again after [`LISTEN_RETRY`], and
+    /// (LISTEN/NOTIFY). A lost connection is listened again after a second, and
     /// everything read again, since notifications sent meanwhile are lost. Stops when the
     /// runtime is gone or the returned guard is dropped.
     pub fn watch_toggles(&self, runtime: &Arc<PluginRuntime>) -> Option<WatchGuard> {
