@@ -7,9 +7,7 @@ use std::time::Duration;
 use futures::future::BoxFuture;
 use serde::Serialize;
 
-use crate::builtin::{
-    BuiltinToolProvider, Discovery, EngineBridge, Store, StoreEngine, seed_store,
-};
+use crate::builtin::{BuiltinToolProvider, EngineBridge, Store, StoreEngine, seed_store};
 use crate::config::{ConfigError, HostConfig, LoadedConfig};
 use crate::maibot_env::Mode;
 use crate::mcp_client::{McpConfigError, McpServerStatus, McpToolProvider};
@@ -17,12 +15,13 @@ use crate::messages::{InvokerHooks, MessageFlow, SendEvents};
 use crate::metrics::progress::{self, StartObserver, StartProgress};
 use crate::metrics::{CallTotals, ToolCallStats};
 use crate::plugin::{
-    CapabilityService, KvStore, MessageSink, PluginRuntime, PluginsSummary, RunnerStatus,
-    RuntimeOptions, StoreSink,
+    CapabilityService, MessageSink, PluginRuntime, PluginsSummary, RunnerStatus, RuntimeOptions,
+    StoreSink,
 };
 use crate::provider::ToolProvider;
 use crate::registry::ToolRegistry;
 use crate::settle::SettleGate;
+use crate::shared_state::{SharedState, WatchGuard};
 use parking_lot::RwLock;
 
 /// Why the host could not start.
@@ -43,6 +42,10 @@ pub enum HostError {
     /// A runner pool could not start (its address, its plugin id).
     #[error(transparent)]
     Pool(#[from] crate::plugin::PoolStartError),
+    /// `[store]` could not be set up (an unreachable database is not this: it is reported
+    /// and the host serves without it).
+    #[error("store")]
+    SharedState(#[source] crate::shared_state::SharedStateError),
 }
 
 /// Why [`Host::reload`] changed nothing.
@@ -96,6 +99,10 @@ pub struct Host {
     reloading: tokio::sync::Mutex<()>,
     /// Open once the sources present at start have settled (see [`SettleGate`]).
     settled: SettleGate,
+    /// Where shared state lives (`[store]`).
+    shared: SharedState,
+    /// Keeps this host's component toggles equal to the shared store's.
+    _toggle_watch: Option<WatchGuard>,
 }
 
 /// How long [`Host`]'s start waits for its tool sources.
@@ -215,7 +222,20 @@ impl Host {
         environments: Mode,
     ) -> Result<Host, HostError> {
         let settings = &config.config;
-        let kv = KvStore::open(&settings.host.data_dir.join("plugin_kv.sqlite3"))
+        let shared = SharedState::from_config(&settings.store).map_err(HostError::SharedState)?;
+        if let Some(database) = shared.database() {
+            // Reported now rather than at the first call that needs it; the host starts either
+            // way, and the pool connects once the server is back.
+            match database.check().await {
+                Ok(()) => tracing::info!(target = %database.target(), "shared store on PostgreSQL"),
+                Err(err) => tracing::error!(
+                    "{}; plugin key-value data and chat-session state fail until it is reachable",
+                    crate::error_text::chain(&err)
+                ),
+            }
+        }
+        let kv = shared
+            .kv_store(&settings.host.data_dir)
             .await
             .map_err(HostError::KvStore)?;
         let (store, sink): (Option<Store>, Arc<dyn MessageSink>) = if settings.host.enable_builtin {
@@ -249,9 +269,11 @@ impl Host {
                 socket_parent: settings.host.socket_dir.clone(),
                 plugin_data: Some(settings.host.data_dir.join("plugins")),
                 environments,
+                toggles: shared.toggle_store(),
             },
         )?;
         plugins.start_pools(settings.pools.clone()).await?;
+        let toggle_watch = shared.watch_toggles(&plugins);
         let mcp_total = if settings.mcp.enable {
             settings
                 .mcp
@@ -262,8 +284,11 @@ impl Host {
             0
         };
         let builtin = store.as_ref().map(|store| {
-            let engine: Arc<dyn EngineBridge> = Arc::new(StoreEngine::new(store.clone()));
-            BuiltinToolProvider::new(settings.builtin.clone(), engine, Arc::new(Discovery::new()))
+            let engine: Arc<dyn EngineBridge> = Arc::new(StoreEngine::with_session_states(
+                store.clone(),
+                shared.session_states(),
+            ));
+            BuiltinToolProvider::new(settings.builtin.clone(), engine, shared.discovery())
         });
         let mcp = if settings.mcp.enable && wait != StartWait::Full {
             Some(
@@ -335,6 +360,8 @@ impl Host {
             config: RwLock::new(config),
             reloading: tokio::sync::Mutex::new(()),
             settled,
+            shared,
+            _toggle_watch: toggle_watch,
         })
     }
 
@@ -396,6 +423,9 @@ impl Host {
         if old.web != new.web {
             report.requires_restart.push("web".into());
         }
+        if old.store != new.store {
+            report.requires_restart.push("store".into());
+        }
         if old.plugin_runtime != new.plugin_runtime {
             // Supervision limits are read per launch; new values apply to the next restarts.
             report
@@ -425,10 +455,13 @@ impl Host {
             // Keep the engine (and its per-session wait, rest and focus state).
             let engine: Arc<dyn EngineBridge> = match self.builtin() {
                 Some(current) => current.engine().clone(),
-                None => Arc::new(StoreEngine::new(store.clone())),
+                None => Arc::new(StoreEngine::with_session_states(
+                    store.clone(),
+                    self.shared.session_states(),
+                )),
             };
             let rebuilt =
-                BuiltinToolProvider::new(new.builtin.clone(), engine, Arc::new(Discovery::new()));
+                BuiltinToolProvider::new(new.builtin.clone(), engine, self.shared.discovery());
             rebuilt.discovery().attach_registry(&self.registry);
             *self.builtin.write() = Some(rebuilt);
             report.builtin_reloaded = true;

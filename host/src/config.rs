@@ -5,8 +5,10 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+mod store;
 mod web;
 
+pub use store::{StoreBackend, StoreConfigError, StoreSection};
 pub use web::WebSection;
 
 use crate::builtin::BuiltinConfig;
@@ -71,6 +73,8 @@ pub struct HostConfig {
     pub render: crate::render::RenderConfig,
     /// The operator console (`maitool serve --web`).
     pub web: WebSection,
+    /// Where shared state lives: embedded (the default) or PostgreSQL.
+    pub store: StoreSection,
 }
 
 /// Why a configuration was rejected.
@@ -186,6 +190,9 @@ impl HostConfig {
         };
         self.plugin_runtime
             .validate()
+            .map_err(|err| invalid(err.to_string()))?;
+        self.store
+            .postgres_url()
             .map_err(|err| invalid(err.to_string()))?;
         let mut names = std::collections::HashSet::new();
         for (index, runner) in self.runners.iter().enumerate() {

@@ -46,6 +46,7 @@ pub mod logs;
 pub mod maibot;
 pub mod maibot_env;
 pub mod plugins;
+pub mod postgres;
 pub mod skip;
 pub mod venv;
 

@@ -402,6 +402,7 @@ async fn chat_scope_allowed_sessions_and_per_session_disable_filter_tools() {
     harness
         .runtime
         .set_component_enabled("echo", false, Some("s1"))
+        .await
         .unwrap();
     assert!(!names(&harness.registry.list_tools(&group).await).contains(&"echo".into()));
     assert!(names(&harness.registry.list_tools(&private).await).contains(&"echo".into()));
@@ -423,17 +424,20 @@ async fn chat_scope_allowed_sessions_and_per_session_disable_filter_tools() {
     harness
         .runtime
         .set_component_enabled("examples.misbehaving.echo", true, Some("s1"))
+        .await
         .unwrap();
     assert!(names(&harness.registry.list_tools(&group).await).contains(&"echo".into()));
     harness
         .runtime
         .set_component_enabled("echo", false, None)
+        .await
         .unwrap();
     assert!(!names(&harness.registry.list_tools(&private).await).contains(&"echo".into()));
     assert!(
         harness
             .runtime
             .set_component_enabled("nope", false, None)
+            .await
             .unwrap_err()
             .to_string()
             .contains("no component named nope")

@@ -180,7 +180,7 @@ async fn the_executor_runs_the_rest_of_the_batch_then_ends_the_round_a_plugin_as
     );
     assert_eq!(outcome.stopped_by.as_deref(), Some("c2"));
     assert!(outcome.finish_round && outcome.paused_by.is_none());
-    let state = engine.session_state("s1");
+    let state = engine.session_state("s1").await.unwrap();
     assert_eq!(
         (state.rounds_ended, state.last_end_reason.as_str()),
         (1, "stop_after_execution")

@@ -6,13 +6,25 @@
 //! goes with it. The engine reports what is left with [`Discovery::sync_with_context`].
 //!
 //! Scoring is MaiBot's `search_deferred_tool_specs`, see [`score`].
+//!
+//! Each session's discoveries live in a [`DiscoveryStore`]: the host's memory by default, or
+//! PostgreSQL when hosts share sessions.
 
-use std::collections::{BTreeSet, HashMap};
+mod backend;
+mod memory;
+mod postgres;
+
+use std::collections::BTreeSet;
 use std::sync::{Arc, Weak};
 
 use maitool_protocol::{ToolAvailabilityContext, ToolSpec};
-use parking_lot::{Mutex, RwLock};
+use parking_lot::RwLock;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
+
+pub use self::backend::{DiscoveryError, DiscoveryStore};
+pub use self::memory::MemoryDiscoveries;
+pub use self::postgres::PostgresDiscoveries;
 
 use crate::registry::ToolRegistry;
 
@@ -23,7 +35,7 @@ use super::stage::Stage;
 pub const DEFAULT_SEARCH_LIMIT: usize = 5;
 
 /// A deferred tool as `tool_search` sees it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DeferredTool {
     /// Tool name.
     pub name: String,
@@ -196,14 +208,17 @@ fn names_in_result(result: &ContextSearchResult) -> Option<Vec<String>> {
     (!names.is_empty()).then_some(names)
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 struct SearchRecord {
     call_id: String,
     names: Vec<String>,
 }
 
-#[derive(Debug, Default)]
-struct SessionDiscovery {
+/// What one session has discovered: the searches still in its context, and the deferred tools
+/// they count against. Stored whole by a [`DiscoveryStore`].
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct SessionDiscovery {
     /// The deferred tools as of the last exposure build, if any.
     pool: Option<Vec<DeferredTool>>,
     /// Searches whose results are in the context, oldest first.
@@ -225,16 +240,30 @@ impl SessionDiscovery {
 
 /// Discovery state of every session. Shared between the `tool_search` handler, the exposure
 /// builder and the engine.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Discovery {
     registry: RwLock<Option<Weak<ToolRegistry>>>,
-    sessions: Mutex<HashMap<String, SessionDiscovery>>,
+    sessions: Arc<dyn DiscoveryStore>,
+}
+
+impl Default for Discovery {
+    fn default() -> Self {
+        Self::new()
+    }
 }
 
 impl Discovery {
-    /// Empty state, with no registry attached.
+    /// Empty state in memory, with no registry attached.
     pub fn new() -> Self {
-        Self::default()
+        Self::with_store(Arc::new(MemoryDiscoveries::default()))
+    }
+
+    /// State kept in `store` (shared between hosts with [`PostgresDiscoveries`]).
+    pub fn with_store(store: Arc<dyn DiscoveryStore>) -> Self {
+        Self {
+            registry: RwLock::new(None),
+            sessions: store,
+        }
     }
 
     /// Lets `tool_search` read the current deferred tools from the registry itself, so a
@@ -244,14 +273,36 @@ impl Discovery {
         *self.registry.write() = Some(Arc::downgrade(registry));
     }
 
-    /// Records the session's current deferred tools; discovered names that are no longer
-    /// deferred stop counting.
-    pub fn set_deferred_pool(&self, session_id: &str, tools: Vec<DeferredTool>) {
+    /// Applies `change` to the session's discoveries as one step of the store.
+    async fn with<R: Send>(
+        &self,
+        session_id: &str,
+        change: impl FnOnce(&mut SessionDiscovery) -> R + Send,
+    ) -> Result<R, DiscoveryError> {
+        let mut change = Some(change);
+        let mut result = None;
         self.sessions
-            .lock()
-            .entry(session_id.to_owned())
-            .or_default()
-            .pool = Some(tools);
+            .update(session_id, &mut |session| {
+                if let Some(change) = change.take() {
+                    result = Some(change(session));
+                }
+            })
+            .await?;
+        result.ok_or(DiscoveryError::NotApplied)
+    }
+
+    /// Records the session's current deferred tools, and returns what is discovered among
+    /// them: discovered names that are no longer deferred stop counting.
+    pub async fn set_deferred_pool(
+        &self,
+        session_id: &str,
+        tools: Vec<DeferredTool>,
+    ) -> Result<BTreeSet<String>, DiscoveryError> {
+        self.with(session_id, |session| {
+            session.pool = Some(tools);
+            session.discovered()
+        })
+        .await
     }
 
     /// The deferred tools `tool_search` searches: read live (action stage) from the attached
@@ -260,7 +311,7 @@ impl Discovery {
         &self,
         session_id: &str,
         ctx: &ToolAvailabilityContext,
-    ) -> Option<Vec<DeferredTool>> {
+    ) -> Result<Option<Vec<DeferredTool>>, DiscoveryError> {
         let registry = self.registry.read().as_ref().and_then(Weak::upgrade);
         if let Some(registry) = registry {
             let specs = registry.list_tools(ctx).await;
@@ -269,70 +320,74 @@ impl Discovery {
                 .iter()
                 .map(DeferredTool::from)
                 .collect();
-            self.set_deferred_pool(session_id, pool.clone());
-            return Some(pool);
+            self.set_deferred_pool(session_id, pool.clone()).await?;
+            return Ok(Some(pool));
         }
-        self.sessions
-            .lock()
-            .get(session_id)
-            .and_then(|session| session.pool.clone())
+        Ok(self.sessions.load(session_id).await?.pool)
     }
 
     /// Records a successful search by call `call_id` that matched `names`, and returns those
     /// that were not discovered before.
-    pub fn record_search(&self, session_id: &str, call_id: &str, names: &[String]) -> Vec<String> {
-        let mut sessions = self.sessions.lock();
-        let session = sessions.entry(session_id.to_owned()).or_default();
-        let before = session.discovered();
-        session.searches.retain(|search| search.call_id != call_id);
-        session.searches.push(SearchRecord {
-            call_id: call_id.to_owned(),
-            names: names.to_vec(),
-        });
-        names
-            .iter()
-            .filter(|name| !before.contains(*name))
-            .cloned()
-            .collect()
+    pub async fn record_search(
+        &self,
+        session_id: &str,
+        call_id: &str,
+        names: &[String],
+    ) -> Result<Vec<String>, DiscoveryError> {
+        self.with(session_id, |session| {
+            let before = session.discovered();
+            session.searches.retain(|search| search.call_id != call_id);
+            session.searches.push(SearchRecord {
+                call_id: call_id.to_owned(),
+                names: names.to_vec(),
+            });
+            names
+                .iter()
+                .filter(|name| !before.contains(*name))
+                .cloned()
+                .collect()
+        })
+        .await
     }
 
     /// The deferred tools discovered for the session and still backed by a search in context.
-    pub fn discovered(&self, session_id: &str) -> BTreeSet<String> {
-        self.sessions
-            .lock()
-            .get(session_id)
-            .map(SessionDiscovery::discovered)
-            .unwrap_or_default()
+    pub async fn discovered(&self, session_id: &str) -> Result<BTreeSet<String>, DiscoveryError> {
+        Ok(self.sessions.load(session_id).await?.discovered())
     }
 
     /// Keeps only the searches whose results are still in the model's context, given by the
     /// engine. Names come from each result's `structured_content.matched_tool_names`, else
     /// from the search recorded under its call id, else from its text (`- name ...` lines, or
     /// a folded `- tool_search: a,b(...)` line).
-    pub fn sync_with_context(&self, session_id: &str, in_context: &[ContextSearchResult]) {
-        let mut sessions = self.sessions.lock();
-        let session = sessions.entry(session_id.to_owned()).or_default();
-        let searches = in_context
-            .iter()
-            .filter_map(|result| {
-                let names = names_in_result(result).or_else(|| {
-                    session
-                        .searches
-                        .iter()
-                        .find(|search| search.call_id == result.call_id)
-                        .map(|search| search.names.clone())
-                })?;
-                Some(SearchRecord {
-                    call_id: result.call_id.clone(),
-                    names,
+    pub async fn sync_with_context(
+        &self,
+        session_id: &str,
+        in_context: &[ContextSearchResult],
+    ) -> Result<(), DiscoveryError> {
+        self.with(session_id, |session| {
+            let searches = in_context
+                .iter()
+                .filter_map(|result| {
+                    let names = names_in_result(result).or_else(|| {
+                        session
+                            .searches
+                            .iter()
+                            .find(|search| search.call_id == result.call_id)
+                            .map(|search| search.names.clone())
+                    })?;
+                    Some(SearchRecord {
+                        call_id: result.call_id.clone(),
+                        names,
+                    })
                 })
-            })
-            .collect();
-        session.searches = searches;
+                .collect();
+            session.searches = searches;
+        })
+        .await
     }
 
     /// Drops everything known about a session.
-    pub fn forget_session(&self, session_id: &str) {
-        self.sessions.lock().remove(session_id);
+    pub async fn forget_session(&self, session_id: &str) -> Result<(), DiscoveryError> {
+        self.sessions.remove(session_id).await
     }
 }

@@ -18,7 +18,7 @@ use maitool_protocol::{ToolAvailabilityContext, ToolSpec};
 use crate::registry::ToolRegistry;
 
 use super::classify::{Classified, classify};
-use super::discovery::{DeferredTool, Discovery};
+use super::discovery::{DeferredTool, Discovery, DiscoveryError};
 use super::stage::Stage;
 
 /// Longest description shown per tool in the reminder.
@@ -125,13 +125,14 @@ fn one_line(text: &str) -> String {
 }
 
 /// Builds the tool set of `stage` for a session: lists the registry, refreshes the session's
-/// deferred pool in `discovery`, and exposes what is visible or discovered.
+/// deferred pool in `discovery`, and exposes what is visible or discovered. Fails when the
+/// session's discoveries cannot be read (a shared store that is unreachable).
 pub async fn build_exposure(
     registry: &ToolRegistry,
     discovery: &Discovery,
     ctx: &ToolAvailabilityContext,
     stage: Stage,
-) -> ToolExposure {
+) -> Result<ToolExposure, DiscoveryError> {
     // Listed once: a session's listing runs the planner's request hook.
     let listed = registry.list_tools(ctx).await;
     let classified = classify(listed.clone(), stage);
@@ -145,6 +146,6 @@ pub async fn build_exposure(
             .map(DeferredTool::from)
             .collect()
     };
-    discovery.set_deferred_pool(&ctx.session_id, pool);
-    ToolExposure::from_classified(classified, &discovery.discovered(&ctx.session_id))
+    let discovered = discovery.set_deferred_pool(&ctx.session_id, pool).await?;
+    Ok(ToolExposure::from_classified(classified, &discovered))
 }

@@ -39,7 +39,9 @@ use std::sync::Arc;
 pub use classify::{Classified, classify};
 pub use config::{BuiltinConfig, ConfigError, ExpressionSelectionMode};
 pub use discovery::{
-    ContextSearchResult, DEFAULT_SEARCH_LIMIT, DeferredTool, Discovery, ScoredTool, score, search,
+    ContextSearchResult, DEFAULT_SEARCH_LIMIT, DeferredTool, Discovery, DiscoveryError,
+    DiscoveryStore, MemoryDiscoveries, PostgresDiscoveries, ScoredTool, SessionDiscovery, score,
+    search,
 };
 pub use engine::{EngineBridge, EngineCapabilities, EngineError};
 pub use entry::{BuiltinEntry, ConfigGate, SpecBuilder, SpecContext};
@@ -55,7 +57,10 @@ pub use provider::BuiltinToolProvider;
 pub use seed::{SeedConfig, SeedError, SeedReport, seed_store};
 pub use stage::Stage;
 pub use store::{Store, StoreError};
-pub use store_engine::{SessionState, StoreEngine, WaitState};
+pub use store_engine::{
+    MemorySessionStates, PostgresSessionStates, SessionState, SessionStateStore, StoreEngine,
+    WaitState,
+};
 
 /// The provider name of the built-ins, as in MaiBot.
 pub const PROVIDER_NAME: &str = "maisaka_builtin";

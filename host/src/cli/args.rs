@@ -152,6 +152,23 @@ pub enum Command {
     Enable(ToggleArgs),
     /// Disable a component (globally or for one session); needs a running `maitool serve`.
     Disable(ToggleArgs),
+    /// The shared store `[store]` names.
+    #[command(subcommand)]
+    Store(StoreCommand),
+}
+
+/// `maitool store ...`.
+#[derive(Debug, Clone, Subcommand)]
+pub enum StoreCommand {
+    /// Copy this instance's plugin key-value pairs from its SQLite file into the PostgreSQL
+    /// database `[store]` names, checking afterwards that every pair arrived. Run it with the
+    /// hosts stopped; pairs already in the database under the same plugin and key are
+    /// replaced.
+    Copy {
+        /// The SQLite file to copy (default: `<host.data_dir>/plugin_kv.sqlite3`).
+        #[arg(long, value_name = "PATH")]
+        from: Option<PathBuf>,
+    },
 }
 
 /// `maitool message` options.

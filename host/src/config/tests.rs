@@ -262,3 +262,59 @@ fn an_unset_variable_is_a_typed_env_error_naming_the_file() {
         "m.toml: environment variable MAITOOL_SURELY_UNSET is not set (use ${MAITOOL_SURELY_UNSET:-default})"
     );
 }
+
+fn store_error(text: &str) -> String {
+    parse(text)
+        .unwrap()
+        .resolve(None, Path::new("/tmp"))
+        .unwrap_err()
+        .to_string()
+}
+
+#[test]
+fn the_store_is_embedded_unless_postgres_is_chosen_with_a_url() {
+    let config = parse("").unwrap();
+    assert_eq!(config.store.postgres_url().unwrap(), None);
+    let config =
+        parse("[store]\nbackend = \"postgres\"\nurl = \"host=/run/postgresql dbname=m\"\n")
+            .unwrap();
+    assert_eq!(
+        config.store.postgres_url().unwrap().as_deref(),
+        Some("host=/run/postgresql dbname=m")
+    );
+    let err = parse("[store]\nbackend = \"mysql\"\n")
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("unknown variant `mysql`"), "{err}");
+}
+
+#[test]
+fn a_bad_or_missing_store_url_is_a_config_error_naming_the_key() {
+    let err = store_error("[store]\nbackend = \"postgres\"\n");
+    assert!(err.contains("needs `url` or `url_env`"), "{err}");
+    let err =
+        store_error("[store]\nbackend = \"postgres\"\nurl = \"postgresql://h:notaport/db\"\n");
+    assert!(
+        err.contains("store.url: invalid PostgreSQL connection string"),
+        "{err}"
+    );
+    let err = store_error(
+        "[store]\nbackend = \"postgres\"\nurl = \"host=/x\"\nurl_env = \"MAITOOL_PG\"\n",
+    );
+    assert!(err.contains("one of `url` and `url_env`"), "{err}");
+    let err = store_error(
+        "[store]\nbackend = \"postgres\"\nurl_env = \"MAITOOL_TEST_SURELY_UNSET_PG_URL\"\n",
+    );
+    assert!(
+        err.contains("environment variable MAITOOL_TEST_SURELY_UNSET_PG_URL is not set"),
+        "{err}"
+    );
+    let err = store_error("[store]\nurl = \"host=/x\"\n");
+    assert!(
+        err.contains("`url` is set but backend is \"sqlite\""),
+        "{err}"
+    );
+    let err =
+        store_error("[store]\nbackend = \"postgres\"\nurl = \"host=/x\"\nmax_connections = 0\n");
+    assert!(err.contains("max_connections must be at least 1"), "{err}");
+}

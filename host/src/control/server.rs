@@ -20,6 +20,7 @@ use super::{
 };
 use crate::accept::AcceptBackoff;
 use crate::app::Host;
+use crate::plugin::ToggleError;
 
 /// The shortest time between two warnings about refused connections.
 const REFUSAL_WARN_EVERY: std::time::Duration = std::time::Duration::from_secs(10);
@@ -235,7 +236,15 @@ impl RequestHandler for ControlHandler {
                             toggle.enabled,
                             toggle.session_id.as_deref(),
                         )
-                        .map_err(|err| RpcError::new(ErrorCode::ToolNotFound, err.to_string()))?;
+                        .await
+                        .map_err(|err| match err {
+                            ToggleError::Lookup(err) => {
+                                RpcError::new(ErrorCode::ToolNotFound, err.to_string())
+                            }
+                            ToggleError::Store(_) => {
+                                RpcError::new(ErrorCode::Unknown, crate::error_text::chain(&err))
+                            }
+                        })?;
                     Payload::encode(&ToggleResponse { full_name })
                 }
                 methods::RELOAD => {
@@ -260,9 +269,13 @@ impl RequestHandler for ControlHandler {
                 }
                 methods::DEFINITIONS => {
                     let ask: DefinitionsRequest = request.payload()?;
-                    Payload::encode(
-                        &views::definitions(&host, &ask.context, ask.format, ask.stage).await,
-                    )
+                    let definitions =
+                        views::definitions(&host, &ask.context, ask.format, ask.stage)
+                            .await
+                            .map_err(|err| {
+                                RpcError::new(ErrorCode::Unknown, crate::error_text::chain(&err))
+                            })?;
+                    Payload::encode(&definitions)
                 }
                 methods::METRICS => {
                     let _: EmptyPayload = request.payload().unwrap_or_default();

@@ -10,7 +10,7 @@ use maitool_protocol::ToolAvailabilityContext;
 use serde::{Deserialize, Serialize};
 
 use crate::app::Host;
-use crate::builtin::{Discovery, Stage, build_exposure};
+use crate::builtin::{Discovery, DiscoveryError, Stage, build_exposure};
 use crate::circuit::CircuitStatus;
 use crate::metrics::prometheus::{self, Exposition};
 use crate::plugin::PluginLoadState;
@@ -135,17 +135,18 @@ pub struct Definitions {
 
 /// Builds the tool set of `stage` for `context` the way an engine does (the built-in
 /// exposure rules, with the session's discoveries when the built-in tools run) and renders it.
+/// Fails when the session's discoveries cannot be read (a shared store that is unreachable).
 pub async fn definitions(
     host: &Host,
     context: &ToolAvailabilityContext,
     format: DefinitionFormat,
     stage: Stage,
-) -> Definitions {
+) -> Result<Definitions, DiscoveryError> {
     let discovery = host
         .builtin()
         .map(|builtin| Arc::clone(builtin.discovery()))
         .unwrap_or_else(|| Arc::new(Discovery::new()));
-    let exposure = build_exposure(&host.registry, &discovery, context, stage).await;
+    let exposure = build_exposure(&host.registry, &discovery, context, stage).await?;
     let tools = match format.model_api() {
         Some(api) => render_tools(api, &exposure.definitions()),
         None => serde_json::to_value(exposure.definitions()).unwrap_or_default(),
@@ -161,11 +162,11 @@ pub async fn definitions(
             })
             .collect(),
     });
-    Definitions {
+    Ok(Definitions {
         format,
         tools,
         deferred_reminder,
-    }
+    })
 }
 
 /// One plugin, for `maitool plugins`.

@@ -43,6 +43,7 @@ mod sandbox_needs;
 mod shared;
 mod status;
 mod supervisor;
+mod toggles;
 mod token_pipe;
 
 pub use apis::{ApiEntry, ApiRegistry};
@@ -70,7 +71,7 @@ pub use grant::{
 pub use hook_dispatch::HookDispatcher;
 pub use hooks::{HookHandlerEntry, HookRegistry};
 pub use inbound::InboundMessages;
-pub use kv::{KvError, KvStore};
+pub use kv::{KvBackend, KvError, KvRecord, KvStore};
 pub use parameter_list::ParameterListError;
 pub use pool::{PoolConfig, PoolConfigError, PoolStartError, PoolTls, check_pools};
 pub use provider::PluginToolProvider;
@@ -79,6 +80,9 @@ pub use runtime_error::{ReloadError, RestartError, RuntimeError};
 pub use status::{
     EnvironmentState, EnvironmentStatus, NotLoaded, PluginLoadState, PluginStatus, PluginsSummary,
     RegisteredConfig, RunnerState, RunnerStatus,
+};
+pub use toggles::{
+    DisabledComponent, LocalToggles, PostgresToggles, TOGGLE_CHANNEL, ToggleError, ToggleStore,
 };
 
 /// The provider name of plugin tools in the registry.

@@ -17,7 +17,6 @@ pub use pools::PoolsReport;
 
 use super::apis::ApiRegistry;
 use super::capabilities::CapabilityService;
-use super::components::ComponentLookupError;
 use super::components::ComponentRegistry;
 use super::config::{PluginSettings, ResolvedRunner, RuntimeConfig};
 use super::config_update::ConfigUpdateError;
@@ -31,6 +30,7 @@ use super::runtime_error::{ReloadError, RestartError, RuntimeError};
 use super::shared::{ConfigErrorOrigin, RuntimeShared};
 use super::status::{RunnerState, RunnerStatus};
 use super::supervisor::Supervisor;
+use super::toggles::{LocalToggles, ToggleError, ToggleStore};
 use crate::maibot_env::Mode;
 use crate::provider::ToolSetVersion;
 
@@ -101,6 +101,8 @@ pub struct RuntimeOptions {
     pub plugin_data: Option<PathBuf>,
     /// Whether MaiBot runners' Python environments are installed or only checked.
     pub environments: Mode,
+    /// Where component toggles are kept beyond this host (none by default).
+    pub toggles: Arc<dyn ToggleStore>,
 }
 
 impl Default for RuntimeOptions {
@@ -109,6 +111,7 @@ impl Default for RuntimeOptions {
             socket_parent: None,
             plugin_data: None,
             environments: Mode::Install,
+            toggles: Arc::new(LocalToggles),
         }
     }
 }
@@ -120,6 +123,7 @@ pub struct PluginRuntime {
     runners: Mutex<Vec<RunnerSlot>>,
     /// Serialises `apply` and `shutdown`.
     changes: tokio::sync::Mutex<()>,
+    toggles: Arc<dyn ToggleStore>,
     _listener: SocketListener,
     /// The runner pools (`runtime/pools.rs`).
     pools: Mutex<Vec<Arc<super::pool::Pool>>>,
@@ -164,6 +168,7 @@ impl PluginRuntime {
                 socket_parent,
                 plugin_data,
                 environments: Mode::Install,
+                toggles: Arc::new(LocalToggles),
             },
         )
     }
@@ -182,6 +187,7 @@ impl PluginRuntime {
             socket_parent,
             plugin_data,
             environments,
+            toggles,
         } = options;
         config.validate()?;
         let mut names = std::collections::HashSet::new();
@@ -215,6 +221,7 @@ impl PluginRuntime {
             shared,
             runners: Mutex::new(slots),
             changes: tokio::sync::Mutex::new(()),
+            toggles,
             _listener: listener,
             pools: Mutex::new(Vec::new()),
         }))
@@ -323,16 +330,35 @@ impl PluginRuntime {
         self.shared.version.clone()
     }
 
-    /// Enables or disables a component globally or for one session.
-    pub fn set_component_enabled(
+    /// Enables or disables a component globally or for one session. The toggle store
+    /// records it first: when it cannot, nothing changes here either.
+    pub async fn set_component_enabled(
         &self,
         name: &str,
         enabled: bool,
         session: Option<&str>,
-    ) -> Result<String, ComponentLookupError> {
-        let full_name = self.shared.components.set_enabled(name, enabled, session)?;
+    ) -> Result<String, ToggleError> {
+        let full_name = self.shared.components.resolve_name(name)?;
+        self.toggles.save(&full_name, session, enabled).await?;
+        self.shared
+            .components
+            .set_enabled(&full_name, enabled, session)?;
         self.shared.version.bump();
         Ok(full_name)
+    }
+
+    /// Reads every toggle from the toggle store again (a shared store another host changed)
+    /// and applies them; nothing to do for a store that keeps none.
+    pub async fn reload_toggles(&self) -> Result<(), ToggleError> {
+        if let Some(disabled) = self.toggles.load().await? {
+            self.shared.components.replace_toggles(
+                disabled
+                    .into_iter()
+                    .map(|toggle| (toggle.full_name, toggle.session_id)),
+            );
+            self.shared.version.bump();
+        }
+        Ok(())
     }
 
     /// Whether calls to `plugin_id` can be routed: its runner serves it, or is (re)starting

@@ -92,11 +92,17 @@ pub(super) async fn disable_plugin(
     switch_plugin(console, id, false, headers).await
 }
 
-fn switch_component(console: &Shared, name: &str, enabled: bool, headers: &HeaderMap) -> Response {
+async fn switch_component(
+    console: &Shared,
+    name: &str,
+    enabled: bool,
+    headers: &HeaderMap,
+) -> Response {
     let note = match console
         .host
         .plugins
         .set_component_enabled(name, enabled, None)
+        .await
     {
         Ok(full_name) => format!(
             "{} {full_name}",
@@ -113,7 +119,7 @@ pub(super) async fn enable_component(
     Path(name): Path<String>,
     headers: HeaderMap,
 ) -> Response {
-    switch_component(&console, &name, true, &headers)
+    switch_component(&console, &name, true, &headers).await
 }
 
 /// `POST /components/{name}/disable`: as `maitool disable NAME`.
@@ -122,7 +128,7 @@ pub(super) async fn disable_component(
     Path(name): Path<String>,
     headers: HeaderMap,
 ) -> Response {
-    switch_component(&console, &name, false, &headers)
+    switch_component(&console, &name, false, &headers).await
 }
 
 /// `GET /login`.

@@ -816,6 +816,8 @@ async fn switch_chat_moves_focus_and_brings_unread_messages() {
     assert_eq!(
         fx.engine
             .session_state(&ctx.session_id)
+            .await
+            .unwrap()
             .focused_stream
             .as_deref(),
         Some("s2")
@@ -867,7 +869,7 @@ async fn wait_pauses_until_the_consecutive_limit_then_rests() {
         assert_eq!(result.metadata["max_consecutive_wait_count"], json!(3));
         assert!(!result.metadata.contains_key("wait_limit_reached"));
     }
-    let state = fx.engine.session_state(&ctx.session_id);
+    let state = fx.engine.session_state(&ctx.session_id).await.unwrap();
     assert_eq!(
         (
             state.consecutive_waits,
@@ -880,7 +882,13 @@ async fn wait_pauses_until_the_consecutive_limit_then_rests() {
     assert!(limited.pauses_execution());
     assert_eq!(limited.metadata["wait_limit_reached"], json!(true));
     assert_eq!(limited.metadata["wait_rest"], json!(true));
-    assert!(fx.engine.session_state(&ctx.session_id).resting);
+    assert!(
+        fx.engine
+            .session_state(&ctx.session_id)
+            .await
+            .unwrap()
+            .resting
+    );
     // Resting ends the streak: the next wait starts over.
     let after_rest = fx.call("wait", json!({}), &ctx).await;
     assert_eq!(after_rest.metadata["consecutive_wait_count"], json!(1));
@@ -906,7 +914,7 @@ async fn finish_ends_the_round_and_pauses() {
     ok(&result);
     assert!(result.pauses_execution());
     assert_eq!(result.metadata["finish_round"], json!(true));
-    let state = fx.engine.session_state(&ctx.session_id);
+    let state = fx.engine.session_state(&ctx.session_id).await.unwrap();
     assert_eq!(
         (state.rounds_ended, state.last_end_reason.as_str()),
         (1, "nothing to add")
@@ -961,6 +969,8 @@ async fn tool_search_without_a_registry_searches_the_builtin_deferred_tools() {
         fx.provider
             .discovery()
             .discovered(&ctx.session_id)
+            .await
+            .unwrap()
             .into_iter()
             .collect::<Vec<_>>(),
         vec!["view_forward_message"]

@@ -6,7 +6,7 @@ use serde_json::json;
 
 use super::format::object_schema;
 use super::{HandlerContext, HandlerResult, ToolFailure, args, session_of};
-use crate::builtin::discovery::{DEFAULT_SEARCH_LIMIT, DeferredTool, search};
+use crate::builtin::discovery::{DEFAULT_SEARCH_LIMIT, DeferredTool, DiscoveryError, search};
 use crate::builtin::entry::SpecContext;
 use crate::builtin::stage::Stage;
 use maitool_protocol::Visibility;
@@ -47,7 +47,18 @@ pub(super) async fn run(
         .unwrap_or(DEFAULT_SEARCH_LIMIT);
     let session = session_of(invocation, exec);
     let availability = exec.availability();
-    let pool = match ctx.discovery.deferred_pool(session, &availability).await {
+    let unavailable = |error: DiscoveryError| {
+        ToolFailure::new(format!(
+            "tool_search failed: {}",
+            crate::error_text::chain(&error)
+        ))
+    };
+    let pool = match ctx
+        .discovery
+        .deferred_pool(session, &availability)
+        .await
+        .map_err(unavailable)?
+    {
         Some(pool) => pool,
         // No registry attached and no tool set built yet: the built-ins' own deferred tools are
         // all that is known.
@@ -71,6 +82,8 @@ pub(super) async fn run(
     } else {
         ctx.discovery
             .record_search(session, &invocation.call_id, &matched)
+            .await
+            .map_err(unavailable)?
     };
     let structured = json!({
         "query": query,

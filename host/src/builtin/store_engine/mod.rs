@@ -5,7 +5,8 @@
 //!
 //! It stands in for a chat runtime: "sending" a reply, image or emoji appends a bot message to
 //! the stream's history in the store, which `fetch_history` then returns; loop state (waits,
-//! rests, finished rounds, focus) is kept per session in memory. It writes no text itself, so
+//! rests, finished rounds, focus) is kept per session in a `SessionStateStore`, memory by
+//! default. It writes no text itself, so
 //! `reply` requires a `text` argument with this engine.
 
 mod sessions;
@@ -14,7 +15,9 @@ use async_trait::async_trait;
 use maitool_protocol::ContentType;
 
 use self::sessions::Sessions;
-pub use self::sessions::{SessionState, WaitState};
+pub use self::sessions::{
+    MemorySessionStates, PostgresSessionStates, SessionState, SessionStateStore, WaitState,
+};
 use crate::builtin::engine::{
     ChatTarget, Emoji, EmojiQuery, EngineBridge, EngineCapabilities, EngineError, ForwardView,
     HistoryMessage, HistoryQuery, ImageData, ImageRef, MemoryHit, MemoryQuery, NewMessage,
@@ -29,7 +32,7 @@ const BOT_ID: &str = "maitool";
 const BOT_NAME: &str = "MaiTool";
 
 /// The default engine: the built-in tools over the embedded store. "Sending" appends a bot
-/// message to the stream's history in the store; loop state is kept per session in memory.
+/// message to the stream's history in the store; loop state is kept per session in a [`SessionStateStore`] (memory by default).
 #[derive(Debug)]
 pub struct StoreEngine {
     store: Store,
@@ -37,11 +40,24 @@ pub struct StoreEngine {
 }
 
 impl StoreEngine {
-    /// An engine over `store`, sending as user `maitool` named `MaiTool`.
+    /// An engine over `store`, sending as user `maitool` named `MaiTool`, its session loop
+    /// state in memory.
     pub fn new(store: Store) -> Self {
         Self {
             store,
             sessions: Sessions::default(),
+        }
+    }
+
+    /// An engine over `store` whose session loop state lives in `sessions` (shared between
+    /// hosts with [`PostgresSessionStates`]).
+    pub fn with_session_states(
+        store: Store,
+        sessions: std::sync::Arc<dyn SessionStateStore>,
+    ) -> Self {
+        Self {
+            store,
+            sessions: Sessions::new(sessions),
         }
     }
 
@@ -51,8 +67,8 @@ impl StoreEngine {
     }
 
     /// The loop state of a session (the default state for a session never seen).
-    pub fn session_state(&self, session_id: &str) -> SessionState {
-        self.sessions.snapshot(session_id)
+    pub async fn session_state(&self, session_id: &str) -> Result<SessionState, EngineError> {
+        self.sessions.snapshot(session_id).await
     }
 
     async fn message_in_stream(
@@ -293,7 +309,9 @@ impl EngineBridge for StoreEngine {
             .store
             .take_unread(&request.session_id, &stream.stream_id, request.max_unread)
             .await?;
-        self.sessions.focus(&request.session_id, &stream.stream_id);
+        self.sessions
+            .focus(&request.session_id, &stream.stream_id)
+            .await?;
         Ok(SwitchedChat {
             stream,
             unread_total,
@@ -308,17 +326,17 @@ impl EngineBridge for StoreEngine {
         call_id: &str,
         max: u32,
     ) -> Result<WaitOutcome, EngineError> {
-        Ok(self.sessions.enter_wait(session_id, seconds, call_id, max))
+        self.sessions
+            .enter_wait(session_id, seconds, call_id, max)
+            .await
     }
 
     async fn reset_consecutive_waits(&self, session_id: &str) -> Result<(), EngineError> {
-        self.sessions.reset_waits(session_id);
-        Ok(())
+        self.sessions.reset_waits(session_id).await
     }
 
     async fn end_round(&self, session_id: &str, reason: &str) -> Result<(), EngineError> {
-        self.sessions.end_round(session_id, reason);
-        Ok(())
+        self.sessions.end_round(session_id, reason).await
     }
 
     async fn record_tool_media(

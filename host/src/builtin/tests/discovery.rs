@@ -90,28 +90,39 @@ fn search_drops_zero_scores_sorts_by_score_then_name_and_limits() {
     assert!(search(&tools, "zzz", 5).is_empty());
 }
 
-#[test]
-fn discovery_lasts_only_while_the_search_result_is_in_context() {
+#[tokio::test]
+async fn discovery_lasts_only_while_the_search_result_is_in_context() {
     let discovery = Discovery::new();
     let session = "s";
-    let newly = discovery.record_search(session, "ts1", &["translate".into(), "chart".into()]);
+    let newly = discovery
+        .record_search(session, "ts1", &["translate".into(), "chart".into()])
+        .await
+        .unwrap();
     assert_eq!(newly, vec!["translate", "chart"]);
-    let newly = discovery.record_search(session, "ts2", &["translate".into()]);
+    let newly = discovery
+        .record_search(session, "ts2", &["translate".into()])
+        .await
+        .unwrap();
     assert!(newly.is_empty(), "translate was discovered already");
-    assert_eq!(discovery.discovered(session).len(), 2);
+    assert_eq!(discovery.discovered(session).await.unwrap().len(), 2);
 
     // ts1 left the context; ts2 is still there.
-    discovery.sync_with_context(session, &[ContextSearchResult::call("ts2")]);
+    discovery
+        .sync_with_context(session, &[ContextSearchResult::call("ts2")])
+        .await
+        .unwrap();
     assert_eq!(
         discovery
             .discovered(session)
+            .await
+            .unwrap()
             .into_iter()
             .collect::<Vec<_>>(),
         vec!["translate"]
     );
     // Everything left.
-    discovery.sync_with_context(session, &[]);
-    assert!(discovery.discovered(session).is_empty());
+    discovery.sync_with_context(session, &[]).await.unwrap();
+    assert!(discovery.discovered(session).await.unwrap().is_empty());
 
     // Names are recovered from what the context holds, even for calls never recorded here.
     discovery.sync_with_context(
@@ -133,21 +144,31 @@ fn discovery_lasts_only_while_the_search_result_is_in_context() {
                 content: "- tool_search: delta,epsilon(2 tools)".into(),
             },
         ],
-    );
-    let found: Vec<String> = discovery.discovered(session).into_iter().collect();
+    ).await.unwrap();
+    let found: Vec<String> = discovery
+        .discovered(session)
+        .await
+        .unwrap()
+        .into_iter()
+        .collect();
     assert_eq!(found, vec!["alpha", "beta", "delta", "epsilon", "gamma"]);
 
     // A known pool narrows discovery to tools still deferred.
-    discovery.set_deferred_pool(session, vec![tool("beta", ""), tool("zeta", "")]);
+    discovery
+        .set_deferred_pool(session, vec![tool("beta", ""), tool("zeta", "")])
+        .await
+        .unwrap();
     assert_eq!(
         discovery
             .discovered(session)
+            .await
+            .unwrap()
             .into_iter()
             .collect::<Vec<_>>(),
         vec!["beta"]
     );
-    discovery.forget_session(session);
-    assert!(discovery.discovered(session).is_empty());
+    discovery.forget_session(session).await.unwrap();
+    assert!(discovery.discovered(session).await.unwrap().is_empty());
 }
 
 #[test]
@@ -196,7 +217,9 @@ async fn the_exposed_set_grows_with_discovery_and_shrinks_when_the_search_leaves
     let world = World::new(BuiltinConfig::default()).await;
     let ctx = ctx("s1");
     let avail = ctx.availability();
-    let exposure = build_exposure(&world.registry, &world.discovery, &avail, Stage::Action).await;
+    let exposure = build_exposure(&world.registry, &world.discovery, &avail, Stage::Action)
+        .await
+        .unwrap();
     assert!(
         exposure.is_exposed("weather")
             && exposure.is_exposed("chart")
@@ -233,18 +256,28 @@ async fn the_exposed_set_grows_with_discovery_and_shrinks_when_the_search_leaves
         result.structured_content.unwrap()["matched_tool_names"],
         json!(["translate"])
     );
-    let exposure = build_exposure(&world.registry, &world.discovery, &avail, Stage::Action).await;
+    let exposure = build_exposure(&world.registry, &world.discovery, &avail, Stage::Action)
+        .await
+        .unwrap();
     assert!(exposure.is_exposed("translate"));
     assert!(exposure.discovered.contains("translate"));
     assert!(!exposure.reminder().unwrap().contains("translate"));
 
     // The engine trimmed its context: the search result is gone, and so is the discovery.
-    world.discovery.sync_with_context(&ctx.session_id, &[]);
-    let exposure = build_exposure(&world.registry, &world.discovery, &avail, Stage::Action).await;
+    world
+        .discovery
+        .sync_with_context(&ctx.session_id, &[])
+        .await
+        .unwrap();
+    let exposure = build_exposure(&world.registry, &world.discovery, &avail, Stage::Action)
+        .await
+        .unwrap();
     assert!(!exposure.is_exposed("translate"));
 
     // The timing stage shows only timing built-ins, and no plugin tools.
-    let timing = build_exposure(&world.registry, &world.discovery, &avail, Stage::Timing).await;
+    let timing = build_exposure(&world.registry, &world.discovery, &avail, Stage::Timing)
+        .await
+        .unwrap();
     assert_eq!(names(&timing.exposed), vec!["wait", "finish"]);
     assert!(timing.reminder().is_none());
 }

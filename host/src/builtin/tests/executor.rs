@@ -252,7 +252,12 @@ async fn any_other_tool_resets_the_wait_streak_and_the_limit_makes_the_session_r
     assert_eq!(count(&run(wait.clone()).await), json!(2));
     run(json!([openai_call("x", "weather", json!({}))])).await;
     assert_eq!(
-        world.engine.session_state("session-s1").consecutive_waits,
+        world
+            .engine
+            .session_state("session-s1")
+            .await
+            .unwrap()
+            .consecutive_waits,
         0
     );
     assert_eq!(count(&run(wait.clone()).await), json!(1));
@@ -270,7 +275,14 @@ async fn any_other_tool_resets_the_wait_streak_and_the_limit_makes_the_session_r
         !limited.messages[0].history_deferred,
         "no wait is pending at the limit"
     );
-    assert!(world.engine.session_state("session-s1").resting);
+    assert!(
+        world
+            .engine
+            .session_state("session-s1")
+            .await
+            .unwrap()
+            .resting
+    );
 }
 
 #[tokio::test]
@@ -278,7 +290,9 @@ async fn an_unexposed_tool_still_runs_and_its_failure_points_to_tool_search() {
     let world = World::new(BuiltinConfig::default()).await;
     let ctx = ctx("s1");
     let avail = ctx.availability();
-    let exposure = build_exposure(&world.registry, &world.discovery, &avail, Stage::Action).await;
+    let exposure = build_exposure(&world.registry, &world.discovery, &avail, Stage::Action)
+        .await
+        .unwrap();
     assert!(!exposure.is_exposed("translate"));
     let turn = json!([
         openai_call("t1", "translate", json!({"text": "hi"})),
@@ -337,8 +351,12 @@ async fn an_unexposed_tool_still_runs_and_its_failure_points_to_tool_search() {
         .unwrap();
     world
         .discovery
-        .sync_with_context(&ctx.session_id, &[ContextSearchResult::call("ts")]);
-    let exposure = build_exposure(&world.registry, &world.discovery, &avail, Stage::Action).await;
+        .sync_with_context(&ctx.session_id, &[ContextSearchResult::call("ts")])
+        .await
+        .unwrap();
+    let exposure = build_exposure(&world.registry, &world.discovery, &avail, Stage::Action)
+        .await
+        .unwrap();
     let outcome = world
         .executor
         .execute_raw(
@@ -457,7 +475,7 @@ async fn stop_after_execution_lets_the_batch_finish_then_ends_the_round() {
     assert_eq!(outcome.stopped_by.as_deref(), Some("c2"));
     assert!(outcome.finish_round);
     assert_eq!(outcome.paused_by, None);
-    let state = world.engine.session_state(&ctx.session_id);
+    let state = world.engine.session_state(&ctx.session_id).await.unwrap();
     assert_eq!(
         (state.rounds_ended, state.last_end_reason.as_str()),
         (1, "stop_after_execution")
@@ -474,7 +492,15 @@ async fn stop_after_execution_lets_the_batch_finish_then_ends_the_round() {
         .unwrap();
     assert_eq!(outcome.stopped_by, None);
     assert!(!outcome.finish_round);
-    assert_eq!(world.engine.session_state(&ctx.session_id).rounds_ended, 1);
+    assert_eq!(
+        world
+            .engine
+            .session_state(&ctx.session_id)
+            .await
+            .unwrap()
+            .rounds_ended,
+        1
+    );
 }
 
 #[tokio::test]
@@ -497,5 +523,13 @@ async fn a_pause_in_the_same_batch_decides_how_it_ends() {
     assert_eq!(outcome.paused_by.as_deref(), Some("c2"));
     assert_eq!(outcome.stopped_by, None);
     assert_eq!(outcome.messages[2].status, CallStatus::Skipped);
-    assert_eq!(world.engine.session_state(&ctx.session_id).rounds_ended, 0);
+    assert_eq!(
+        world
+            .engine
+            .session_state(&ctx.session_id)
+            .await
+            .unwrap()
+            .rounds_ended,
+        0
+    );
 }

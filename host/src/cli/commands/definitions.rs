@@ -29,7 +29,7 @@ pub(super) async fn definitions(
     let target = target(cli, config, OneShotWait::Listing).await?;
     let definitions = match &target {
         Target::Remote(client) => client.definitions(request).await.map_err(|e| anyhow!(e))?,
-        Target::Local(host, _) => views::definitions(host, &request.context, format, stage).await,
+        Target::Local(host, _) => views::definitions(host, &request.context, format, stage).await?,
     };
     let code = target.finish().await;
     if json {

@@ -22,6 +22,7 @@ mod prepare;
 mod serve;
 mod sources;
 mod status;
+mod store;
 mod watch;
 
 use serve::serve;
@@ -149,6 +150,7 @@ async fn dispatch(cli: Cli) -> Result<ExitCode> {
             _ => hook::list(&cli, config, *json).await,
         },
         Command::Prepare { runners, json } => prepare::prepare(config, runners, *json).await,
+        Command::Store(command) => store::store(config, command).await,
         Command::Message(args) => message::message(&cli, config, args).await,
         Command::Definitions {
             format,

@@ -70,7 +70,11 @@ impl CapabilityService {
         }
     }
 
-    pub(super) fn component(&self, plugin_id: &str, args: Args<'_>) -> Result<Value, RpcError> {
+    pub(super) async fn component(
+        &self,
+        plugin_id: &str,
+        args: Args<'_>,
+    ) -> Result<Value, RpcError> {
         let runtime = self
             .runtime
             .get()
@@ -185,7 +189,8 @@ impl CapabilityService {
                 let enabled = args.capability == Capability::ComponentEnable;
                 runtime
                     .set_component_enabled(&entry.full_name, enabled, None)
-                    .map_err(|err| args.failed(err))?;
+                    .await
+                    .map_err(|err| args.failed(crate::error_text::chain(&err)))?;
                 tracing::info!(plugin_id, component = %entry.full_name, enabled, "component switched by a plugin");
                 Ok(json!({ "success": true }))
             }

@@ -201,7 +201,7 @@ impl CapabilityService {
             CapabilityFamily::Component if served == Capability::ComponentUpdatePluginConfig => {
                 self.update_plugin_config(plugin_id, args).await
             }
-            CapabilityFamily::Component => self.component(plugin_id, args),
+            CapabilityFamily::Component => self.component(plugin_id, args).await,
             CapabilityFamily::Llm => self.llm(args).await,
             CapabilityFamily::Api => self.api(plugin_id, args).await,
             CapabilityFamily::Database => self.database(args).await,

@@ -9,8 +9,8 @@ use maitool_protocol::JsonObject;
 use serde_json::Value;
 
 use crate::plugin::{
-    ApiEntry, ApiRegistry, ComponentLookupError, ComponentRegistry, RegisteredConfig, ReloadError,
-    RunnerStatus,
+    ApiEntry, ApiRegistry, ComponentRegistry, RegisteredConfig, ReloadError, RunnerStatus,
+    ToggleError,
 };
 
 /// The plugin runtime as `component.*` and `api.*` see it.
@@ -26,12 +26,12 @@ pub trait PluginControl: Send + Sync {
 
     /// Switches component `name` on or off, globally or for `session`; returns its full
     /// name.
-    fn set_component_enabled(
-        &self,
-        name: &str,
+    fn set_component_enabled<'a>(
+        &'a self,
+        name: &'a str,
         enabled: bool,
-        session: Option<&str>,
-    ) -> Result<String, ComponentLookupError>;
+        session: Option<&'a str>,
+    ) -> BoxFuture<'a, Result<String, ToggleError>>;
 
     /// Every plugin's APIs.
     fn apis(&self) -> &ApiRegistry;

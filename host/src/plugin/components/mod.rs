@@ -163,6 +163,28 @@ impl ComponentRegistry {
         Ok(full_name)
     }
 
+    /// The full name `name` means (`plugin_id.name`, or a bare name when unique).
+    pub fn resolve_name(&self, name: &str) -> Result<String, ComponentLookupError> {
+        self.inner.read().resolve(name)
+    }
+
+    /// Replaces every operator toggle with `disabled`, each a full name and `None` (off
+    /// everywhere) or the session it is off in: a shared store's toggles, read again after
+    /// another host changed one. Components need not be registered yet.
+    pub fn replace_toggles(&self, disabled: impl IntoIterator<Item = (String, Option<String>)>) {
+        let mut toggles: HashMap<String, Toggle> = HashMap::new();
+        for (full_name, session) in disabled {
+            let toggle = toggles.entry(full_name).or_default();
+            match session {
+                Some(session) => {
+                    toggle.disabled_sessions.insert(session);
+                }
+                None => toggle.disabled = true,
+            }
+        }
+        self.inner.write().toggles = toggles;
+    }
+
     /// Every entry of a plugin.
     pub fn plugin_components(&self, plugin_id: &str) -> Vec<Arc<ComponentEntry>> {
         self.inner

@@ -10,9 +10,10 @@ use super::PluginRuntime;
 use crate::plugin::api_call::call_api;
 use crate::plugin::apis::{ApiEntry, ApiRegistry};
 use crate::plugin::capabilities::PluginControl;
-use crate::plugin::components::{ComponentLookupError, ComponentRegistry};
+use crate::plugin::components::ComponentRegistry;
 use crate::plugin::runtime_error::ReloadError;
 use crate::plugin::status::RunnerStatus;
+use crate::plugin::toggles::ToggleError;
 
 impl PluginControl for PluginRuntime {
     fn status(&self) -> Vec<RunnerStatus> {
@@ -27,13 +28,15 @@ impl PluginControl for PluginRuntime {
         PluginRuntime::registered_config(self, plugin_id)
     }
 
-    fn set_component_enabled(
-        &self,
-        name: &str,
+    fn set_component_enabled<'a>(
+        &'a self,
+        name: &'a str,
         enabled: bool,
-        session: Option<&str>,
-    ) -> Result<String, ComponentLookupError> {
-        PluginRuntime::set_component_enabled(self, name, enabled, session)
+        session: Option<&'a str>,
+    ) -> BoxFuture<'a, Result<String, ToggleError>> {
+        Box::pin(PluginRuntime::set_component_enabled(
+            self, name, enabled, session,
+        ))
     }
 
     fn apis(&self) -> &ApiRegistry {
