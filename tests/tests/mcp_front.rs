@@ -65,29 +65,35 @@ fn echo_from_dice(fixture: &Fixture) {
     if owner(&tools, "echo") == Some(json!("examples.dice")) {
         return;
     }
-    let output = fixture
-        .maitool()
-        .args(["restart", "misbehaving"])
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    // Which of two plugins of one runtime keeps a shared name follows the order in which
+    // they registered, which a restart's timing decides: restart until the order flips.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(90);
     loop {
-        let tools = fixture.query(&["tools", "--json"]);
-        if owner(&tools, "echo") == Some(json!("examples.dice"))
-            && owner(&tools, "plugin_examples_misbehaving_echo").is_some()
-        {
-            return;
+        let output = fixture
+            .maitool()
+            .args(["restart", "misbehaving"])
+            .output()
+            .unwrap();
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let settled = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while std::time::Instant::now() < settled {
+            let tools = fixture.query(&["tools", "--json"]);
+            if owner(&tools, "echo") == Some(json!("examples.dice"))
+                && owner(&tools, "plugin_examples_misbehaving_echo").is_some()
+            {
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
         }
+        let tools = fixture.query(&["tools", "--json"]);
         assert!(
             std::time::Instant::now() < deadline,
             "echo never became the dice plugin's: {tools}"
         );
-        std::thread::sleep(std::time::Duration::from_millis(50));
     }
 }
 
