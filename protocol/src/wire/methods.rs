@@ -360,12 +360,18 @@ pub struct InvokePayload {
 pub struct InvokeResultPayload {
     /// Whether the handler ran without raising.
     pub success: bool,
-    /// MaiBot-style result value.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// MaiBot-style result value. Not written when absent or null (a float NaN reads as
+    /// null: JSON has no NaN), as PROTOCOL.md says of `nil` results.
+    #[serde(skip_serializing_if = "no_result")]
     pub result: Option<serde_json::Value>,
     /// A complete result, preferred over `result` when present.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tool_result: Option<ToolExecutionResult>,
+}
+
+/// Whether an invoke answer's `result` is left out: absent or null.
+fn no_result(result: &Option<serde_json::Value>) -> bool {
+    matches!(result, None | Some(serde_json::Value::Null))
 }
 
 /// `plugin.health` answer.

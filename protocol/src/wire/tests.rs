@@ -501,3 +501,28 @@ fn a_payload_json_cannot_hold_reads_as_null_and_writes_back_as_absent() {
     let read: serde_json::Value = decode_payload(&again).unwrap();
     assert_eq!(read, serde_json::json!({}));
 }
+
+/// Found by the deep fuzzing run (the `payloads` target): an invoke answer whose `result` is a
+/// float NaN reads as a null result, which was then written as `result: nil`, against
+/// PROTOCOL.md (a maitool peer leaves a nil `result` out); read again it was absent, so a
+/// second write differed from the first. A null result is now left out, and the round trip
+/// is stable.
+#[test]
+fn a_null_invoke_result_is_left_out_and_round_trips() {
+    use crate::wire::methods::InvokeResultPayload;
+    let mut frame = vec![0x82, 0xa7];
+    frame.extend_from_slice(b"success");
+    frame.push(0xc2);
+    frame.push(0xa6);
+    frame.extend_from_slice(b"result");
+    frame.extend_from_slice(&[0xcb, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff]);
+    let read: InvokeResultPayload = rmp_serde::from_slice(&frame).unwrap();
+    assert_eq!(read.result, Some(serde_json::Value::Null));
+    let written = rmp_serde::to_vec_named(&read).unwrap();
+    let mut expected = vec![0x81, 0xa7];
+    expected.extend_from_slice(b"success");
+    expected.push(0xc2);
+    assert_eq!(written, expected, "only success is written");
+    let again: InvokeResultPayload = rmp_serde::from_slice(&written).unwrap();
+    assert_eq!(rmp_serde::to_vec_named(&again).unwrap(), written);
+}
