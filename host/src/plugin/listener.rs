@@ -7,42 +7,25 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use bytes::Bytes;
-use futures::{SinkExt, StreamExt};
 use interprocess::local_socket::tokio::Stream;
 use interprocess::local_socket::tokio::prelude::*;
 use interprocess::local_socket::{GenericFilePath, ListenerOptions, ToFsName};
 use maitool_protocol::rpc::QuietUnixStream;
-use maitool_protocol::wire::methods::{HelloPayload, HelloResponsePayload, PluginBootstrap, names};
-use maitool_protocol::wire::{
-    Envelope, EnvelopeHeader, ErrorBody, ErrorCode, FrameDecoder, MessageType,
-    SUPPORTED_PROTOCOL_VERSIONS, WireError, decode_header, decode_payload, encode_envelope,
-    frame_codec,
-};
+use maitool_protocol::wire::methods::{HelloPayload, HelloResponsePayload, PluginBootstrap};
+use maitool_protocol::wire::{Envelope, EnvelopeHeader, SUPPORTED_PROTOCOL_VERSIONS, frame_codec};
 use parking_lot::Mutex;
 use tokio::sync::oneshot;
 
 use tokio_util::codec::{Framed, LengthDelimitedCodec};
 
+use super::hello::{AnswerError, Hello, HelloError, chosen_version, read_hello, send};
+
 /// Why a connection was refused at its handshake; logged by the host (the runner, when it
 /// can be answered, gets its own reason on the wire).
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum HandshakeError {
-    #[error("no runner.hello within {} ms", .0.as_millis())]
-    NoHello(Duration),
-    #[error("connection closed before runner.hello")]
-    Closed,
-    #[error("unreadable first frame")]
-    Unreadable(#[source] WireError),
-    #[error("first frame is not an envelope")]
-    NotAnEnvelope(#[source] WireError),
-    #[error("first message must be a runner.hello request, got {method} {message_type:?}")]
-    NotHello {
-        method: String,
-        message_type: MessageType,
-    },
-    #[error("malformed runner.hello")]
-    MalformedHello(#[source] WireError),
+    #[error(transparent)]
+    Hello(#[from] HelloError),
     #[error("{reason} (runner_id {runner_id}, pid {pid})")]
     Token {
         reason: &'static str,
@@ -66,15 +49,6 @@ pub(crate) enum HandshakeError {
     },
     #[error("runner {0} connected after its launch was abandoned")]
     Abandoned(String),
-}
-
-/// Why an answer could not be sent on a runner's connection.
-#[derive(Debug, thiserror::Error)]
-pub(crate) enum AnswerError {
-    #[error(transparent)]
-    Encode(#[from] WireError),
-    #[error("cannot answer the handshake")]
-    Send(#[source] std::io::Error),
 }
 
 /// A handshaken connection, handed to the supervisor that launched the runner.
@@ -242,45 +216,12 @@ async fn handshake(
     launches: &Launches,
     limit: Duration,
 ) -> Result<(), HandshakeError> {
-    // Read through `FrameDecoder` for its errors: tokio-util's own say "frame size too big"
-    // and "bytes remaining on stream", not how big or how much.
-    let mut reading = framed.map_codec(FrameDecoder::from_codec);
-    let first = match tokio::time::timeout(limit, reading.next()).await {
-        Err(_) => return Err(HandshakeError::NoHello(limit)),
-        Ok(None) => return Err(HandshakeError::Closed),
-        Ok(Some(Err(err))) => return Err(HandshakeError::Unreadable(err)),
-        Ok(Some(Ok(frame))) => frame.freeze(),
-    };
-    // Between two frames the codec holds no state, so a fresh one continues the stream.
-    let mut framed = reading.map_codec(|_| frame_codec());
-    let header = decode_header(&first).map_err(HandshakeError::NotAnEnvelope)?;
-    if header.message_type != MessageType::Request || header.method != names::HELLO {
-        let refused = HandshakeError::NotHello {
-            method: header.method.to_string(),
-            message_type: header.message_type,
-        };
-        let reason = refused.to_string();
-        send_error(&mut framed, &header, ErrorCode::ProtocolMismatch, &reason).await;
-        return Err(refused);
-    }
-    let hello: HelloPayload = match decode_payload(&first) {
-        Ok(hello) => hello,
-        Err(err) => {
-            let refused = HandshakeError::MalformedHello(err);
-            let reason = crate::error_text::chain(&refused);
-            send_error(&mut framed, &header, ErrorCode::BadPayload, &reason).await;
-            return Err(refused);
-        }
-    };
-    let offered = if hello.protocol_versions.is_empty() {
-        vec!["1.0.0".to_owned()]
-    } else {
-        hello.protocol_versions.clone()
-    };
-    let chosen = offered
-        .iter()
-        .find(|v| SUPPORTED_PROTOCOL_VERSIONS.contains(&v.as_str()))
-        .cloned();
+    let Hello {
+        mut framed,
+        header,
+        payload: hello,
+    } = read_hello(framed, limit).await?;
+    let chosen = chosen_version(&hello);
 
     let claim = launches.claim(&hello.session_token);
     let (runner, bootstrap, sender) = match claim {
@@ -310,13 +251,16 @@ async fn handshake(
             sender,
         } => (runner, bootstrap, sender),
     };
-    let Some(version) = chosen else {
-        let reason = format!(
-            "unsupported protocol versions {offered:?}; this host speaks {SUPPORTED_PROTOCOL_VERSIONS:?}"
-        );
-        reject(&mut framed, &header, &reason).await;
-        launches.rejections.lock().insert(runner.clone(), reason);
-        return Err(HandshakeError::Unsupported { runner, offered });
+    let version = match chosen {
+        Ok(version) => version,
+        Err(offered) => {
+            let reason = format!(
+                "unsupported protocol versions {offered:?}; this host speaks {SUPPORTED_PROTOCOL_VERSIONS:?}"
+            );
+            reject(&mut framed, &header, &reason).await;
+            launches.rejections.lock().insert(runner.clone(), reason);
+            return Err(HandshakeError::Unsupported { runner, offered });
+        }
     };
     let answer = HelloResponsePayload {
         accepted: true,
@@ -344,27 +288,6 @@ async fn reject(framed: &mut RunnerFramed, header: &EnvelopeHeader, reason: &str
         ..HelloResponsePayload::default()
     };
     let _ = send(framed, &Envelope::response_to(header, answer)).await;
-}
-
-async fn send_error(
-    framed: &mut RunnerFramed,
-    header: &EnvelopeHeader,
-    code: ErrorCode,
-    reason: &str,
-) {
-    let _ = send(
-        framed,
-        &Envelope::error_response_to(header, ErrorBody::new(code, reason)),
-    )
-    .await;
-}
-
-async fn send<P: serde::Serialize>(
-    framed: &mut RunnerFramed,
-    envelope: &Envelope<P>,
-) -> Result<(), AnswerError> {
-    let bytes: Bytes = encode_envelope(envelope)?;
-    framed.send(bytes).await.map_err(AnswerError::Send)
 }
 
 #[cfg(test)]

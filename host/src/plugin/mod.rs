@@ -20,6 +20,7 @@ mod executable;
 mod exit;
 mod failure_hint;
 mod grant;
+mod hello;
 mod hook_dispatch;
 mod hooks;
 mod inbound;

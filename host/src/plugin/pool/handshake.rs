@@ -5,16 +5,12 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use bytes::Bytes;
-use futures::{SinkExt, StreamExt};
-use maitool_protocol::wire::methods::{HelloPayload, HelloResponsePayload, PluginBootstrap, names};
-use maitool_protocol::wire::{
-    Envelope, EnvelopeHeader, FrameDecoder, MessageType, SUPPORTED_PROTOCOL_VERSIONS, WireError,
-    decode_header, decode_payload, encode_envelope, frame_codec,
-};
+use maitool_protocol::wire::methods::{HelloPayload, HelloResponsePayload, PluginBootstrap};
+use maitool_protocol::wire::{Envelope, EnvelopeHeader, SUPPORTED_PROTOCOL_VERSIONS};
 use tokio_util::codec::{Framed, LengthDelimitedCodec};
 
 use super::config::PoolConfig;
+use crate::plugin::hello::{AnswerError, Hello, HelloError, chosen_version, read_hello};
 use crate::transport::RunnerIo;
 
 /// A member's connection, framed.
@@ -23,21 +19,8 @@ pub(crate) type PoolFramed = Framed<Box<dyn RunnerIo>, LengthDelimitedCodec>;
 /// Why a member was refused at its handshake.
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum PoolRefusal {
-    #[error("no runner.hello within {} ms", .0.as_millis())]
-    NoHello(Duration),
-    #[error("connection closed before runner.hello")]
-    Closed,
-    #[error("unreadable first frame")]
-    Unreadable(#[source] WireError),
-    #[error("first frame is not an envelope")]
-    NotAnEnvelope(#[source] WireError),
-    #[error("first message must be a runner.hello request, got {method} {message_type:?}")]
-    NotHello {
-        method: String,
-        message_type: MessageType,
-    },
-    #[error("malformed runner.hello")]
-    MalformedHello(#[source] WireError),
+    #[error(transparent)]
+    Hello(#[from] HelloError),
     #[error("member {member:?} asked for pool {asked:?}, but this address serves pool {pool}")]
     WrongPool {
         member: String,
@@ -61,10 +44,8 @@ pub(crate) enum PoolRefusal {
     Answer {
         member: String,
         #[source]
-        source: std::io::Error,
+        source: AnswerError,
     },
-    #[error("cannot encode the answer to the handshake")]
-    Encode(#[source] WireError),
 }
 
 impl PoolRefusal {
@@ -93,23 +74,11 @@ pub(crate) async fn handshake(
     pool: &PoolConfig,
     limit: Duration,
 ) -> Result<(PoolFramed, HelloPayload), PoolRefusal> {
-    // Read through `FrameDecoder` for its errors, which say how big and how much.
-    let mut reading = framed.map_codec(FrameDecoder::from_codec);
-    let first = match tokio::time::timeout(limit, reading.next()).await {
-        Err(_) => return Err(PoolRefusal::NoHello(limit)),
-        Ok(None) => return Err(PoolRefusal::Closed),
-        Ok(Some(Err(err))) => return Err(PoolRefusal::Unreadable(err)),
-        Ok(Some(Ok(frame))) => frame.freeze(),
-    };
-    let mut framed = reading.map_codec(|_| frame_codec());
-    let header = decode_header(&first).map_err(PoolRefusal::NotAnEnvelope)?;
-    if header.message_type != MessageType::Request || header.method != names::HELLO {
-        return Err(PoolRefusal::NotHello {
-            method: header.method.to_string(),
-            message_type: header.message_type,
-        });
-    }
-    let hello: HelloPayload = decode_payload(&first).map_err(PoolRefusal::MalformedHello)?;
+    let Hello {
+        mut framed,
+        header,
+        payload: hello,
+    } = read_hello(framed, limit).await?;
     let member = if hello.member.is_empty() {
         hello.runner_id.clone()
     } else {
@@ -135,7 +104,7 @@ pub(crate) async fn handshake(
         ..HelloResponsePayload::default()
     };
     let _ = send(&mut framed, &header, answer, &member).await;
-    let _ = SinkExt::<Bytes>::close(&mut framed).await;
+    let _ = futures::SinkExt::<bytes::Bytes>::close(&mut framed).await;
     Err(refused)
 }
 
@@ -159,19 +128,10 @@ fn check(hello: &HelloPayload, member: &str, pool: &PoolConfig) -> Result<String
             pool: pool.name.clone(),
         });
     }
-    let offered = if hello.protocol_versions.is_empty() {
-        vec!["1.0.0".to_owned()]
-    } else {
-        hello.protocol_versions.clone()
-    };
-    offered
-        .iter()
-        .find(|v| SUPPORTED_PROTOCOL_VERSIONS.contains(&v.as_str()))
-        .cloned()
-        .ok_or_else(|| PoolRefusal::Unsupported {
-            member: member.to_owned(),
-            offered,
-        })
+    chosen_version(hello).map_err(|offered| PoolRefusal::Unsupported {
+        member: member.to_owned(),
+        offered,
+    })
 }
 
 /// The pool's plugin as every member loads it: the operator's settings and grants. No data
@@ -194,10 +154,7 @@ async fn send(
     answer: HelloResponsePayload,
     member: &str,
 ) -> Result<(), PoolRefusal> {
-    let bytes: Bytes =
-        encode_envelope(&Envelope::response_to(header, answer)).map_err(PoolRefusal::Encode)?;
-    framed
-        .send(bytes)
+    crate::plugin::hello::send(framed, &Envelope::response_to(header, answer))
         .await
         .map_err(|source| PoolRefusal::Answer {
             member: member.to_owned(),
