@@ -373,3 +373,54 @@ async fn in_a_rollout_a_call_goes_only_to_members_that_declare_its_tool_as_regis
     }
     harness.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_member_serves_two_hosts_and_goes_on_serving_one_when_the_other_stops() {
+    let dir = tempfile::tempdir().unwrap();
+    let token = dir.path().join("token");
+    std::fs::write(&token, TOKEN).unwrap();
+    let (first, first_addr) = host_with_pool(pool_config(None)).await;
+    let (second, second_addr) = host_with_pool(pool_config(None)).await;
+    // One member, both hosts in MAITOOL_POOL_ADDRESS, as docs/SCALING.md has it.
+    let member = MemberSpec::new(
+        dir.path(),
+        &format!("{first_addr},{second_addr}"),
+        &token,
+        "both",
+    );
+    let _member = Running(member.spawn());
+    members(&first, 1).await;
+    members(&second, 1).await;
+    let through_first = call(&first, "p1_echo", json!({"text": "one"}), "via-first").await;
+    let through_second = call(&second, "p1_echo", json!({"text": "two"}), "via-second").await;
+    assert!(through_first.success, "{through_first:?}");
+    assert!(through_second.success, "{through_second:?}");
+    let ran = member.calls();
+    assert!(
+        ran.contains(&"via-first".to_owned()) && ran.contains(&"via-second".to_owned()),
+        "{ran:?}"
+    );
+
+    first.stop().await;
+    until_logged(
+        &member,
+        "connection to the host ended; reconnecting",
+        Duration::from_secs(10),
+    )
+    .await;
+    for n in 0..5 {
+        let answer = call(
+            &second,
+            "p1_echo",
+            json!({"text": "on"}),
+            &format!("after{n}"),
+        )
+        .await;
+        assert!(
+            answer.success,
+            "the other host still reaches the member: {answer:?}"
+        );
+    }
+    assert_eq!(second.runtime.pool_members("p1").unwrap(), ["both"]);
+    second.stop().await;
+}
