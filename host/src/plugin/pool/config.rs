@@ -98,7 +98,7 @@ pub enum PoolConfigError {
     },
     /// A digest that is not 64 hexadecimal digits.
     #[error(
-        "pools.{name}.token_sha256[{index}] is not a SHA-256 digest (64 hexadecimal digits); put the digest of the token there (`sha256sum TOKEN_FILE`), never the token"
+        "pools.{name}.token_sha256[{index}] is not a SHA-256 digest (64 hexadecimal digits); put the digest of the token there (`tr -d '[:space:]' < TOKEN_FILE | sha256sum`), never the token"
     )]
     BadDigest {
         /// The pool.
