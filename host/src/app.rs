@@ -75,6 +75,8 @@ pub struct HostStatus {
     pub runners: Vec<RunnerStatus>,
     /// MCP servers.
     pub mcp_servers: Vec<McpServerStatus>,
+    /// Runner pools and their connected members.
+    pub pools: Vec<crate::plugin::PoolStatus>,
     /// Registered providers, in routing order.
     pub providers: Vec<String>,
     /// Call counts, failures, timeouts and latency percentiles per tool.
@@ -521,6 +523,7 @@ impl Host {
             plugins: PluginsSummary::of(&runners),
             runners,
             mcp_servers: self.mcp().map(|m| m.status()).unwrap_or_default(),
+            pools: self.plugins.pool_statuses(),
             providers: self
                 .registry
                 .providers()

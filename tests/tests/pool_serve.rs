@@ -39,6 +39,35 @@ fn serve_runs_a_configured_pool_and_a_reload_admits_the_next_token() {
         fixture.maitool(&["call", "p1_echo", "--args", r#"{"text": "from the pool"}"#]);
     assert_eq!((code, out.trim()), (0, "from the pool"), "{err}");
 
+    // `status` shows the pool, its registered version and the member with its call.
+    let (code, out, err) = fixture.maitool(&["status"]);
+    assert_eq!(code, 0, "{err}");
+    let pool_line = format!(
+        "p1               examples.replica.p1 on {address} members=1 ready=1 version=1.0.0"
+    );
+    assert!(out.contains(&pool_line), "{out}");
+    assert!(
+        out.lines()
+            .any(|line| line.trim_start().starts_with("first")
+                && line.contains("ready")
+                && line.contains("in_flight=0 calls=1 version=1.0.0")),
+        "{out}"
+    );
+    let (code, out, err) = fixture.maitool(&["status", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let status: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let member = &status["pools"][0]["members"][0];
+    assert_eq!(member["name"], "first", "{status:#}");
+    assert_eq!(member["state"], "ready");
+    assert_eq!(member["calls"], 1);
+    assert!(
+        member["address"]
+            .as_str()
+            .unwrap()
+            .starts_with("127.0.0.1:"),
+        "{member}"
+    );
+
     // The next token, admitted by a reload that keeps the connected member.
     let next = dir.path().join("next");
     std::fs::write(&next, "pool-token-next").unwrap();

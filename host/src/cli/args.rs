@@ -83,7 +83,7 @@ pub enum Command {
     /// Hand the host a chat message: it runs the event handlers and the command the message
     /// reaches, stores it, and prints what happened and what plugins sent.
     Message(MessageArgs),
-    /// Show runners, plugins and MCP servers.
+    /// Show runners, plugins, runner pools and MCP servers.
     Status {
         /// Print JSON.
         #[arg(long)]

@@ -206,7 +206,7 @@ async fn connection(
     match handshake::handshake(framed, &config, limit).await {
         Ok((framed, hello)) => {
             let stop = pool.stop.subscribe();
-            member::serve(runtime, pool, framed, hello, stop).await;
+            member::serve(runtime, pool, framed, hello, peer, stop).await;
         }
         Err(refused) => {
             tracing::warn!(pool = %pool.name, %peer, "pool member refused: {}", crate::error_text::chain(&refused));

@@ -14,6 +14,7 @@ use tokio::sync::watch;
 use tokio::time::Instant;
 
 use super::live_peer::LivePeer;
+use super::pool_status::PoolMemberStatus;
 
 /// A component's declaration as a member made it, reduced to a fingerprint: two members
 /// serve a component alike when their fingerprints of it are equal.
@@ -33,22 +34,31 @@ pub(crate) struct PoolMember {
     /// Calls routed to it so far: among members with as few calls outstanding, the one
     /// given the fewest gets the next, so an idle pool spreads calls over its members.
     routed: AtomicU64,
+    /// Where it connected from, and its build version, for `status`.
+    address: String,
+    runner_version: String,
+    /// The plugin version it declared.
+    plugin_version: RwLock<String>,
 }
 
 impl PoolMember {
-    pub(crate) fn new(id: u64, name: String) -> Self {
+    pub(crate) fn new(id: u64, name: String, address: String, runner_version: String) -> Self {
         Self {
             id,
             name,
             draining: AtomicBool::new(false),
             declared: RwLock::new(Declarations::default()),
             routed: AtomicU64::new(0),
+            address,
+            runner_version,
+            plugin_version: RwLock::new(String::new()),
         }
     }
 
-    /// Records what the member declares.
-    pub(crate) fn set_declared(&self, declared: Declarations) {
+    /// Records what the member declares, as version `plugin_version` of the plugin.
+    pub(crate) fn set_declared(&self, declared: Declarations, plugin_version: &str) {
         *self.declared.write() = declared;
+        *self.plugin_version.write() = plugin_version.to_owned();
     }
 
     pub(crate) fn is_draining(&self) -> bool {
@@ -127,6 +137,33 @@ impl PoolMembers {
             .read()
             .iter()
             .map(|routed| routed.member.name.clone())
+            .collect()
+    }
+
+    /// Each connected member as `status` shows it.
+    pub(crate) fn statuses(&self) -> Vec<PoolMemberStatus> {
+        self.members
+            .read()
+            .iter()
+            .map(|routed| {
+                let member = &routed.member;
+                let state = if routed.live.peer.is_closed() {
+                    "closed"
+                } else if member.is_draining() {
+                    "draining"
+                } else {
+                    "ready"
+                };
+                PoolMemberStatus {
+                    name: member.name.clone(),
+                    address: member.address.clone(),
+                    state: state.to_owned(),
+                    plugin_version: member.plugin_version.read().clone(),
+                    runner_version: member.runner_version.clone(),
+                    in_flight: routed.live.peer.in_flight(),
+                    calls: member.routed.load(Ordering::Relaxed),
+                }
+            })
             .collect()
     }
 

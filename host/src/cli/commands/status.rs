@@ -105,6 +105,7 @@ pub(super) fn print_status(status: &Value) -> anyhow::Result<()> {
             }
         }
     }
+    print_pools(status)?;
     let mut servers = items(status, "mcp_servers").peekable();
     if servers.peek().is_some() {
         outln!("mcp servers:")?;
@@ -122,6 +123,59 @@ pub(super) fn print_status(status: &Value) -> anyhow::Result<()> {
                     problem.as_str().unwrap_or_default()
                 )?;
             }
+        }
+    }
+    Ok(())
+}
+
+/// Runner pools: where each listens, the version registered, and each connected member.
+fn print_pools(status: &Value) -> anyhow::Result<()> {
+    let mut pools = items(status, "pools").peekable();
+    if pools.peek().is_none() {
+        return Ok(());
+    }
+    outln!("pools:")?;
+    for pool in pools {
+        let members: Vec<&Value> = items(pool, "members").collect();
+        let ready = members
+            .iter()
+            .filter(|member| text(member, "state") == "ready")
+            .count();
+        let version = text(pool, "registered_version");
+        outln!(
+            "  {:16} {} on {}{} members={} ready={}{}",
+            text(pool, "name"),
+            text(pool, "plugin"),
+            text(pool, "listen"),
+            if pool.get("tls") == Some(&Value::Bool(true)) {
+                " (TLS)"
+            } else {
+                ""
+            },
+            members.len(),
+            ready,
+            if version.is_empty() {
+                String::new()
+            } else {
+                format!(" version={version}")
+            }
+        )?;
+        for member in members {
+            let runner_version = text(member, "runner_version");
+            outln!(
+                "    {:20} {:8} from {} in_flight={} calls={} version={}{}",
+                text(member, "name"),
+                text(member, "state"),
+                text(member, "address"),
+                text(member, "in_flight"),
+                text(member, "calls"),
+                text(member, "plugin_version"),
+                if runner_version.is_empty() {
+                    String::new()
+                } else {
+                    format!(" build={runner_version}")
+                }
+            )?;
         }
     }
     Ok(())

@@ -25,6 +25,7 @@ pub(super) async fn serve(
     pool: Arc<Pool>,
     framed: PoolFramed,
     hello: HelloPayload,
+    peer: std::net::SocketAddr,
     mut stop: watch::Receiver<bool>,
 ) {
     let name = if hello.member.is_empty() {
@@ -32,7 +33,12 @@ pub(super) async fn serve(
     } else {
         hello.member.clone()
     };
-    let member = Arc::new(PoolMember::new(pool.next_member_id(), name.clone()));
+    let member = Arc::new(PoolMember::new(
+        pool.next_member_id(),
+        name.clone(),
+        peer.to_string(),
+        hello.runner_version.clone(),
+    ));
     let (ready_tx, ready_rx) = oneshot::channel();
     let peer_slot: Arc<Mutex<Option<RpcPeer>>> = Arc::default();
     let in_flight = {

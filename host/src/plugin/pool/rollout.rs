@@ -18,6 +18,13 @@ use crate::plugin::pool_members::Declarations;
 #[derive(Debug, Default)]
 pub(crate) struct RegisteredVersion(Mutex<Option<String>>);
 
+impl RegisteredVersion {
+    /// The version the registry holds, if a member registered one.
+    pub(crate) fn current(&self) -> Option<String> {
+        self.0.lock().clone()
+    }
+}
+
 impl PoolMemberHandler {
     /// Registers the pool's plugin as this member declares it, or, for an older version
     /// than registered, records the member's declarations only.
@@ -27,7 +34,8 @@ impl PoolMemberHandler {
         payload: &RegisterComponentsPayload,
     ) -> Result<Payload, RpcError> {
         let declared = fingerprints(&payload.components);
-        self.member.set_declared(declared.clone());
+        self.member
+            .set_declared(declared.clone(), &payload.plugin_version);
         let mut registered = self.version.0.lock();
         let older = registered
             .as_deref()

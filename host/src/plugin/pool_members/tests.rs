@@ -28,7 +28,12 @@ fn member(members: &PoolMembers, id: u64) -> (LivePeer, RpcPeer) {
     let far = RpcPeer::start(far, Arc::new(Silent), PeerConfig::default());
     let (live, _end) = LivePeer::new(peer, true);
     members.add(
-        Arc::new(PoolMember::new(id, format!("m{id}"))),
+        Arc::new(PoolMember::new(
+            id,
+            format!("m{id}"),
+            format!("127.0.0.1:{}", 50000 + id),
+            String::new(),
+        )),
         live.clone(),
     );
     (live, far)

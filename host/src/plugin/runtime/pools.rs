@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use super::PluginRuntime;
 use crate::plugin::pool::{Pool, PoolConfig, PoolStartError};
+use crate::plugin::pool_status::PoolStatus;
 
 /// What [`PluginRuntime::apply_pools`] did.
 #[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
@@ -49,6 +50,25 @@ impl PluginRuntime {
             .iter()
             .find(|pool| pool.name == name)
             .map(|pool| pool.members.names())
+    }
+
+    /// Each pool and its connected members, for `maitool status`.
+    pub fn pool_statuses(&self) -> Vec<PoolStatus> {
+        self.pools
+            .lock()
+            .iter()
+            .map(|pool| {
+                let config = pool.config();
+                PoolStatus {
+                    name: pool.name.clone(),
+                    plugin: pool.plugin.clone(),
+                    listen: pool.local_addr.to_string(),
+                    tls: config.tls.is_some(),
+                    registered_version: pool.version.current().unwrap_or_default(),
+                    members: pool.members.statuses(),
+                }
+            })
+            .collect()
     }
 
     /// Brings the pools in line with a reloaded configuration: new tokens, TLS files and
