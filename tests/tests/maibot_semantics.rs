@@ -133,8 +133,9 @@ fn maibot_tool_semantics_platforms_stop_after_execution_and_a_duplicate_name() {
     let (_, plain) = call(&fixture, "whose_tool", json!({}), &[]);
     assert_eq!(plain["stop_after_execution"], false);
 
-    // Two plugins of one runner declare `whose_tool`: the first loaded keeps it, the other
-    // is kept under its source prefix (MaiBot's plugin runtime would drop it).
+    // Two plugins of one runner declare `whose_tool`: the first by plugin id keeps it, however
+    // they happen to load, and the other is kept under its source prefix (MaiBot's plugin
+    // runtime would drop it).
     let tools = fixture.json(&["tools", "--json"]);
     let twin = tool(&tools, "plugin_examples_maibot_semantics_twin_whose_tool");
     assert_eq!(twin["metadata"]["registry_original_name"], "whose_tool");

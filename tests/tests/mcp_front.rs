@@ -50,8 +50,8 @@ fn session_plan() -> Value {
     ])
 }
 
-/// Restarts the misbehaving runner (through the running host) until `echo` is the dice
-/// plugin's and the misbehaving one's is back under its prefixed name.
+/// Waits until both runners that declare `echo` registered: dice, configured first, keeps
+/// the name whichever registered first, and the misbehaving one's is renamed.
 fn echo_from_dice(fixture: &Fixture) {
     let owner = |tools: &Value, name: &str| {
         tools.as_array().and_then(|tools| {
@@ -61,39 +61,19 @@ fn echo_from_dice(fixture: &Fixture) {
                 .map(|t| t["metadata"]["plugin_id"].clone())
         })
     };
-    let tools = fixture.query(&["tools", "--json"]);
-    if owner(&tools, "echo") == Some(json!("examples.dice")) {
-        return;
-    }
-    // Which of two plugins of one runtime keeps a shared name follows the order in which
-    // they registered, which a restart's timing decides: restart until the order flips.
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(90);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
     loop {
-        let output = fixture
-            .maitool()
-            .args(["restart", "misbehaving"])
-            .output()
-            .unwrap();
-        assert!(
-            output.status.success(),
-            "{}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-        let settled = std::time::Instant::now() + std::time::Duration::from_secs(10);
-        while std::time::Instant::now() < settled {
-            let tools = fixture.query(&["tools", "--json"]);
-            if owner(&tools, "echo") == Some(json!("examples.dice"))
-                && owner(&tools, "plugin_examples_misbehaving_echo").is_some()
-            {
-                return;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(50));
-        }
         let tools = fixture.query(&["tools", "--json"]);
+        if let Some(renamed) = owner(&tools, "plugin_examples_misbehaving_echo") {
+            assert_eq!(renamed, json!("examples.misbehaving"));
+            assert_eq!(owner(&tools, "echo"), Some(json!("examples.dice")), "{tools}");
+            return;
+        }
         assert!(
             std::time::Instant::now() < deadline,
-            "echo never became the dice plugin's: {tools}"
+            "the misbehaving runner's echo never came: {tools}"
         );
+        std::thread::sleep(std::time::Duration::from_millis(50));
     }
 }
 
@@ -116,10 +96,9 @@ fn check_session(
         |_| {
             // serve answers before its runners and MCP server are up.
             fixture.wait_settled();
-            // Two runners declare `echo`: the one that registered first keeps the name and the
-            // other's is renamed under its source prefix. The dice one reports the chat
-            // context it ran in, so it must be `echo`: restarting the misbehaving runner frees
-            // the name for dice and brings the other back as `plugin_examples_misbehaving_echo`.
+            // Two runners declare `echo`: the one configured first (dice, which reports the
+            // chat context it ran in) keeps the name, and the other's is renamed under its
+            // source prefix, `plugin_examples_misbehaving_echo`.
             echo_from_dice(fixture);
             // And the other stays off (through the running host).
             let output = fixture

@@ -148,10 +148,11 @@ impl RunnerConnectionHandler {
             .filter(|decl| !super::apis::ApiEntry::is_api(&decl.component_type))
             .cloned()
             .collect();
+        let rank = self.runtime.plugin_rank(&self.runner.name);
         match self
             .runtime
             .components
-            .register_plugin(&plugin_id, &components)
+            .register_ranked(&plugin_id, rank, &components)
         {
             Ok(names) => {
                 // Paused before the tools are exposed, so no listing shows them in between.

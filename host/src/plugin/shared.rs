@@ -131,6 +131,16 @@ impl RuntimeShared {
         *self.configured.write() = runners;
     }
 
+    /// Where the plugins of `runner` are listed: its place among the configured runners; a
+    /// pool's (not among them) after every runner.
+    pub(crate) fn plugin_rank(&self, runner: &str) -> super::components::Rank {
+        let configured = self.configured.read();
+        configured
+            .iter()
+            .position(|launch| launch.name == runner)
+            .unwrap_or(configured.len())
+    }
+
     /// Refuses a plugin id `runner` announces that is invalid or configured for another
     /// runner.
     pub(crate) fn check_announced(

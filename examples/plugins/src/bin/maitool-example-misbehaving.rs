@@ -43,7 +43,8 @@
 //! connection with this launch's token and reports the host's answer). With
 //! `MISBEHAVE_FAIL_LOAD=1` the second plugin, `examples.fails_on_load`, fails in `on_load`
 //! while the first keeps working. With `RECORD_CALLS=FILE`, `echo` and `slow` append each
-//! call id they run to FILE (`src/record_calls.rs`).
+//! call id they run to FILE (`src/record_calls.rs`). With `MISBEHAVE_START_DELAY_MS=N` it
+//! waits N ms before connecting, so it registers after runners started with it.
 
 use std::io::{Read, Write};
 use std::os::unix::net::UnixStream;
@@ -103,6 +104,13 @@ fn main() {
             // The tests that check where the token may and may not be need to know it.
             if let Ok(path) = std::env::var("MISBEHAVE_TOKEN_FILE") {
                 let _ = std::fs::write(path, &token);
+            }
+            // A runner slow to start, to register after the runners configured behind it.
+            if let Some(ms) = std::env::var("MISBEHAVE_START_DELAY_MS")
+                .ok()
+                .and_then(|ms| ms.parse().ok())
+            {
+                std::thread::sleep(Duration::from_millis(ms));
             }
             serve()
         }

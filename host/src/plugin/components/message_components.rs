@@ -13,7 +13,7 @@ use crate::plugin::chat_view::ChatView;
 impl ComponentRegistry {
     /// The command enabled in `chat`, of a plugin passing `is_live`, that `text` calls, and
     /// how ([`first_match`]: every pattern before any alias, the longest alias among them).
-    /// Commands are taken in plugin registration order, then in each plugin's declaration
+    /// Commands are taken in plugin listing order (`order.rs`), then in each plugin's declaration
     /// order (MaiBot's order: its registry's insertion order). A command disabled globally
     /// or for the session, outside its chat scope or its allowed sessions is skipped, so
     /// another may match instead.
@@ -46,7 +46,7 @@ impl ComponentRegistry {
     }
 
     /// The handlers of `event` enabled in `chat`, of plugins passing `is_live`, highest weight
-    /// first; equal weights keep registration order.
+    /// first; equal weights keep plugin listing order.
     pub(crate) fn event_handlers(
         &self,
         event: &EventType,
@@ -69,7 +69,7 @@ impl ComponentRegistry {
                 _ => None,
             })
             .collect();
-        // Stable: equal weights stay in registration order.
+        // Stable: equal weights stay in plugin listing order.
         handlers.sort_by_key(|h| std::cmp::Reverse(h.0));
         handlers.into_iter().map(|(_, entry)| entry).collect()
     }

@@ -4,9 +4,11 @@
 
 mod entry;
 mod message_components;
+mod order;
 mod trigger;
 
 pub use entry::{ComponentEntry, DeclarationError};
+pub(crate) use order::{Rank, UNRANKED};
 pub use trigger::{CommandTrigger, EventTrigger, Trigger, event_source, kind_phrase};
 
 use super::chat_view::ChatView;
@@ -71,9 +73,9 @@ struct Toggle {
 
 #[derive(Debug, Default)]
 struct Inner {
-    /// Registration order of plugins (the first registered keeps a tool name; later ones'
-    /// tools of that name are renamed).
-    plugin_order: Vec<String>,
+    /// The order plugins are listed in (the first keeps a tool name; later ones' tools of
+    /// that name are renamed): the configuration's, then registration's (`order.rs`).
+    plugin_order: order::PluginOrder,
     by_plugin: HashMap<String, Vec<Arc<ComponentEntry>>>,
     /// Exposed tool name -> its tool.
     by_tool_name: HashMap<String, ExposedTool>,
@@ -99,10 +101,22 @@ impl ComponentRegistry {
     }
 
     /// Replaces a plugin's whole component set atomically: every declaration is validated
-    /// first; on any error nothing changes. Returns the registered full names.
+    /// first; on any error nothing changes. Returns the registered full names. A plugin
+    /// registered here for the first time is listed after those registered before it.
     pub fn register_plugin(
         &self,
         plugin_id: &str,
+        declarations: &[ComponentDeclaration],
+    ) -> Result<Vec<String>, DeclarationError> {
+        self.register_ranked(plugin_id, UNRANKED, declarations)
+    }
+
+    /// As [`register_plugin`](Self::register_plugin), a new plugin placed by `rank` (its
+    /// runner's place in the configuration) rather than by when it registered.
+    pub(crate) fn register_ranked(
+        &self,
+        plugin_id: &str,
+        rank: Rank,
         declarations: &[ComponentDeclaration],
     ) -> Result<Vec<String>, DeclarationError> {
         let mut entries = Vec::with_capacity(declarations.len());
@@ -119,9 +133,7 @@ impl ComponentRegistry {
         }
         let names = entries.iter().map(|e| e.full_name.clone()).collect();
         let mut inner = self.inner.write();
-        if !inner.plugin_order.iter().any(|p| p == plugin_id) {
-            inner.plugin_order.push(plugin_id.to_owned());
-        }
+        inner.plugin_order.place(plugin_id, rank);
         inner.by_plugin.insert(plugin_id.to_owned(), entries);
         inner.forget_availability(plugin_id);
         inner.rebuild_index();
@@ -195,7 +207,7 @@ impl ComponentRegistry {
             .unwrap_or_default()
     }
 
-    /// Every entry in registration order.
+    /// Every entry, in plugin listing order (`order.rs`).
     pub fn all(&self) -> Vec<Arc<ComponentEntry>> {
         let inner = self.inner.read();
         inner
@@ -252,7 +264,7 @@ impl ComponentRegistry {
         Arc::ptr_eq(&tool.spec, spec).then(|| Arc::clone(&tool.entry))
     }
 
-    /// Tool specs enabled in `ctx`, in plugin registration order, each under the name it is
+    /// Tool specs enabled in `ctx`, in plugin listing order (`order.rs`), each under the name it is
     /// exposed as.
     pub fn tool_specs(
         &self,
@@ -261,7 +273,7 @@ impl ComponentRegistry {
     ) -> Vec<Arc<ToolSpec>> {
         let inner = self.inner.read();
         let mut specs = Vec::with_capacity(inner.by_tool_name.len());
-        for plugin_id in &inner.plugin_order {
+        for plugin_id in inner.plugin_order.iter() {
             if !is_live(plugin_id) {
                 continue;
             }
