@@ -100,4 +100,9 @@ pub mod pool {
     pub const MEMBER: &str = "MAITOOL_POOL_MEMBER";
     /// The member's build version in `runner.hello` (`runner_version`), for logs.
     pub const RUNNER_VERSION: &str = "MAITOOL_POOL_RUNNER_VERSION";
+    /// An address (`0.0.0.0:8080`; port 0 picks one, which the member logs) where the member
+    /// answers HTTP probes: `GET /livez` is 200 while its runtime answers, `GET /readyz` is
+    /// 200 while a host has accepted it and it is not draining, 503 with the reason otherwise.
+    /// Unset: no probe endpoint.
+    pub const HEALTH_ADDRESS: &str = "MAITOOL_POOL_HEALTH_ADDRESS";
 }

@@ -11,6 +11,7 @@
 //! typed declarations and calls [`run`]. The types here are the runner-level contract between
 //! the two.
 
+mod accepted_links;
 mod availability;
 mod blocking;
 mod context;

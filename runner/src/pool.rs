@@ -3,7 +3,8 @@
 //! connection per address each name resolves to, reconnects with capped, jittered backoff,
 //! and on SIGTERM drains: it says `runner.draining`, finishes what it was sent, and exits.
 //!
-//! `env.rs` the environment, `dial.rs` resolution, TCP and TLS, `backoff.rs` the delays.
+//! `env.rs` the environment, `dial.rs` resolution, TCP and TLS, `backoff.rs` the delays,
+//! `health.rs` the HTTP probes an orchestrator reads.
 //! A member's logs go to its standard error, where its orchestrator collects them.
 
 use std::collections::HashSet;
@@ -17,10 +18,12 @@ use tokio::sync::watch;
 mod backoff;
 mod dial;
 mod env;
+mod health;
 
 pub(crate) use env::{PoolEnv, from_env as member_env};
 
 use self::backoff::Backoff;
+use crate::accepted_links::AcceptedLinks;
 use crate::serve::{Ended, Membership, serve_connection};
 use crate::{LaunchEnv, PluginSpec, RunnerOptions};
 
@@ -57,26 +60,46 @@ pub(crate) fn run_member(env: PoolEnv, plugins: Vec<PluginSpec>, options: Runner
 
 /// Connects to every address of every host until SIGTERM, then drains each connection.
 async fn serve_member(env: Arc<env::MemberEnv>, plugins: Vec<PluginSpec>) {
+    let links = Arc::new(AcceptedLinks::default());
+    if let Some(address) = &env.health_address {
+        match health::serve(address, links.clone()).await {
+            Ok(bound) => {
+                tracing::info!("probe endpoint listening on {bound} (GET /livez, /readyz)")
+            }
+            Err(err) => {
+                tracing::error!("pool member: {}", error_chain(&err));
+                std::process::exit(2);
+            }
+        }
+    }
     let (drain_tx, drain) = watch::channel(false);
     match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
         Ok(mut term) => {
+            let links = links.clone();
             tokio::spawn(async move {
                 term.recv().await;
                 tracing::info!("SIGTERM: draining");
+                links.set_draining();
                 let _ = drain_tx.send(true);
             });
         }
         Err(err) => tracing::warn!("cannot watch SIGTERM ({err}); the member will not drain"),
     }
     tracing::info!(pool = %env.pool, member = %env.member, hosts = ?env.hosts, "pool member starting");
-    let wanted: Arc<RwLock<HashSet<SocketAddr>>> = Arc::default();
+    let member = Arc::new(Member {
+        env: env.clone(),
+        links: links.clone(),
+        wanted: RwLock::default(),
+        resolve_now: tokio::sync::Notify::new(),
+        drain: drain.clone(),
+    });
+    let (wanted, resolve_now) = (&member.wanted, &member.resolve_now);
     let mut sessions: Vec<(SocketAddr, tokio::task::JoinHandle<()>)> = Vec::new();
     let mut resolve_backoff = Backoff::new();
-    // A session that lost its host asks for a fresh resolution: the name may point elsewhere.
-    let resolve_now = Arc::new(tokio::sync::Notify::new());
     loop {
         let addresses = dial::resolve_all(&env.hosts).await;
         let pause = if addresses.is_empty() {
+            links.note_failure(format!("none of {:?} resolved to an address", env.hosts));
             resolve_backoff.next_delay()
         } else {
             resolve_backoff.reset();
@@ -88,15 +111,7 @@ async fn serve_member(env: Arc<env::MemberEnv>, plugins: Vec<PluginSpec>) {
             if sessions.iter().any(|(running, _)| *running == addr) {
                 continue;
             }
-            let task = tokio::spawn(session(
-                env.clone(),
-                addr,
-                server_name,
-                plugins.clone(),
-                wanted.clone(),
-                drain.clone(),
-                resolve_now.clone(),
-            ));
+            let task = tokio::spawn(session(member.clone(), addr, server_name, plugins.clone()));
             sessions.push((addr, task));
         }
         let mut draining = drain.clone();
@@ -112,23 +127,38 @@ async fn serve_member(env: Arc<env::MemberEnv>, plugins: Vec<PluginSpec>) {
     tracing::info!("drained; exiting");
 }
 
+/// What every session of the member shares.
+struct Member {
+    env: Arc<env::MemberEnv>,
+    links: Arc<AcceptedLinks>,
+    /// The addresses the last resolution found; a session whose address left ends.
+    wanted: RwLock<HashSet<SocketAddr>>,
+    /// A session that lost its host asks for a fresh resolution: the name may point elsewhere.
+    resolve_now: tokio::sync::Notify,
+    drain: watch::Receiver<bool>,
+}
+
 /// One address's connection, re-dialled with backoff while the address is wanted and the
 /// member is not draining.
 async fn session(
-    env: Arc<env::MemberEnv>,
+    member: Arc<Member>,
     addr: SocketAddr,
     server_name: String,
     plugins: Vec<PluginSpec>,
-    wanted: Arc<RwLock<HashSet<SocketAddr>>>,
-    drain: watch::Receiver<bool>,
-    resolve_now: Arc<tokio::sync::Notify>,
 ) {
+    let Member {
+        env,
+        links,
+        wanted,
+        resolve_now,
+        drain,
+    } = &*member;
     let mut backoff = Backoff::new();
     loop {
         if *drain.borrow() || !wanted.read().contains(&addr) {
             return;
         }
-        match dial::connect(&env, addr, &server_name).await {
+        match dial::connect(env, addr, &server_name).await {
             Ok((stream, token)) => {
                 let launch = LaunchEnv {
                     address: addr.to_string(),
@@ -139,6 +169,7 @@ async fn session(
                     pool: env.pool.clone(),
                     member: env.member.clone(),
                     runner_version: env.runner_version.clone(),
+                    links: Some(links.clone()),
                 };
                 let served = serve_connection(
                     stream,
@@ -153,12 +184,21 @@ async fn session(
                     Ok(Ended::Drained) => return,
                     Ok(Ended::Closed) => {
                         tracing::warn!(host = %addr, "connection to the host ended; reconnecting");
+                        links.note_failure(format!("the connection to {addr} ended"));
                         backoff.reset();
                     }
-                    Err(err) => tracing::error!(host = %addr, "{}", explain(&err)),
+                    Err(err) => {
+                        let why = explain(&err);
+                        tracing::error!(host = %addr, "{why}");
+                        links.note_failure(format!("{addr}: {why}"));
+                    }
                 }
             }
-            Err(err) => tracing::warn!(host = %addr, "{}", error_chain(&err)),
+            Err(err) => {
+                let why = error_chain(&err);
+                tracing::warn!(host = %addr, "{why}");
+                links.note_failure(format!("{addr}: {why}"));
+            }
         }
         resolve_now.notify_one();
         let delay = backoff.next_delay();

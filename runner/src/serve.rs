@@ -31,6 +31,7 @@ mod requests;
 use self::load::{REGISTRATION_TIMEOUT, load_plugins};
 use self::requests::{InFlightGuard, RunnerHandler, answer, execution_context};
 
+use crate::accepted_links::AcceptedLinks;
 use crate::log_forward::LogForwarder;
 use crate::{
     ApiComponent, ComponentHandler, Handler, HookComponent, HostClient, InvocationContext,
@@ -185,6 +186,8 @@ pub(crate) struct Membership {
     pub pool: String,
     pub member: String,
     pub runner_version: String,
+    /// Counts this connection from its `runner.ready` to its end, for the member's probes.
+    pub links: Option<Arc<AcceptedLinks>>,
 }
 
 /// How a served connection ended.
@@ -269,6 +272,7 @@ where
     {
         tracing::warn!("runner.ready was not acknowledged: {err}");
     }
+    let _accepted = membership.links.as_ref().map(AcceptedLinks::accepted);
 
     let draining = async {
         match drain {

@@ -116,7 +116,8 @@ fn load(
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn three_members_under_load_one_killed_one_drained_fail_only_the_killed_ones_calls() {
+async fn three_members_under_load_one_killed_one_drained_one_replaced_fail_only_the_killed_ones_calls()
+ {
     let dir = tempfile::tempdir().unwrap();
     let token = dir.path().join("token");
     std::fs::write(&token, TOKEN).unwrap();
@@ -155,6 +156,26 @@ async fn three_members_under_load_one_killed_one_drained_fail_only_the_killed_on
         "the drained member exits cleanly: {status:?}"
     );
     let drained_calls = specs[1].calls().len();
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    // m3 is replaced by version 2 of the plugin, as a rolling update does: the new member
+    // joins, then the old one drains. Version 2 describes `p1_slow` otherwise, so from its
+    // registration on only it takes those calls.
+    let mut replacement = MemberSpec::new(dir.path(), &addr, &token, "m3-v2");
+    replacement.second_version = true;
+    running.push(Running(replacement.spawn()));
+    until("the new version joins", Duration::from_secs(10), || {
+        harness.runtime.pool_members("p1").unwrap() == ["m3", "m3-v2"]
+    })
+    .await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let replaced_calls = specs[2].calls().len();
+    kill(Pid::from_raw(running[2].0.id() as i32), Signal::SIGTERM).unwrap();
+    until(
+        "the old version drains and leaves",
+        Duration::from_secs(5),
+        || harness.runtime.pool_members("p1").unwrap() == ["m3-v2"],
+    )
+    .await;
     tokio::time::sleep(Duration::from_millis(800)).await;
     stop.store(true, Ordering::Relaxed);
     for task in tasks {
@@ -199,10 +220,25 @@ async fn three_members_under_load_one_killed_one_drained_fail_only_the_killed_on
         assert!(!spec.calls().is_empty(), "{} got calls", spec.name);
     }
     assert!(
-        specs[2].calls().len() > drained_calls,
-        "the last member took the load after the kill and the drain"
+        replaced_calls > drained_calls,
+        "the last old member took the load after the kill and the drain"
     );
-    assert_eq!(harness.runtime.pool_members("p1").unwrap(), ["m3"]);
+    assert!(
+        running[2]
+            .0
+            .try_wait()
+            .unwrap()
+            .is_some_and(|status| status.success()),
+        "the replaced member drained and exited cleanly: {}",
+        specs[2].stderr()
+    );
+    let after_replacement = replacement.calls();
+    assert!(
+        after_replacement.len() > 20,
+        "the new version took the load: {} calls",
+        after_replacement.len()
+    );
+    assert_eq!(harness.runtime.pool_members("p1").unwrap(), ["m3-v2"]);
     running.clear();
     Arc::try_unwrap(harness).ok().unwrap().stop().await;
 }
@@ -336,4 +372,55 @@ async fn in_a_rollout_a_call_goes_only_to_members_that_declare_its_tool_as_regis
         assert!(ran(spec, "echo") > 0, "{} got no echo call", spec.name);
     }
     harness.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_member_serves_two_hosts_and_goes_on_serving_one_when_the_other_stops() {
+    let dir = tempfile::tempdir().unwrap();
+    let token = dir.path().join("token");
+    std::fs::write(&token, TOKEN).unwrap();
+    let (first, first_addr) = host_with_pool(pool_config(None)).await;
+    let (second, second_addr) = host_with_pool(pool_config(None)).await;
+    // One member, both hosts in MAITOOL_POOL_ADDRESS, as docs/SCALING.md has it.
+    let member = MemberSpec::new(
+        dir.path(),
+        &format!("{first_addr},{second_addr}"),
+        &token,
+        "both",
+    );
+    let _member = Running(member.spawn());
+    members(&first, 1).await;
+    members(&second, 1).await;
+    let through_first = call(&first, "p1_echo", json!({"text": "one"}), "via-first").await;
+    let through_second = call(&second, "p1_echo", json!({"text": "two"}), "via-second").await;
+    assert!(through_first.success, "{through_first:?}");
+    assert!(through_second.success, "{through_second:?}");
+    let ran = member.calls();
+    assert!(
+        ran.contains(&"via-first".to_owned()) && ran.contains(&"via-second".to_owned()),
+        "{ran:?}"
+    );
+
+    first.stop().await;
+    until_logged(
+        &member,
+        "connection to the host ended; reconnecting",
+        Duration::from_secs(10),
+    )
+    .await;
+    for n in 0..5 {
+        let answer = call(
+            &second,
+            "p1_echo",
+            json!({"text": "on"}),
+            &format!("after{n}"),
+        )
+        .await;
+        assert!(
+            answer.success,
+            "the other host still reaches the member: {answer:?}"
+        );
+    }
+    assert_eq!(second.runtime.pool_members("p1").unwrap(), ["both"]);
+    second.stop().await;
 }

@@ -18,6 +18,8 @@ pub(crate) struct MemberEnv {
     /// The client certificate and its key, when both are set.
     pub client_cert: Option<(PathBuf, PathBuf)>,
     pub server_name: Option<String>,
+    /// Where to answer HTTP probes, if anywhere.
+    pub health_address: Option<String>,
 }
 
 /// Why the environment does not describe a member.
@@ -73,6 +75,7 @@ pub(crate) fn read(address: &str, var: impl Fn(&str) -> Option<String>) -> PoolE
         ca_file: set(names::CA_FILE).map(PathBuf::from),
         client_cert,
         server_name: set(names::SERVER_NAME),
+        health_address: set(names::HEALTH_ADDRESS),
     })
 }
 

@@ -111,6 +111,8 @@ pub struct MemberSpec {
     pub stderr: PathBuf,
     /// `REPLICA_VARIANT=2`: version 2.0.0 of the plugin, declared otherwise.
     pub second_version: bool,
+    /// `MAITOOL_POOL_HEALTH_ADDRESS`.
+    pub health_address: Option<String>,
 }
 
 impl MemberSpec {
@@ -123,6 +125,7 @@ impl MemberSpec {
             record: dir.join(format!("{name}.calls")),
             stderr: dir.join(format!("{name}.stderr")),
             second_version: false,
+            health_address: None,
         }
     }
 
@@ -151,6 +154,9 @@ impl MemberSpec {
             .stderr(std::fs::File::create(&self.stderr).unwrap());
         if self.second_version {
             command.env("REPLICA_VARIANT", "2");
+        }
+        if let Some(address) = &self.health_address {
+            command.env("MAITOOL_POOL_HEALTH_ADDRESS", address);
         }
         if let Some((ca, cert, key)) = &self.tls {
             command
