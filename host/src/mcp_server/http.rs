@@ -15,7 +15,8 @@
 //! * **DELETE.** rmcp answers a session's termination with 202 Accepted; the session is gone
 //!   by then, so the answer is 204 No Content (clients such as the Python SDK count only 200
 //!   and 204 as success).
-//! * **Probes.** `GET /healthz` and `GET /readyz` beside `/mcp` (see [`probes`]).
+//! * **Probes.** `GET /livez` (and `/healthz`) and `GET /readyz` beside `/mcp` (see
+//!   [`probes`]).
 
 use std::net::SocketAddr;
 use std::sync::Arc;

@@ -240,8 +240,12 @@ impl McpFront {
         let settled = self.shared.settled.clone();
         Ok(axum::Router::new()
             .route(
+                http::probes::LIVE_PATH,
+                axum::routing::get(http::probes::livez),
+            )
+            .route(
                 http::probes::HEALTH_PATH,
-                axum::routing::get(http::probes::healthz),
+                axum::routing::get(http::probes::livez),
             )
             .route(
                 http::probes::READY_PATH,

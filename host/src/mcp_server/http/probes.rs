@@ -1,6 +1,7 @@
-//! Probes for a balancer or an orchestrator beside the MCP endpoint: `GET /healthz` (liveness:
-//! 200 while the process serves HTTP at all) and `GET /readyz` (readiness: 200 once a client's
-//! first `tools/list` would be complete, 503 with what it still waits for before that). A
+//! Probes for a balancer or an orchestrator beside the MCP endpoint: `GET /livez` (liveness:
+//! 200 while the process serves HTTP at all; `/healthz` too, the older name many balancers
+//! default to) and `GET /readyz` (readiness: 200 once a client's first `tools/list` would be
+//! complete, 503 with what it still waits for before that), as a pool member answers them. A
 //! balancer that sends clients only to ready hosts never hands one a partial first listing.
 
 use axum::response::{IntoResponse, Response};
@@ -9,12 +10,14 @@ use http::StatusCode;
 use crate::settle::SettleGate;
 
 /// The liveness probe's path.
+pub const LIVE_PATH: &str = "/livez";
+/// The liveness probe's older name.
 pub const HEALTH_PATH: &str = "/healthz";
 /// The readiness probe's path.
 pub const READY_PATH: &str = "/readyz";
 
 /// `200 ok` while the front serves.
-pub(crate) async fn healthz() -> Response {
+pub(crate) async fn livez() -> Response {
     (StatusCode::OK, "ok\n").into_response()
 }
 
