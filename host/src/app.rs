@@ -83,6 +83,12 @@ pub struct HostStatus {
     pub tools: Vec<ToolCallStats>,
     /// Totals over every tool, unrouted calls and uptime.
     pub metrics: CallTotals,
+    /// Whether a first tool listing made now would be complete: the tool sources present at
+    /// start have come up or failed, or `[host] listing_wait_ms` passed (see
+    /// [`Host::settled`]). What a balancer's readiness probe asks.
+    pub ready: bool,
+    /// While not ready: the sources the first listing waits for.
+    pub waiting_for: Vec<String>,
 }
 
 /// A running host.
@@ -375,6 +381,11 @@ impl Host {
         &self.settled
     }
 
+    /// The PostgreSQL database shared state lives in, when `[store]` chose it.
+    pub fn shared_database(&self) -> Option<&crate::postgres::Database> {
+        self.shared.database()
+    }
+
     /// The configuration the host runs with.
     pub fn config(&self) -> LoadedConfig {
         self.config.read().clone()
@@ -427,6 +438,9 @@ impl Host {
         }
         if old.store != new.store {
             report.requires_restart.push("store".into());
+        }
+        if old.cluster != new.cluster {
+            report.requires_restart.push("cluster".into());
         }
         if old.plugin_runtime != new.plugin_runtime {
             // Supervision limits are read per launch; new values apply to the next restarts.
@@ -532,6 +546,8 @@ impl Host {
                 .collect(),
             tools: self.registry.metrics().snapshot(),
             metrics: self.registry.metrics().totals(),
+            ready: self.settled.is_open(),
+            waiting_for: self.settled.waiting_for(),
         }
     }
 
@@ -574,6 +590,17 @@ fn settle_gate(
             None => runners.await,
         }
     };
+    // Weak: the gate lives as long as the host, and must not keep a replaced MCP provider.
+    let (runtime, servers) = (Arc::downgrade(plugins), mcp.map(Arc::downgrade));
+    let pending = move || {
+        let runners = runtime.upgrade().map(|r| r.status()).unwrap_or_default();
+        let servers = servers
+            .as_ref()
+            .and_then(std::sync::Weak::upgrade)
+            .map(|mcp| mcp.status())
+            .unwrap_or_default();
+        crate::settle::sources_not_up(&runners, &servers)
+    };
     let (plugins, mcp) = (plugins.clone(), mcp.cloned());
     SettleGate::spawn(settled, bound, move |cut_short| {
         let runners = plugins.status();
@@ -595,4 +622,5 @@ fn settle_gate(
             );
         }
     })
+    .describing(pending)
 }

@@ -5,9 +5,11 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+mod cluster;
 mod store;
 mod web;
 
+pub use cluster::{ClusterConfigError, ClusterSection};
 pub use store::{StoreBackend, StoreConfigError, StoreSection};
 pub use web::WebSection;
 
@@ -75,6 +77,8 @@ pub struct HostConfig {
     pub web: WebSection,
     /// Where shared state lives: embedded (the default) or PostgreSQL.
     pub store: StoreSection,
+    /// How a host on the PostgreSQL store lists itself for `maitool status`.
+    pub cluster: ClusterSection,
 }
 
 /// Why a configuration was rejected.
@@ -193,6 +197,9 @@ impl HostConfig {
             .map_err(|err| invalid(err.to_string()))?;
         self.store
             .postgres_url()
+            .map_err(|err| invalid(err.to_string()))?;
+        self.cluster
+            .validate()
             .map_err(|err| invalid(err.to_string()))?;
         let mut names = std::collections::HashSet::new();
         for (index, runner) in self.runners.iter().enumerate() {

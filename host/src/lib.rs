@@ -27,6 +27,7 @@ pub mod builtin;
 pub mod circuit;
 #[cfg(feature = "cli")]
 pub mod cli;
+pub mod cluster;
 pub mod config;
 pub mod control;
 mod error_text;

@@ -11,6 +11,7 @@
 //! after the gate opened still join through `list_changed`.
 
 use std::future::Future;
+use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::sync::watch;
@@ -20,9 +21,19 @@ use crate::plugin::{RunnerState, RunnerStatus};
 
 /// Opens once the host's tool sources have settled or the bound passed. Cheap to clone; an
 /// open gate costs one atomic load to pass.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct SettleGate {
     open: watch::Receiver<bool>,
+    /// Names what a closed gate waits for (see [`SettleGate::waiting_for`]).
+    pending: Option<Arc<dyn Fn() -> Vec<String> + Send + Sync>>,
+}
+
+impl std::fmt::Debug for SettleGate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SettleGate")
+            .field("open", &self.is_open())
+            .finish_non_exhaustive()
+    }
 }
 
 impl SettleGate {
@@ -30,7 +41,10 @@ impl SettleGate {
     /// for an embedder's registry with nothing starting.
     pub fn opened() -> SettleGate {
         let (_, open) = watch::channel(true);
-        SettleGate { open }
+        SettleGate {
+            open,
+            pending: None,
+        }
     }
 
     /// A gate that opens when `settled` completes or `bound` passes, whichever is first;
@@ -48,7 +62,27 @@ impl SettleGate {
             // Every receiver may be gone (the host stopped): nobody is left to tell.
             let _ = opener.send(true);
         });
-        SettleGate { open }
+        SettleGate {
+            open,
+            pending: None,
+        }
+    }
+
+    /// The gate, telling [`waiting_for`](Self::waiting_for) what it waits for with `pending`
+    /// (called only while the gate is closed).
+    pub fn describing(mut self, pending: impl Fn() -> Vec<String> + Send + Sync + 'static) -> Self {
+        self.pending = Some(Arc::new(pending));
+        self
+    }
+
+    /// What a closed gate is waiting for (`runner NAME starting`, `MCP server NAME
+    /// connecting`), for a readiness probe to say why the host is not ready; empty once open,
+    /// or when the gate was not told.
+    pub fn waiting_for(&self) -> Vec<String> {
+        match &self.pending {
+            Some(pending) if !self.is_open() => pending(),
+            _ => Vec::new(),
+        }
     }
 
     /// Whether the gate is open.

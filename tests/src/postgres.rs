@@ -67,6 +67,17 @@ impl TestDatabase {
         admin(&self.url).await
     }
 
+    /// The database's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// A connection to the cluster's administrative database, for statements about this
+    /// database as a whole (refusing its connections, ending its sessions).
+    pub async fn connect_admin(&self) -> tokio_postgres::Client {
+        admin(&self.admin_url).await
+    }
+
     /// Removes the database (closing whatever connections the test left open).
     pub async fn drop_database(self) {
         let admin = admin(&self.admin_url).await;

@@ -83,11 +83,17 @@ pub enum Command {
     /// Hand the host a chat message: it runs the event handlers and the command the message
     /// reaches, stores it, and prints what happened and what plugins sent.
     Message(MessageArgs),
-    /// Show runners, plugins, runner pools and MCP servers.
+    /// Show runners, plugins, runner pools and MCP servers, and with `[store] backend =
+    /// "postgres"` every host serving on that database.
     Status {
         /// Print JSON.
         #[arg(long)]
         json: bool,
+        /// A readiness probe: exit 0 when the running `maitool serve`'s first tool listing
+        /// would be complete, 1 (saying why) when it would not or no serve is running. Starts
+        /// no one-shot host.
+        #[arg(long)]
+        ready: bool,
     },
     /// Re-read the configuration of a running `maitool serve` and apply it (also on SIGHUP).
     Reload {

@@ -318,3 +318,29 @@ fn a_bad_or_missing_store_url_is_a_config_error_naming_the_key() {
         store_error("[store]\nbackend = \"postgres\"\nurl = \"host=/x\"\nmax_connections = 0\n");
     assert!(err.contains("max_connections must be at least 1"), "{err}");
 }
+
+#[test]
+fn cluster_timings_out_of_order_are_refused_with_the_keys_named() {
+    let config = parse("").unwrap();
+    assert_eq!(config.cluster.heartbeat_ms, 5_000);
+    assert!(config.cluster.validate().is_ok());
+    for (text, expected) in [
+        (
+            "[cluster]\nheartbeat_ms = 0\n",
+            "cluster.heartbeat_ms must be at least 1",
+        ),
+        (
+            "[cluster]\nheartbeat_ms = 1000\nstale_after_ms = 1500\n",
+            "cluster.stale_after_ms (1500) must be at least twice cluster.heartbeat_ms (1000)",
+        ),
+        (
+            "[cluster]\nstale_after_ms = 20000\nforget_after_ms = 10000\n",
+            "cluster.forget_after_ms (10000) must be at least cluster.stale_after_ms (20000)",
+        ),
+    ] {
+        let err = store_error(text);
+        assert!(err.contains(expected), "{text}: {err}");
+    }
+    let err = parse("[cluster]\nheartbeat = 5\n").unwrap_err().to_string();
+    assert!(err.contains("unknown field `heartbeat`"), "{err}");
+}

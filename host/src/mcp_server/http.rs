@@ -15,6 +15,8 @@
 //! * **DELETE.** rmcp answers a session's termination with 202 Accepted; the session is gone
 //!   by then, so the answer is 204 No Content (clients such as the Python SDK count only 200
 //!   and 204 as success).
+//! * **Probes.** `GET /livez` (and `/healthz`) and `GET /readyz` beside `/mcp` (see
+//!   [`probes`]).
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -248,6 +250,8 @@ fn plain(status: StatusCode, body: String) -> Response {
     *response.status_mut() = status;
     response
 }
+
+pub mod probes;
 
 #[cfg(test)]
 mod tests;

@@ -225,7 +225,8 @@ impl McpFront {
 
     /// The whole Streamable HTTP endpoint at [`HTTP_PATH`] (feature `http`): the service of
     /// [`McpFront::http_service`] behind [`http::guard`] (`Origin` check against the
-    /// configured `allowed_origins`, CORS, session termination answered 204).
+    /// configured `allowed_origins`, CORS, session termination answered 204), with the
+    /// liveness and readiness probes of [`http::probes`] beside it.
     #[cfg(feature = "http")]
     pub fn http_router(
         self,
@@ -236,7 +237,20 @@ impl McpFront {
             bound,
             &self.shared.config.allowed_origins,
         )?);
+        let settled = self.shared.settled.clone();
         Ok(axum::Router::new()
+            .route(
+                http::probes::LIVE_PATH,
+                axum::routing::get(http::probes::livez),
+            )
+            .route(
+                http::probes::HEALTH_PATH,
+                axum::routing::get(http::probes::livez),
+            )
+            .route(
+                http::probes::READY_PATH,
+                axum::routing::get(move || http::probes::readyz(settled.clone())),
+            )
             .nest_service(HTTP_PATH, self.http_service(bound, shutdown))
             .layer(axum::middleware::from_fn_with_state(policy, http::guard)))
     }

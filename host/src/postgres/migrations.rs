@@ -16,10 +16,11 @@ pub(super) struct Migration {
 }
 
 /// Every migration, oldest first.
-pub(super) const MIGRATIONS: &[Migration] = &[Migration {
-    version: 1,
-    name: "plugin key-value store and chat-session state",
-    sql: r#"
+pub(super) const MIGRATIONS: &[Migration] = &[
+    Migration {
+        version: 1,
+        name: "plugin key-value store and chat-session state",
+        sql: r#"
         CREATE TABLE plugin_kv (
             plugin_id TEXT COLLATE "C" NOT NULL,
             key TEXT COLLATE "C" NOT NULL,
@@ -44,7 +45,31 @@ pub(super) const MIGRATIONS: &[Migration] = &[Migration {
             PRIMARY KEY (full_name, session_id)
         );
     "#,
-}];
+    },
+    Migration {
+        version: 2,
+        name: "cluster heartbeat table",
+        // One row per running `maitool serve`; times are the database's own clock, so that
+        // hosts with skewed clocks still agree on who is stale.
+        sql: r#"
+        CREATE TABLE hosts (
+            host_id TEXT COLLATE "C" PRIMARY KEY,
+            hostname TEXT NOT NULL,
+            pid INTEGER NOT NULL,
+            version TEXT NOT NULL,
+            mcp_address TEXT,
+            started_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+            last_seen TIMESTAMPTZ NOT NULL DEFAULT now(),
+            ready BOOLEAN NOT NULL,
+            waiting_for TEXT NOT NULL DEFAULT '',
+            tools INTEGER NOT NULL,
+            plugins_loaded INTEGER NOT NULL,
+            plugins_total INTEGER NOT NULL
+        );
+        CREATE INDEX hosts_last_seen ON hosts (last_seen);
+    "#,
+    },
+];
 
 /// The schema version this build brings a database to.
 pub const SCHEMA_VERSION: i32 = MIGRATIONS[MIGRATIONS.len() - 1].version;

@@ -13,6 +13,7 @@ use super::args::{Cli, Command};
 use super::output::{StdoutClosed, TerminalProgress, outln, print_result, print_tools};
 use super::{EXIT_FAILED, EXIT_SOURCE_FAILED, EXIT_USAGE};
 
+mod cluster;
 mod definitions;
 mod hook;
 mod message;
@@ -215,8 +216,12 @@ async fn dispatch(cli: Cli) -> Result<ExitCode> {
                 ExitCode::from(EXIT_FAILED)
             })
         }
-        Command::Status { json } => {
+        Command::Status { json, ready: true } => {
+            cluster::ready(&control_socket(&cli, &config)?, *json).await
+        }
+        Command::Status { json, ready: false } => {
             let socket = control_socket(&cli, &config)?;
+            let cluster = cluster::view(&config).await;
             let target = target(&cli, config, OneShotWait::Listing).await?;
             let (mut status, answered_by) = match &target {
                 Target::Remote(client) => (client.status().await.map_err(|e| anyhow!(e))?, "serve"),
@@ -229,6 +234,9 @@ async fn dispatch(cli: Cli) -> Result<ExitCode> {
                     "control_socket".to_owned(),
                     socket.display().to_string().into(),
                 );
+                if let Some(cluster) = cluster {
+                    fields.insert("cluster".to_owned(), cluster);
+                }
             }
             if *json {
                 outln!("{}", serde_json::to_string_pretty(&status)?)?;

@@ -68,6 +68,7 @@ pub(super) async fn serve(cli: &Cli, args: &ServeArgs, config: LoadedConfig) -> 
         Some(addr) => Some(bind_http(addr, &args.mcp_allowed_origins).await?),
         None => None,
     };
+    let http_url = http.as_ref().and_then(http_url);
     let started = if args.mcp_stdio || args.mcp_http.is_some() {
         // An MCP client is waiting for its handshake: serve at once. Its first tools/list waits
         // at the settle gate for sources that are nearly up; the rest reach it as
@@ -101,6 +102,14 @@ pub(super) async fn serve(cli: &Cli, args: &ServeArgs, config: LoadedConfig) -> 
     let control_path = control
         .as_ref()
         .map_or_else(|| "none".to_owned(), |c| c.path().display().to_string());
+    // With PostgreSQL, this host lists itself in the shared `hosts` table for `status`.
+    let heartbeat = host.shared_database().map(|database| {
+        let settings = host.config().config.cluster;
+        let address = settings.advertise.clone().or(http_url.clone());
+        let identity = crate::cluster::HostIdentity::of_this_process(address);
+        tracing::info!(host = %identity.id, "listed in the cluster's hosts table");
+        crate::cluster::Heartbeat::start(database.clone(), identity, &settings, &host)
+    });
     let tools = host.registry.list_tools(&Default::default()).await.len();
     // Handlers first: a SIGTERM sent as soon as the line below is read must stop serve
     // gracefully, not kill it with the default action.
@@ -168,6 +177,10 @@ pub(super) async fn serve(cli: &Cli, args: &ServeArgs, config: LoadedConfig) -> 
                 break;
             }
         }
+    }
+    // Leaving the host list first: `status` stops counting this host as soon as it stops.
+    if let Some(heartbeat) = heartbeat {
+        heartbeat.stop().await;
     }
     if !front_done && args.mcp_http.is_some() {
         stop_http.cancel();
@@ -284,6 +297,20 @@ async fn bind_http(_addr: std::net::SocketAddr, _origins: &[String]) -> Result<H
     Err(anyhow!(
         "--mcp-http needs a maitool built with the `http` feature; this one serves MCP on stdio only (--mcp-stdio)"
     ))
+}
+
+/// `http://ADDR/mcp` of the bound listener.
+#[cfg(feature = "http")]
+fn http_url(listener: &HttpListener) -> Option<String> {
+    listener
+        .local_addr()
+        .ok()
+        .map(|bound| format!("http://{bound}{HTTP_PATH}"))
+}
+
+#[cfg(not(feature = "http"))]
+fn http_url(listener: &HttpListener) -> Option<String> {
+    match *listener {}
 }
 
 #[cfg(feature = "http")]

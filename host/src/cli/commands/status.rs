@@ -58,6 +58,17 @@ pub(super) fn print_status(status: &Value) -> anyhow::Result<()> {
     if !config.is_empty() {
         outln!("config: {config}")?;
     }
+    if status.get("ready").and_then(Value::as_bool) == Some(false) {
+        let waiting = names(status, "waiting_for");
+        if waiting.is_empty() {
+            outln!("ready: no, the first tool listing is not complete yet")?;
+        } else {
+            outln!("ready: no, the first tool listing waits for {waiting}")?;
+        }
+    }
+    if let Some(cluster) = status.get("cluster") {
+        super::cluster::print_cluster(cluster)?;
+    }
     if let Some(plugins) = status.get("plugins") {
         outln!("{}", plugins_line(plugins))?;
     }
