@@ -52,3 +52,52 @@ fn the_pool_member_deployment_sets_only_variables_a_member_reads_and_probes_its_
     }
     assert!(yaml.contains("path: /livez") && yaml.contains("path: /readyz"));
 }
+
+/// The ConfigMap's `maitool.toml`, out of its YAML block.
+fn configmap_toml(yaml: &str) -> String {
+    let block = yaml
+        .split_once("  maitool.toml: |\n")
+        .expect("a maitool.toml key")
+        .1
+        .split("\n---")
+        .next()
+        .unwrap();
+    block
+        .lines()
+        .map(|line| line.strip_prefix("    ").unwrap_or(line.trim()))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn the_hosts_configmap_is_a_configuration_maitool_accepts_and_probes_the_front_paths() {
+    let yaml = manifest("maitool-hosts.yaml");
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("maitool.toml");
+    std::fs::write(&config, configmap_toml(&yaml)).unwrap();
+    // `status --ready` loads and checks the whole configuration before it asks the control
+    // socket: exit 2 and the error for a bad one, exit 1 here (no serve in this test).
+    let output = std::process::Command::new(maitool_e2e::workspace_bin("maitool"))
+        .arg("--config")
+        .arg(&config)
+        .args(["status", "--ready"])
+        .env("POD_IP", "10.0.0.7")
+        .env(
+            "MAITOOL_DATABASE_URL",
+            "postgresql://maitool:secret@db.internal/maitool",
+        )
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stdout}{stderr}");
+    assert_eq!(
+        stdout.trim(),
+        "not ready: no maitool serve is running on /var/lib/maitool/control.sock",
+        "{stderr}"
+    );
+    assert!(yaml.contains("path: /readyz") && yaml.contains("path: /livez"));
+    assert!(yaml.contains(
+        r#"args: ["--config", "/etc/maitool/maitool.toml", "serve", "--mcp-http", "0.0.0.0:8080"]"#
+    ));
+}

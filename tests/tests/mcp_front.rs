@@ -66,7 +66,11 @@ fn echo_from_dice(fixture: &Fixture) {
         let tools = fixture.query(&["tools", "--json"]);
         if let Some(renamed) = owner(&tools, "plugin_examples_misbehaving_echo") {
             assert_eq!(renamed, json!("examples.misbehaving"));
-            assert_eq!(owner(&tools, "echo"), Some(json!("examples.dice")), "{tools}");
+            assert_eq!(
+                owner(&tools, "echo"),
+                Some(json!("examples.dice")),
+                "{tools}"
+            );
             return;
         }
         assert!(
