@@ -22,6 +22,14 @@ fn items<'a>(value: &'a Value, key: &str) -> impl Iterator<Item = &'a Value> {
         .flatten()
 }
 
+/// `label` and the field `key`, or nothing when the field is empty.
+fn labelled(value: &Value, key: &str, label: &str) -> String {
+    match text(value, key) {
+        field if field.is_empty() => String::new(),
+        field => format!("{label}{field}"),
+    }
+}
+
 /// The strings of an array field, joined with `, `.
 fn names(value: &Value, key: &str) -> String {
     items(value, key)
@@ -74,18 +82,13 @@ pub(super) fn print_status(status: &Value) -> anyhow::Result<()> {
     }
     outln!("runners:")?;
     for runner in items(status, "runners") {
-        let last_exit = text(runner, "last_exit_reason");
         outln!(
             "  {:16} {:10} pid={:8} restarts={} {}",
             text(runner, "name"),
             text(runner, "state"),
             text(runner, "pid"),
             text(runner, "restart_count"),
-            if last_exit.is_empty() {
-                String::new()
-            } else {
-                format!("last exit: {last_exit}")
-            }
+            labelled(runner, "last_exit_reason", "last exit: ")
         )?;
         if let Some(environment) = runner.get("environment").filter(|e| e.is_object()) {
             print_environment(environment)?;
@@ -152,7 +155,6 @@ fn print_pools(status: &Value) -> anyhow::Result<()> {
             .iter()
             .filter(|member| text(member, "state") == "ready")
             .count();
-        let version = text(pool, "registered_version");
         outln!(
             "  {:16} {} on {}{} members={} ready={}{}",
             text(pool, "name"),
@@ -165,14 +167,9 @@ fn print_pools(status: &Value) -> anyhow::Result<()> {
             },
             members.len(),
             ready,
-            if version.is_empty() {
-                String::new()
-            } else {
-                format!(" version={version}")
-            }
+            labelled(pool, "registered_version", " version=")
         )?;
         for member in members {
-            let runner_version = text(member, "runner_version");
             outln!(
                 "    {:20} {:8} from {} in_flight={} calls={} version={}{}",
                 text(member, "name"),
@@ -181,11 +178,7 @@ fn print_pools(status: &Value) -> anyhow::Result<()> {
                 text(member, "in_flight"),
                 text(member, "calls"),
                 text(member, "plugin_version"),
-                if runner_version.is_empty() {
-                    String::new()
-                } else {
-                    format!(" build={runner_version}")
-                }
+                labelled(member, "runner_version", " build=")
             )?;
         }
     }
