@@ -237,7 +237,7 @@ impl Host {
             match database.check().await {
                 Ok(()) => tracing::info!(target = %database.target(), "shared store on PostgreSQL"),
                 Err(err) => tracing::error!(
-                    "{}; plugin key-value data and chat-session state fail until it is reachable",
+                    "{}; the built-in store, plugin key-value data and chat-session state fail until it is reachable",
                     crate::error_text::chain(&err)
                 ),
             }
@@ -247,14 +247,21 @@ impl Host {
             .await
             .map_err(HostError::KvStore)?;
         let (store, sink): (Option<Store>, Arc<dyn MessageSink>) = if settings.host.enable_builtin {
-            let store = Store::open(&settings.builtin.database)
+            let store = shared
+                .builtin_store(&settings.builtin.database)
                 .await
                 .map_err(|err| HostError::Builtin(Box::new(err)))?;
             if !settings.builtin.seed.is_empty() {
-                let report = seed_store(&store, &settings.builtin.seed)
-                    .await
-                    .map_err(|err| HostError::Builtin(Box::new(err)))?;
-                tracing::info!("seeded the built-in store: {report:?}");
+                match seed_store(&store, &settings.builtin.seed).await {
+                    Ok(report) => tracing::info!("seeded the built-in store: {report:?}"),
+                    // A shared database that is down must not keep the host from starting;
+                    // the seed is applied by the next start that reaches it.
+                    Err(err) if shared.database().is_some() => tracing::error!(
+                        "cannot seed the built-in store: {}",
+                        crate::error_text::chain(&err)
+                    ),
+                    Err(err) => return Err(HostError::Builtin(Box::new(err))),
+                }
             }
             (Some(store.clone()), Arc::new(StoreSink::new(store)))
         } else {

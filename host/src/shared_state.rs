@@ -1,7 +1,8 @@
 //! [`SharedState`]: where the state several hosts could share lives, as `[store]` chooses:
-//! embedded (the plugins' key-value store in SQLite under the data directory, chat-session
-//! state in memory) or one PostgreSQL database. Each state keeps its own seam (`plugin::kv`,
-//! `builtin::store_engine` sessions, `builtin::discovery`); this only picks the backends.
+//! embedded (the built-in store in its SQLite file, the plugins' key-value store in SQLite
+//! under the data directory, chat-session state in memory) or one PostgreSQL database. Each
+//! state keeps its own seam (`builtin::store`, `plugin::kv`, `builtin::store_engine` sessions,
+//! `builtin::discovery`); this only picks the backends.
 
 use std::path::Path;
 use std::sync::{Arc, Weak};
@@ -9,6 +10,7 @@ use std::time::Duration;
 
 use crate::builtin::{
     Discovery, MemorySessionStates, PostgresDiscoveries, PostgresSessionStates, SessionStateStore,
+    Store, StoreError,
 };
 use crate::config::{StoreConfigError, StoreSection};
 use crate::plugin::{
@@ -62,6 +64,14 @@ impl SharedState {
         match self {
             SharedState::Embedded => KvStore::open(&data_dir.join("plugin_kv.sqlite3")).await,
             SharedState::Postgres(database) => Ok(KvStore::postgres(database.clone())),
+        }
+    }
+
+    /// The built-in store (embedded: the SQLite file `database`, `[builtin] database`).
+    pub async fn builtin_store(&self, database: &Path) -> Result<Store, StoreError> {
+        match self {
+            SharedState::Embedded => Store::open(database).await,
+            SharedState::Postgres(database) => Ok(Store::postgres(database.clone())),
         }
     }
 
@@ -127,7 +137,7 @@ impl SharedState {
                 tokio::time::sleep(LISTEN_RETRY).await;
             }
         });
-        Some(WatchGuard(task.abort_handle()))
+        Some(WatchGuard::new(task.abort_handle()))
     }
 }
 
@@ -148,6 +158,13 @@ async fn reload_toggles(runtime: &Weak<PluginRuntime>) -> bool {
 /// Stops a watch of shared state when dropped.
 #[derive(Debug)]
 pub struct WatchGuard(tokio::task::AbortHandle);
+
+impl WatchGuard {
+    /// A guard that aborts `task` when dropped.
+    pub(crate) fn new(task: tokio::task::AbortHandle) -> WatchGuard {
+        WatchGuard(task)
+    }
+}
 
 impl Drop for WatchGuard {
     fn drop(&mut self) {

@@ -6,6 +6,7 @@
 use std::net::SocketAddr;
 use std::time::Duration;
 
+use maitool_protocol::pool_token::{BINDING_LEN, EXPORTER_LABEL};
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::TcpStream;
 
@@ -34,9 +35,24 @@ pub(crate) enum AcceptError {
         #[source]
         source: std::io::Error,
     },
+    /// The finished TLS connection exported no keying material (not TLS 1.3).
+    #[error("cannot export keying material from the TLS connection with {peer}")]
+    Export {
+        peer: SocketAddr,
+        #[source]
+        source: rustls::Error,
+    },
     /// The TLS handshake took longer than the limit.
     #[error("no TLS handshake from {peer} within {} ms", .limit.as_millis())]
     HandshakeTimeout { peer: SocketAddr, limit: Duration },
+}
+
+/// An accepted runner connection.
+pub(crate) struct Accepted {
+    pub stream: Box<dyn RunnerIo>,
+    /// The TLS connection's keying material exported for the pool token proof (the
+    /// protocol's `pool_token`); `None` on plain TCP.
+    pub binding: Option<[u8; BINDING_LEN]>,
 }
 
 /// Turns an accepted TCP connection into a runner stream: through a TLS 1.3 handshake when
@@ -47,18 +63,30 @@ pub(crate) async fn accept(
     peer: SocketAddr,
     tls: Option<&ServerTls>,
     limit: Duration,
-) -> Result<Box<dyn RunnerIo>, AcceptError> {
+) -> Result<Accepted, AcceptError> {
     let _ = tcp.set_nodelay(true);
     let Some(tls) = tls else {
         if !peer.ip().is_loopback() {
             return Err(AcceptError::PlainOffLoopback { peer });
         }
-        return Ok(Box::new(tcp));
+        return Ok(Accepted {
+            stream: Box::new(tcp),
+            binding: None,
+        });
     };
     let acceptor = tls.acceptor().map_err(AcceptError::Files)?;
-    match tokio::time::timeout(limit, acceptor.accept(tcp)).await {
-        Ok(Ok(stream)) => Ok(Box::new(stream)),
-        Ok(Err(source)) => Err(AcceptError::Handshake { peer, source }),
-        Err(_) => Err(AcceptError::HandshakeTimeout { peer, limit }),
-    }
+    let stream = match tokio::time::timeout(limit, acceptor.accept(tcp)).await {
+        Ok(Ok(stream)) => stream,
+        Ok(Err(source)) => return Err(AcceptError::Handshake { peer, source }),
+        Err(_) => return Err(AcceptError::HandshakeTimeout { peer, limit }),
+    };
+    let binding = stream
+        .get_ref()
+        .1
+        .export_keying_material([0u8; BINDING_LEN], EXPORTER_LABEL, None)
+        .map_err(|source| AcceptError::Export { peer, source })?;
+    Ok(Accepted {
+        stream: Box::new(stream),
+        binding: Some(binding),
+    })
 }

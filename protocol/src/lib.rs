@@ -12,6 +12,7 @@
 //! * [`capability`]: the names of the host capabilities plugins call (`cap.call`).
 //! * `command_match` (feature `command-match`): how a chat message picks a command.
 //! * [`hook`]: MaiBot's named hooks and the vocabulary of hook handlers.
+//! * [`pool_token`]: how a pool member proves it holds its pool's token, for one connection.
 //!
 //! The wire format is specified byte by byte in `docs/PROTOCOL.md`.
 #![warn(missing_docs)]
@@ -23,6 +24,7 @@ pub mod command_match;
 pub mod hook;
 pub mod launch;
 pub mod model;
+pub mod pool_token;
 pub mod rpc;
 pub mod wire;
 

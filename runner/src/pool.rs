@@ -159,10 +159,11 @@ async fn session(
             return;
         }
         match dial::connect(env, addr, &server_name).await {
-            Ok((stream, token)) => {
+            Ok(dialled) => {
                 let launch = LaunchEnv {
                     address: addr.to_string(),
-                    session_token: token,
+                    // Pool members prove the token instead (`token_proof`).
+                    session_token: String::new(),
                     runner_name: env.member.clone(),
                 };
                 let membership = Membership {
@@ -170,9 +171,10 @@ async fn session(
                     member: env.member.clone(),
                     runner_version: env.runner_version.clone(),
                     links: Some(links.clone()),
+                    token_proof: Some(dialled.token_proof),
                 };
                 let served = serve_connection(
-                    stream,
+                    dialled.stream,
                     launch,
                     membership,
                     plugins.clone(),

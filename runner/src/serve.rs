@@ -13,6 +13,7 @@ use interprocess::local_socket::tokio::Stream;
 use interprocess::local_socket::tokio::prelude::*;
 use interprocess::local_socket::{GenericFilePath, ToFsName};
 use maitool_protocol::ToolExecutionResult;
+use maitool_protocol::pool_token::TokenProof;
 use maitool_protocol::rpc::{
     IncomingMessage, Payload, PeerConfig, QuietUnixStream, RpcError, RpcPeer,
 };
@@ -188,6 +189,8 @@ pub(crate) struct Membership {
     pub runner_version: String,
     /// Counts this connection from its `runner.ready` to its end, for the member's probes.
     pub links: Option<Arc<AcceptedLinks>>,
+    /// The proof of the pool token, bound to this connection.
+    pub token_proof: Option<TokenProof>,
 }
 
 /// How a served connection ended.
@@ -254,6 +257,7 @@ where
         pool: membership.pool,
         member: membership.member,
         runner_version: membership.runner_version,
+        token_proof: membership.token_proof,
     };
     let answer: HelloResponsePayload = peer
         .call(names::HELLO, "", &hello, HANDSHAKE_TIMEOUT)

@@ -1,5 +1,6 @@
 // Drives an MCP server with the TypeScript MCP SDK's client (`@modelcontextprotocol/sdk` from
-// npm, installed by .ci/install-node-mcp.sh), for tests/tests/mcp_interop_front.rs.
+// npm, installed by .ci/install-node-mcp.sh), for tests/tests/mcp_interop_front.rs
+// and tests/tests/balanced.rs.
 //
 //     node mcp_client.mjs --sdk DIR --plan PLAN.json (--url URL | --stdio CMD ARGS...)
 //
@@ -9,7 +10,9 @@
 // * `info`: the negotiated server info and capabilities;
 // * `list`: one `listTools()` call without a cursor, as apps built on SDK v1 do: the tools of
 //   the first page, and its `nextCursor`;
-// * `call`: `name`, `arguments`; the result, or `{"error": {code, message}}`;
+// * `call`: `name`, `arguments`, optional `meta` (sent as `_meta`); the result, or
+//   `{"error": {code, message}}`;
+// * `session` (Streamable HTTP): the `Mcp-Session-Id` the transport holds;
 // * `ready`: prints `{"ready": ID}` and waits for a line on stdin (the test acts meanwhile);
 // * `wait_list_changed`: waits up to `timeout` seconds for `notifications/tools/list_changed`
 //   received after the last `ready` step;
@@ -85,10 +88,14 @@ async function run(step) {
     }
     case "call":
       try {
-        return { result: await client.callTool({ name: step.name, arguments: step.arguments ?? {} }) };
+        const params = { name: step.name, arguments: step.arguments ?? {} };
+        if (step.meta) params._meta = step.meta;
+        return { result: await client.callTool(params) };
       } catch (err) {
         return { error: { code: err.code ?? null, message: String(err.message ?? err) } };
       }
+    case "session":
+      return { session_id: transport.sessionId ?? null };
     case "ready":
       mark = changes;
       emit({ ready: step.id });

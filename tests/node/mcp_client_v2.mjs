@@ -1,8 +1,8 @@
 // Drives an MCP server with the TypeScript MCP SDK v2's client (`@modelcontextprotocol/client`
-// from npm, installed by .ci/install-node-mcp.sh), for tests/tests/mcp_interop_front.rs. Unlike
-// v1 (mcp_client.mjs) it negotiates the protocol revision: `--negotiation auto` probes with
-// `server/discover` and speaks 2026-07-28 to a server that offers it, falling back to the
-// `initialize` handshake otherwise.
+// from npm, installed by .ci/install-node-mcp.sh), for tests/tests/mcp_interop_front.rs and
+// tests/tests/balanced.rs. Unlike v1 (mcp_client.mjs) it negotiates the protocol revision:
+// `--negotiation auto` probes with `server/discover` and speaks 2026-07-28 to a server that
+// offers it, falling back to the `initialize` handshake otherwise.
 //
 //     node mcp_client_v2.mjs --sdk DIR --plan PLAN.json [--negotiation auto|legacy]
 //                            (--url URL | --stdio CMD ARGS...)
@@ -13,11 +13,14 @@
 // * `info`: the negotiated protocol version and era, server info and capabilities;
 // * `list`: one `listTools()` call without a cursor: the tools of the first page, its
 //   `nextCursor`, and how long it took (`elapsed`, seconds);
-// * `call`: `name`, `arguments`; the result, or `{"error": {code, message}}`.
+// * `call`: `name`, `arguments`, optional `meta` (sent as `_meta`); the result, or
+//   `{"error": {code, message}}`;
+// * `ready`: prints `{"ready": ID}` and waits for a line on stdin (the test acts meanwhile).
 //
 // The last line of stdout is `{"connect_seconds": S, "results": {ID: RESULT, ...}}`.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { createInterface } from "node:readline";
 import { pathToFileURL } from "node:url";
 
 const args = process.argv.slice(2);
@@ -36,6 +39,7 @@ const load = (module) => import(pathToFileURL(join(dist, module)).href);
 const { Client, StreamableHTTPClientTransport } = await load("index.mjs");
 
 const emit = (value) => process.stdout.write(JSON.stringify(value) + "\n");
+const lines = createInterface({ input: process.stdin })[Symbol.asyncIterator]();
 
 let transport;
 if (url) {
@@ -85,10 +89,16 @@ for (const step of plan) {
     }
     case "call":
       try {
-        results[step.id] = await client.callTool({ name: step.name, arguments: step.arguments ?? {} });
+        const params = { name: step.name, arguments: step.arguments ?? {} };
+        if (step.meta) params._meta = step.meta;
+        results[step.id] = await client.callTool(params);
       } catch (err) {
         results[step.id] = failure(err);
       }
+      break;
+    case "ready":
+      emit({ ready: step.id });
+      results[step.id] = (await lines.next()).value ?? "";
       break;
     default:
       throw new Error(`unknown step kind ${step.kind}`);

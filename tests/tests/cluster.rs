@@ -5,190 +5,18 @@
 //! complete. Real processes, a real database (`.ci/start-postgres.sh`), a real MCP server that
 //! comes up only when the test says so.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpStream;
-use std::process::{Child, Stdio};
-use std::sync::mpsc;
+mod cluster_support;
+
 use std::time::{Duration, Instant};
 
+use cluster_support::{Node, Setup, get, poll, post_mcp};
 use maitool_e2e::cli::Maitool;
 use maitool_e2e::postgres::{TestDatabase, fresh_database};
-use maitool_e2e::workspace_bin;
-use nix::sys::signal::{Signal, kill};
-use nix::unistd::Pid;
+use nix::sys::signal::Signal;
 use serde_json::Value;
 
-/// Heartbeat and staleness of every host here, short so that the tests wait little: a row
-/// unwritten for 2 s is stale, for 6 s forgotten.
-const CLUSTER: &str =
-    "[cluster]\nheartbeat_ms = 200\nstale_after_ms = 2000\nforget_after_ms = 6000\n";
 const STALE_AFTER: Duration = Duration::from_millis(2000);
 const HEARTBEAT: Duration = Duration::from_millis(200);
-/// Generous: the machine is shared and each step spawns processes.
-const LIMIT: Duration = Duration::from_secs(60);
-
-/// One `maitool serve --mcp-http 127.0.0.1:0` in a folder of its own (configuration, data,
-/// control socket).
-struct Node {
-    dir: tempfile::TempDir,
-    maitool: Maitool,
-    child: Child,
-    /// `http://127.0.0.1:PORT`.
-    base: String,
-    /// The MCP URL it printed.
-    url: String,
-}
-
-/// How a node's configuration is made.
-struct Setup<'a> {
-    /// The PostgreSQL store, or the embedded one.
-    database: Option<&'a TestDatabase>,
-    /// An MCP server that connects only once the file `GO` exists in the node's folder.
-    gated: bool,
-}
-
-impl Node {
-    fn start(setup: Setup<'_>) -> Node {
-        let dir = tempfile::tempdir().expect("temp dir");
-        // A listing wait far past the test: only the gated server's coming up opens the gate.
-        let mut config = "[host]\nlisting_wait_ms = 600000\n".to_owned();
-        if let Some(database) = setup.database {
-            config.push_str(&format!(
-                "\n[store]\nbackend = \"postgres\"\nurl = \"{}\"\nmax_connections = 4\n\n{CLUSTER}",
-                database.url
-            ));
-        }
-        if setup.gated {
-            let go = dir.path().join("GO");
-            config.push_str(&format!(
-                "\n[mcp]\nenable = true\nconnect_timeout_seconds = 600\n\n[[mcp.servers]]\nname = \"gated\"\ntransport = \"stdio\"\ncommand = \"sh\"\nargs = [\"-c\", \"while [ ! -e '{}' ]; do sleep 0.05; done; exec '{}'\"]\n",
-                go.display(),
-                workspace_bin("maitool-example-mcp-server").display()
-            ));
-        }
-        let config_path = dir.path().join("maitool.toml");
-        std::fs::write(&config_path, config).unwrap();
-        let maitool = Maitool::new(&config_path, &dir.path().join("control.sock"));
-        let stderr = std::fs::File::create(dir.path().join("serve.stderr")).unwrap();
-        let mut child = maitool
-            .command()
-            .args(["serve", "--mcp-http", "127.0.0.1:0"])
-            .env("RUST_LOG", "info")
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(stderr)
-            .spawn()
-            .expect("maitool serve starts");
-        let stdout = child.stdout.take().unwrap();
-        let (tx, rx) = mpsc::channel();
-        std::thread::spawn(move || {
-            let mut line = String::new();
-            let _ = BufReader::new(stdout).read_line(&mut line);
-            let _ = tx.send(line);
-        });
-        let url = rx.recv_timeout(LIMIT).unwrap_or_default().trim().to_owned();
-        let node = Node {
-            base: url.trim_end_matches("/mcp").to_owned(),
-            url,
-            maitool,
-            child,
-            dir,
-        };
-        assert!(
-            node.url.starts_with("http://127.0.0.1:") && node.url.ends_with("/mcp"),
-            "serve printed no URL ({:?}); stderr:\n{}",
-            node.url,
-            node.stderr()
-        );
-        // The control socket is bound before the URL is printed; this waits until it answers.
-        poll("the control socket answers", || {
-            let (_, out, _) = node.maitool.run(&["status", "--ready"]);
-            !out.is_empty() && !out.contains("no maitool serve is running")
-        });
-        node
-    }
-
-    fn stderr(&self) -> String {
-        std::fs::read_to_string(self.dir.path().join("serve.stderr")).unwrap_or_default()
-    }
-
-    /// Lets the gated MCP server come up.
-    fn open_gate(&self) {
-        std::fs::write(self.dir.path().join("GO"), "").unwrap();
-    }
-
-    /// `status --json`, answered by this node's serve.
-    fn status(&self) -> Value {
-        let status = self.maitool.json(&["status", "--json"]);
-        assert_eq!(status["answered_by"], "serve", "{status}");
-        status
-    }
-
-    /// The cluster as this node's `status --json` shows it: host id → row.
-    fn cluster(&self) -> Vec<Value> {
-        let status = self.status();
-        let cluster = &status["cluster"];
-        assert!(cluster.get("error").is_none(), "{cluster}");
-        cluster["hosts"].as_array().cloned().unwrap_or_default()
-    }
-
-    fn signal(&self, signal: Signal) {
-        kill(Pid::from_raw(self.child.id() as i32), signal).unwrap();
-    }
-
-    /// SIGTERM, and the exit status within 20 s.
-    fn stop(mut self) -> std::process::ExitStatus {
-        self.signal(Signal::SIGTERM);
-        let deadline = Instant::now() + Duration::from_secs(20);
-        loop {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                return status;
-            }
-            assert!(Instant::now() < deadline, "serve did not stop on SIGTERM");
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
-}
-
-impl Drop for Node {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// Polls `check` every 100 ms until it holds; panics after [`LIMIT`].
-fn poll(what: &str, mut check: impl FnMut() -> bool) {
-    let deadline = Instant::now() + LIMIT;
-    while !check() {
-        assert!(Instant::now() < deadline, "{what}: not within {LIMIT:?}");
-        std::thread::sleep(Duration::from_millis(100));
-    }
-}
-
-/// `GET base+path` over a plain socket: (status code, body).
-fn get(base: &str, path: &str) -> (u16, String) {
-    let authority = base.trim_start_matches("http://");
-    let mut stream = TcpStream::connect(authority).expect("the front accepts");
-    stream.set_read_timeout(Some(LIMIT)).unwrap();
-    write!(
-        stream,
-        "GET {path} HTTP/1.1\r\nHost: {authority}\r\nConnection: close\r\n\r\n"
-    )
-    .unwrap();
-    let mut response = String::new();
-    stream.read_to_string(&mut response).unwrap();
-    let code = response
-        .split(' ')
-        .nth(1)
-        .and_then(|code| code.parse().ok())
-        .unwrap_or_else(|| panic!("no status line in {response:?}"));
-    let body = response
-        .split_once("\r\n\r\n")
-        .map(|(_, body)| body.to_owned())
-        .unwrap_or_default();
-    (code, body)
-}
 
 /// The row of the host whose MCP URL is `url`.
 fn row<'a>(hosts: &'a [Value], url: &str) -> Option<&'a Value> {
@@ -220,10 +48,12 @@ async fn two_hosts_on_one_database_each_show_both_ready_or_starting() {
     let a = Node::start(Setup {
         database: Some(&database),
         gated: false,
+        ..Setup::default()
     });
     let b = Node::start(Setup {
         database: Some(&database),
         gated: true,
+        ..Setup::default()
     });
     for (who, node) in [("a", &a), ("b", &b)] {
         poll(
@@ -278,6 +108,7 @@ async fn a_killed_host_turns_stale_then_is_forgotten_and_a_stopped_one_leaves_at
     let setup = || Setup {
         database: Some(&database),
         gated: false,
+        ..Setup::default()
     };
     let (a, b, c) = (
         Node::start(setup()),
@@ -342,6 +173,7 @@ async fn a_database_that_goes_away_costs_the_heartbeat_not_the_host() {
     let a = Node::start(Setup {
         database: Some(&database),
         gated: false,
+        ..Setup::default()
     });
     poll("a lists itself", || a.cluster().len() == 1);
     let admin = database.connect_admin().await;
@@ -404,6 +236,7 @@ fn the_probes_say_ready_only_once_the_first_listing_would_be_complete() {
     let node = Node::start(Setup {
         database: None,
         gated: true,
+        ..Setup::default()
     });
     for path in ["/livez", "/healthz"] {
         assert_eq!(get(&node.base, path), (200, "ok\n".to_owned()), "{path}");
@@ -450,4 +283,195 @@ fn the_probes_say_ready_only_once_the_first_listing_would_be_complete() {
         out.contains("not ready: no maitool serve is running"),
         "{out}"
     );
+}
+
+/// A client of a revision before 2026-07-28 opens a session on one host; that host dies;
+/// the same session goes on through another host on the same database, which restores it
+/// from the shared store. A host on the embedded store cannot.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_earlier_revision_session_survives_its_hosts_death_through_another_host() {
+    let Some(database) = fresh_database("cluster_sessions").await else {
+        return;
+    };
+    let setup = || Setup {
+        database: Some(&database),
+        gated: false,
+        ..Setup::default()
+    };
+    let (a, b) = (Node::start(setup()), Node::start(setup()));
+    let alone = Node::start(Setup {
+        database: None,
+        gated: false,
+        ..Setup::default()
+    });
+    let session = open_session(&a.base);
+    let list = |id: u64| serde_json::json!({"jsonrpc": "2.0", "id": id, "method": "tools/list"});
+    let (code, _, on_a) = post_mcp(&a.base, &list(2), Some(&session));
+    assert_eq!(code, 200, "{on_a}");
+    let tools_on_a = on_a["result"]["tools"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{on_a}"))
+        .len();
+    assert!(tools_on_a > 0, "{on_a}");
+
+    // Host A dies without a word; the client's next requests reach host B.
+    a.signal(Signal::SIGKILL);
+    let (code, _, on_b) = post_mcp(&b.base, &list(3), Some(&session));
+    assert_eq!(code, 200, "host B did not restore the session: {on_b}");
+    assert_eq!(
+        on_b["result"]["tools"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{on_b}"))
+            .len(),
+        tools_on_a,
+        "{on_b}"
+    );
+    let ping = serde_json::json!({"jsonrpc": "2.0", "id": 4, "method": "ping"});
+    let (code, _, pong) = post_mcp(&b.base, &ping, Some(&session));
+    assert_eq!(
+        (code, &pong["result"]),
+        (200, &serde_json::json!({})),
+        "{pong}"
+    );
+
+    // A host with sessions only in its memory knows nothing of it.
+    let (code, _, refused) = post_mcp(&alone.base, &list(5), Some(&session));
+    assert_eq!(
+        code, 404,
+        "a host on the embedded store served a session it never saw: {refused}"
+    );
+
+    // The session is kept in the database.
+    let client = database.connect().await;
+    let stored: i64 = client
+        .query_one(
+            "SELECT count(*) FROM mcp_sessions WHERE session_id = $1",
+            &[&session],
+        )
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(stored, 1);
+    drop((a, b, alone));
+    database.drop_database().await;
+}
+
+/// An earlier-revision client's `notifications/cancelled` is a POST of its own, which a
+/// balancer may send to another host than the call's: that host announces it through the
+/// database, and the host running the call cancels it (the MCP server behind it sees the
+/// cancel). A cancel that overtakes its call (the two POSTs race) cancels the call when it
+/// starts.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cancel_that_reaches_another_host_cancels_the_call_where_it_runs() {
+    let Some(database) = fresh_database("cluster_cancels").await else {
+        return;
+    };
+    let setup = || Setup {
+        database: Some(&database),
+        gated: true,
+        ..Setup::default()
+    };
+    let (a, b) = (Node::start(setup()), Node::start(setup()));
+    a.open_gate();
+    b.open_gate();
+    let session = open_session(&a.base);
+    let call = |id: u64| {
+        serde_json::json!({
+            "jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": "slow", "arguments": {"ms": 60000, "steps": 60}}
+        })
+    };
+    let cancel = |id: u64| {
+        serde_json::json!({
+            "jsonrpc": "2.0", "method": "notifications/cancelled",
+            "params": {"requestId": id, "reason": "the user gave up"}
+        })
+    };
+    let stats = |node: &Node| {
+        let ask = serde_json::json!({
+            "jsonrpc": "2.0", "id": 99, "method": "tools/call",
+            "params": {"name": "slow_stats", "arguments": {}}
+        });
+        let (code, _, answer) = post_mcp(&node.base, &ask, Some(&session));
+        assert_eq!(code, 200, "{answer}");
+        answer["result"]["structuredContent"].clone()
+    };
+
+    // The call runs on host A; its cancel reaches host B.
+    let running = {
+        let (base, session, body) = (a.base.clone(), session.clone(), call(7));
+        std::thread::spawn(move || {
+            let started = Instant::now();
+            let (code, _, answer) = post_mcp(&base, &body, Some(&session));
+            (code, answer, started.elapsed())
+        })
+    };
+    poll("the slow call runs on host A", || stats(&a)["started"] == 1);
+    let (code, _, refused) = post_mcp(&b.base, &cancel(7), Some(&session));
+    assert_eq!(code, 202, "{refused}");
+    let (code, answer, took) = running.join().unwrap();
+    assert_eq!(code, 200, "{answer}");
+    assert!(
+        took < Duration::from_secs(30),
+        "the call ran on for {took:?}: host A never heard the cancel"
+    );
+    assert_eq!(
+        answer["result"]["content"][0]["text"], "call of slow cancelled by the client",
+        "{answer}"
+    );
+    poll("the MCP server behind host A saw the cancel", || {
+        stats(&a)["cancelled"] == 1
+    });
+
+    // A cancel that comes first: host B announces it, and host A cancels the call at its start.
+    let (code, _, _) = post_mcp(&b.base, &cancel(8), Some(&session));
+    assert_eq!(code, 202);
+    std::thread::sleep(Duration::from_millis(500));
+    let started = Instant::now();
+    let (code, _, answer) = post_mcp(&a.base, &call(8), Some(&session));
+    assert_eq!(code, 200, "{answer}");
+    assert!(
+        started.elapsed() < Duration::from_secs(30),
+        "{answer}: the early cancel was lost"
+    );
+    assert_eq!(
+        answer["result"]["content"][0]["text"], "call of slow cancelled by the client",
+        "{answer}"
+    );
+    // Calls nobody cancelled still run to their end.
+    let quick = serde_json::json!({
+        "jsonrpc": "2.0", "id": 9, "method": "tools/call",
+        "params": {"name": "slow", "arguments": {"ms": 100, "steps": 1}}
+    });
+    let (code, _, answer) = post_mcp(&a.base, &quick, Some(&session));
+    assert_eq!(
+        (code, &answer["result"]["isError"]),
+        (200, &Value::Bool(false)),
+        "{answer}"
+    );
+    drop((a, b));
+    database.drop_database().await;
+}
+
+/// `initialize` and `notifications/initialized` as a 2025-06-18 client: the session id.
+fn open_session(base: &str) -> String {
+    let initialize = serde_json::json!({
+        "jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "earlier-revision-client", "version": "1.0"}
+        }
+    });
+    let (code, session, answer) = post_mcp(base, &initialize, None);
+    assert_eq!(code, 200, "{answer}");
+    assert_eq!(
+        answer["result"]["protocolVersion"], "2025-06-18",
+        "{answer}"
+    );
+    let session = session.expect("a session id");
+    let initialized = serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    let (code, _, _) = post_mcp(base, &initialized, Some(&session));
+    assert_eq!(code, 202);
+    session
 }

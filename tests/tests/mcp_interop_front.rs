@@ -190,7 +190,14 @@ fn sdk_v2_client_in_auto_mode_speaks_2026_over_stdio_and_http() {
         ("http", Server::Http(&serve.url)),
     ];
     for (transport, server) in servers {
-        let results = run_client_v2(&client, fixture.dir.path(), server, "auto", plan.clone());
+        let results = run_client_v2(
+            &client,
+            fixture.dir.path(),
+            server,
+            "auto",
+            plan.clone(),
+            |_| {},
+        );
         let info = &results["info"];
         assert_eq!(
             info["protocol_version"], "2026-07-28",

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
+use maitool_host::plugin::{ExpiringToken, TokenEntry};
 use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
 use pool_support::*;
@@ -70,7 +71,9 @@ async fn tls_members_serve_and_a_wrong_certificate_or_token_is_refused_with_a_cl
     .await;
     let host_log = maitool_e2e::logs::lines().join("\n");
     assert!(
-        host_log.contains("presented a wrong pool token"),
+        host_log.contains(
+            "member \"wrong-token\"'s pool token refused: the token proof matches none of the accepted tokens"
+        ),
         "the host log names the wrong token:\n{host_log}"
     );
     assert!(
@@ -300,20 +303,24 @@ async fn a_token_rotates_mid_run_through_a_reload_without_dropping_a_member() {
     .await;
 
     let mut rollover = config.clone();
-    rollover.token_sha256.push(digest("pool-token-next"));
+    rollover.token_sha256.push(digest("pool-token-next").into());
     let report = harness.runtime.apply_pools(vec![rollover.clone()]).await;
     assert_eq!(report.reconfigured, ["p1"], "{report:?}");
     members(&harness, 2).await;
 
-    // The old token retired: the connected member stays, a new connection with it is refused.
+    // The old token expired: the connected member stays, a new connection with it is
+    // refused, and told why.
     let mut retired = rollover;
-    retired.token_sha256.remove(0);
+    retired.token_sha256[0] = TokenEntry::Expiring(ExpiringToken {
+        sha256: digest(TOKEN),
+        expires: "2026-01-01T00:00:00Z".into(),
+    });
     harness.runtime.apply_pools(vec![retired]).await;
     let late = MemberSpec::new(dir.path(), &addr, &current, "late");
     let _late = Running(late.spawn());
     until_logged(
         &late,
-        "invalid pool token for pool p1",
+        "pool token for pool p1 refused: the token expired at 2026-01-01T00:00:00Z",
         Duration::from_secs(20),
     )
     .await;

@@ -166,14 +166,19 @@ pub enum Command {
 /// `maitool store ...`.
 #[derive(Debug, Clone, Subcommand)]
 pub enum StoreCommand {
-    /// Copy this instance's plugin key-value pairs from its SQLite file into the PostgreSQL
-    /// database `[store]` names, checking afterwards that every pair arrived. Run it with the
-    /// hosts stopped; pairs already in the database under the same plugin and key are
-    /// replaced.
+    /// Copy this instance's SQLite files into the PostgreSQL database `[store]` names: the
+    /// plugins' key-value pairs and the built-in store (messages, memories, persons, emojis,
+    /// tool records), checking afterwards that every row arrived. Run it with the hosts
+    /// stopped; pairs already in the database under the same plugin and key are replaced,
+    /// built-in rows already there are kept and a different one under the same key is
+    /// reported. Running it again changes nothing.
     Copy {
-        /// The SQLite file to copy (default: `<host.data_dir>/plugin_kv.sqlite3`).
+        /// The key-value file to copy (default: `<host.data_dir>/plugin_kv.sqlite3`).
         #[arg(long, value_name = "PATH")]
         from: Option<PathBuf>,
+        /// The built-in store's file to copy (default: `[builtin] database`).
+        #[arg(long, value_name = "PATH")]
+        builtin: Option<PathBuf>,
     },
 }
 

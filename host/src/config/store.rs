@@ -1,5 +1,6 @@
-//! `[store]`: where the host keeps state that several hosts may share (the plugins' key-value
-//! store, chat-session state): embedded SQLite and memory, or a PostgreSQL database.
+//! `[store]`: where the host keeps state that several hosts may share (the built-in store, the
+//! plugins' key-value store, chat-session state): embedded SQLite and memory, or a PostgreSQL
+//! database.
 
 use serde::{Deserialize, Serialize};
 
@@ -7,8 +8,8 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum StoreBackend {
-    /// The plugins' key-value store in `data_dir/plugin_kv.sqlite3`, session state in the
-    /// host's memory: one host alone.
+    /// The built-in store in `[builtin] database`, the plugins' key-value store in
+    /// `data_dir/plugin_kv.sqlite3`, session state in the host's memory: one host alone.
     #[default]
     Sqlite,
     /// Everything in one PostgreSQL database, which several hosts can share.

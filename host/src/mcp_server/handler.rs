@@ -6,9 +6,10 @@ use std::time::Duration;
 
 use maitool_protocol::{JsonObject, ToolExecutionResult, ToolInvocation};
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ProtocolVersion,
-    RequestMetaObject, ServerCapabilities, ServerConfig, SubscriptionFilter,
+    CallToolRequestParams, CallToolResponse, CallToolResult, CancelledNotificationParam,
+    ContentBlock, Implementation, ListToolsResult, PaginatedRequestParams,
+    ProgressNotificationParam, ProtocolVersion, RequestMetaObject, ServerCapabilities,
+    ServerConfig, SubscriptionFilter,
 };
 use rmcp::service::{NotificationContext, RequestContext, RoleServer, SubscriptionContext};
 use rmcp::{ErrorData, ServerHandler};
@@ -100,6 +101,12 @@ impl ServerHandler for McpFront {
 
         // A call made before any listing (a client that knows its tool) finds it too.
         self.shared.settled.wait().await;
+        // Another host may get this call's cancel (the client's session moves with the
+        // balancer): it announces it, and this tracking hears it.
+        #[cfg(feature = "http")]
+        let _tracked = self.shared.cancels.get().and_then(|cancels| {
+            cancels.track_request(&context.extensions, &context.id, context.ct.clone())
+        });
         let registry = &self.shared.registry;
         let invoke = registry.invoke(invocation, &chat);
         match run(
@@ -136,6 +143,23 @@ impl ServerHandler for McpFront {
         context.cancelled().await;
         subscribers.remove_sink(key);
         Ok(())
+    }
+
+    async fn on_cancelled(
+        &self,
+        cancelled: CancelledNotificationParam,
+        context: NotificationContext<RoleServer>,
+    ) {
+        // rmcp has cancelled the call if it runs in this process; one that runs on another
+        // host hears of it through the shared store.
+        #[cfg(feature = "http")]
+        if let Some(cancels) = self.shared.cancels.get() {
+            cancels
+                .relay_notification(&cancelled, &context.extensions)
+                .await;
+        }
+        #[cfg(not(feature = "http"))]
+        let _ = (cancelled, context);
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {

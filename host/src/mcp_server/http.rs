@@ -17,6 +17,9 @@
 //!   and 204 as success).
 //! * **Probes.** `GET /livez` (and `/healthz`) and `GET /readyz` beside `/mcp` (see
 //!   [`probes`]).
+//! * **Sessions.** With `[store]` on PostgreSQL, sessions of earlier-revision clients are
+//!   kept in the database ([`PostgresSessions`]), so any host can serve any of them, and a
+//!   cancel that reaches another host than the call's is passed on ([`RemoteCancels`]).
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -251,7 +254,12 @@ fn plain(status: StatusCode, body: String) -> Response {
     response
 }
 
+mod cancels;
 pub mod probes;
+mod sessions;
+
+pub use cancels::{CANCEL_CHANNEL, CallKey, EARLY_CANCEL_WINDOW, RemoteCancels, TrackedCall};
+pub use sessions::{PostgresSessions, SESSION_RETENTION_DAYS};
 
 #[cfg(test)]
 mod tests;

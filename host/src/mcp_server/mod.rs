@@ -123,6 +123,14 @@ struct Shared {
     config: FrontConfig,
     subscribers: Arc<Subscribers>,
     forwarder: Mutex<Option<JoinHandle<()>>>,
+    /// Where Streamable HTTP sessions are kept beyond this process, if anywhere.
+    #[cfg(feature = "http")]
+    session_store: std::sync::OnceLock<
+        Arc<dyn rmcp::transport::streamable_http_server::session::SessionStore>,
+    >,
+    /// Where cancels of calls held by other hosts are passed on, if anywhere.
+    #[cfg(feature = "http")]
+    cancels: std::sync::OnceLock<Arc<http::RemoteCancels>>,
 }
 
 impl Drop for Shared {
@@ -169,8 +177,31 @@ impl McpFront {
                 config,
                 subscribers,
                 forwarder: Mutex::new(Some(forwarder)),
+                #[cfg(feature = "http")]
+                session_store: std::sync::OnceLock::new(),
+                #[cfg(feature = "http")]
+                cancels: std::sync::OnceLock::new(),
             }),
         }
+    }
+
+    /// Keeps Streamable HTTP sessions in `store` as well as in memory (feature `http`), so
+    /// that another host on the same store can restore them (see [`http::PostgresSessions`]).
+    /// Takes effect for services made after it; a second store is ignored.
+    #[cfg(feature = "http")]
+    pub fn keep_sessions_in(
+        &self,
+        store: Arc<dyn rmcp::transport::streamable_http_server::session::SessionStore>,
+    ) {
+        let _ = self.shared.session_store.set(store);
+    }
+
+    /// Passes cancels of earlier-revision clients between hosts through `cancels` (feature
+    /// `http`): a `notifications/cancelled` for a call another host runs reaches it (see
+    /// [`http::RemoteCancels`]). A second relay is ignored.
+    #[cfg(feature = "http")]
+    pub fn relay_cancels_through(&self, cancels: Arc<http::RemoteCancels>) {
+        let _ = self.shared.cancels.set(cancels);
     }
 
     /// The configuration in use.
@@ -210,17 +241,18 @@ impl McpFront {
         // No SSE priming event (`id: 0`, `retry`): it invites a client to resume a stream
         // that nothing stores.
         config.sse_retry = None;
+        config.session_store = self.shared.session_store.get().cloned();
         if let Some(addr) =
             bound.filter(|addr| !addr.ip().is_loopback() && !addr.ip().is_unspecified())
         {
             config.allowed_hosts.push(addr.ip().to_string());
             config.allowed_hosts.push(addr.to_string());
         }
-        StreamableHttpService::new(
-            move || Ok(self.clone()),
-            Arc::new(LocalSessionManager::default()),
-            config,
-        )
+        // Nor in a session's streams: another host may serve the session's next request
+        // (a shared session store), and it holds none of this host's cached events.
+        let mut sessions = LocalSessionManager::default();
+        sessions.session_config.sse_retry = None;
+        StreamableHttpService::new(move || Ok(self.clone()), Arc::new(sessions), config)
     }
 
     /// The whole Streamable HTTP endpoint at [`HTTP_PATH`] (feature `http`): the service of
@@ -268,6 +300,14 @@ impl McpFront {
         let router = self.http_router(Some(bound), sessions.clone())?;
         tracing::info!("MCP front serving Streamable HTTP on http://{bound}{HTTP_PATH}");
         let stop = sessions.clone();
+        // A response goes out as several writes (headers, then SSE events): with Nagle's
+        // algorithm on, the later ones wait for the client's delayed ACK, some 40 ms a call.
+        use axum::serve::ListenerExt;
+        let listener = listener.tap_io(|tcp| {
+            if let Err(err) = tcp.set_nodelay(true) {
+                tracing::debug!("TCP_NODELAY not set on an MCP connection: {err}");
+            }
+        });
         axum::serve(listener, router)
             .with_graceful_shutdown(async move {
                 shutdown.await;

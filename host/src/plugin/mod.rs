@@ -75,7 +75,9 @@ pub use hooks::{HookHandlerEntry, HookRegistry};
 pub use inbound::InboundMessages;
 pub use kv::{KvBackend, KvError, KvRecord, KvStore};
 pub use parameter_list::ParameterListError;
-pub use pool::{PoolConfig, PoolConfigError, PoolStartError, PoolTls, check_pools};
+pub use pool::{
+    ExpiringToken, PoolConfig, PoolConfigError, PoolStartError, PoolTls, TokenEntry, check_pools,
+};
 pub use pool_status::{PoolMemberStatus, PoolStatus};
 pub use provider::PluginToolProvider;
 pub use runtime::{ApplyReport, PluginRuntime, PoolsReport, RuntimeOptions};

@@ -5,7 +5,8 @@
 //! health checks gets no new call, and a call that finds no member waits for one as a call
 //! waits for a restarting runner.
 //!
-//! `config.rs` the `[[pools]]` section, `token.rs` the token digests, `handshake.rs` a
+//! `config.rs` the `[[pools]]` section, `token_entry.rs` its token digests, `token.rs` a
+//! member's token proof, `handshake.rs` a
 //! member's `runner.hello`, `member.rs` its connection, `handler.rs` its requests,
 //! `rollout.rs` members that declare the plugin differently.
 
@@ -26,8 +27,10 @@ mod handshake;
 mod member;
 mod rollout;
 mod token;
+mod token_entry;
 
 pub use config::{PoolConfig, PoolConfigError, PoolTls, check_pools};
+pub use token_entry::{ExpiringToken, TokenEntry};
 
 use super::config::ResolvedRunner;
 use super::pool_members::PoolMembers;
@@ -76,6 +79,8 @@ pub(crate) struct Pool {
     stop: watch::Sender<bool>,
     /// The plugin version whose declarations the registry holds (`rollout.rs`).
     pub version: Arc<rollout::RegisteredVersion>,
+    /// Proofs already used on plain TCP (`token.rs`).
+    replay: token::ReplayGuard,
 }
 
 impl Pool {
@@ -126,6 +131,7 @@ impl Pool {
             next_id: AtomicU64::new(1),
             stop,
             version: Arc::default(),
+            replay: token::ReplayGuard::default(),
         });
         runtime.add_pool(&pool.plugin, members);
         tracing::info!(pool = %pool.name, plugin_id = %pool.plugin, listen = %local_addr, tls = pool.config.read().tls.is_some(), "pool listening for members");
@@ -195,15 +201,19 @@ async fn connection(
         key_file: tls.key_file.clone(),
         client_ca_file: tls.client_ca_file.clone(),
     });
-    let stream = match crate::transport::accept(tcp, peer, tls.as_ref(), limit).await {
-        Ok(stream) => stream,
+    let accepted = match crate::transport::accept(tcp, peer, tls.as_ref(), limit).await {
+        Ok(accepted) => accepted,
         Err(err) => {
             tracing::warn!(pool = %pool.name, "pool connection refused: {}", crate::error_text::chain(&err));
             return;
         }
     };
-    let framed = Framed::new(stream, maitool_protocol::wire::frame_codec());
-    match handshake::handshake(framed, &config, limit).await {
+    let framed = Framed::new(accepted.stream, maitool_protocol::wire::frame_codec());
+    let credentials = handshake::Credentials {
+        binding: accepted.binding,
+        replay: &pool.replay,
+    };
+    match handshake::handshake(framed, &config, credentials, limit).await {
         Ok((framed, hello)) => {
             let stop = pool.stop.subscribe();
             member::serve(runtime, pool, framed, hello, peer, stop).await;

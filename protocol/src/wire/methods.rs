@@ -109,8 +109,8 @@ pub struct HelloPayload {
     /// runner: every context key is copied, MaiBot's convention.
     pub reads_context: bool,
     /// (maitool, pool members) The pool the runner joins: it dialled in rather than being
-    /// launched by the host, and `session_token` is the pool's token. Absent (empty): a
-    /// runner the host launched.
+    /// launched by the host, `session_token` is empty and `token_proof` proves it holds the
+    /// pool's token. Absent (empty): a runner the host launched.
     #[serde(skip_serializing_if = "String::is_empty")]
     pub pool: String,
     /// (maitool, pool members) The member's name in its pool, for logs and status (a host
@@ -121,6 +121,10 @@ pub struct HelloPayload {
     /// tag, a release), for logs during a rollout; `sdk_version` is the SDK's.
     #[serde(skip_serializing_if = "String::is_empty")]
     pub runner_version: String,
+    /// (maitool, pool members) The proof that the member holds one of the pool's tokens,
+    /// bound to this connection ([`crate::pool_token`]); the token itself is never sent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub token_proof: Option<crate::pool_token::TokenProof>,
 }
 
 /// Answer to `runner.hello`.

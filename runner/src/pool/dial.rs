@@ -1,11 +1,15 @@
 //! Reaching a host: every address of every name, then TCP, then TLS 1.3 (or plain TCP to a
-//! loopback address only), with the token and certificates read from their files now.
+//! loopback address only), with the token and certificates read from their files now, and
+//! the TLS connection's keying material exported for the token proof.
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
+use maitool_protocol::pool_token::{
+    BINDING_LEN, EXPORTER_LABEL, NONCE_LEN, ProofContext, TokenProof, TokenProofError,
+};
 use rustls::RootCertStore;
 use rustls_pki_types::pem::PemObject;
 use rustls_pki_types::{CertificateDer, PrivateKeyDer, ServerName};
@@ -33,8 +37,16 @@ pub(crate) enum DialError {
     },
     #[error("the pool token file {path} is empty")]
     EmptyToken { path: PathBuf },
+    #[error("cannot prove the pool token of {path}")]
+    Proof {
+        path: PathBuf,
+        #[source]
+        source: TokenProofError,
+    },
+    #[error("no randomness for the token proof's nonce: {0}")]
+    Random(String),
     #[error(
-        "refusing to send the pool token over plain TCP to {addr}: set MAITOOL_POOL_CA_FILE for TLS (plain TCP is for loopback addresses only)"
+        "refusing plain TCP to {addr}: set MAITOOL_POOL_CA_FILE for TLS (plain TCP is for loopback addresses only)"
     )]
     PlainOffLoopback { addr: SocketAddr },
     #[error("cannot read {what} from {path}")]
@@ -97,12 +109,19 @@ fn host_part(host: &str) -> String {
         .to_owned()
 }
 
-/// Connects to `addr` (TLS when the member has a CA file) and reads the token to present.
+/// A connection to a host, and the proof of the pool token bound to it.
+pub(crate) struct Dialled {
+    pub stream: Box<dyn HostIo>,
+    pub token_proof: TokenProof,
+}
+
+/// Connects to `addr` (TLS when the member has a CA file) and proves the pool token, read
+/// from its file now, for this connection.
 pub(crate) async fn connect(
     env: &MemberEnv,
     addr: SocketAddr,
     server_name: &str,
-) -> Result<(Box<dyn HostIo>, String), DialError> {
+) -> Result<Dialled, DialError> {
     let token = read_token(&env.token_file)?;
     let connector = match &env.ca_file {
         Some(ca) => Some(connector(ca, env.client_cert.as_ref())?),
@@ -115,7 +134,7 @@ pub(crate) async fn connect(
             .map_err(|source| DialError::Connect { addr, source })?;
         let _ = tcp.set_nodelay(true);
         let Some(connector) = connector else {
-            return Ok(Box::new(tcp) as Box<dyn HostIo>);
+            return Ok((Box::new(tcp) as Box<dyn HostIo>, None));
         };
         let name = env.server_name.as_deref().unwrap_or(server_name).to_owned();
         let server =
@@ -124,12 +143,44 @@ pub(crate) async fn connect(
             .connect(server, tcp)
             .await
             .map_err(|source| DialError::Handshake { addr, source })?;
-        Ok(Box::new(stream) as Box<dyn HostIo>)
+        let binding = stream
+            .get_ref()
+            .1
+            .export_keying_material([0u8; BINDING_LEN], EXPORTER_LABEL, None)
+            .map_err(DialError::Tls)?;
+        Ok((Box::new(stream) as Box<dyn HostIo>, Some(binding)))
     };
-    let stream = tokio::time::timeout(CONNECT_TIMEOUT, connecting)
+    let (stream, binding) = tokio::time::timeout(CONNECT_TIMEOUT, connecting)
         .await
         .map_err(|_| DialError::Timeout { addr })??;
-    Ok((stream, token))
+    let context = ProofContext::new(
+        &env.pool,
+        &env.member,
+        now_ms(),
+        nonce()?,
+        binding.as_ref().map(|b| b.as_slice()),
+    );
+    let token_proof = TokenProof::new(&token, &context).map_err(|source| DialError::Proof {
+        path: env.token_file.clone(),
+        source,
+    })?;
+    Ok(Dialled {
+        stream,
+        token_proof,
+    })
+}
+
+fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|since| since.as_millis() as u64)
+        .unwrap_or_default()
+}
+
+fn nonce() -> Result<[u8; NONCE_LEN], DialError> {
+    let mut nonce = [0u8; NONCE_LEN];
+    getrandom::fill(&mut nonce).map_err(|err| DialError::Random(err.to_string()))?;
+    Ok(nonce)
 }
 
 fn read_token(path: &Path) -> Result<String, DialError> {

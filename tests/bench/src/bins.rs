@@ -83,8 +83,18 @@ fn build_siblings(cargo: &Path, dir: &Path) -> Result<()> {
         .file_name()
         .and_then(|name| name.to_str())
         .unwrap_or("release");
+    build(cargo, profile, BUILD)?;
+    // The cluster section runs `maitool serve --mcp-http`, which the benchmark's own
+    // `maitool` (without `http`) cannot: the workspace's, built only when that section can run.
+    if std::env::var_os(crate::cluster::URL_VAR).is_some() {
+        build(cargo, profile, &["-p", "maitool-host", "--bin", "maitool"])?;
+    }
+    Ok(())
+}
+
+fn build(cargo: &Path, profile: &str, what: &[&str]) -> Result<()> {
     let mut command = Command::new(cargo);
-    command.args(["build", "--quiet"]).args(BUILD);
+    command.args(["build", "--quiet"]).args(what);
     match profile {
         "debug" => {}
         "release" => {
@@ -98,7 +108,7 @@ fn build_siblings(cargo: &Path, dir: &Path) -> Result<()> {
         .status()
         .with_context(|| format!("cannot run {}", cargo.display()))?;
     if !status.success() {
-        bail!("`cargo build {}` failed ({status})", BUILD.join(" "));
+        bail!("`cargo build {}` failed ({status})", what.join(" "));
     }
     Ok(())
 }

@@ -17,6 +17,8 @@ pub const TRACKED: &[&str] = &[
     "runner_idle_rss_kib",
     "host_10_runners_rss_kib",
     "mcp_overhead_ratio",
+    "pool_tls_invoke_p50_ratio",
+    "pool_3_vs_1_throughput_256_ratio",
 ];
 
 /// The tracked keys of the MaiBot section, null when it is skipped: MaiBot's runner under
@@ -46,4 +48,15 @@ pub const MAIBOT: &[&str] = &[
     "maibot_runner_restart_overhead_ms",
     "maibot_runner_calls_failed_not_ready",
     "maibot_runner_cold_start_ms",
+];
+
+/// The tracked keys of the cluster section, null when it is skipped (no PostgreSQL, or for the
+/// balancer's key no HAProxy): PostgreSQL against SQLite, and three hosts against one.
+pub const CLUSTER: &[&str] = &[
+    "store_pg_vs_sqlite_kv_set_p50_ratio",
+    "store_pg_vs_sqlite_kv_get_p50_ratio",
+    "store_pg_vs_sqlite_reply_p50_ratio",
+    "store_pg_vs_sqlite_history_p50_ratio",
+    "store_pg_vs_memory_session_call_p50_ratio",
+    "balancer_3_vs_1_calls_s_ratio",
 ];

@@ -7,6 +7,7 @@
 
 mod bins;
 mod capture;
+mod cluster;
 
 /// The allocator `maitool serve` runs with, since this process hosts the benchmark's host. The
 /// floor (this executable too) gets it as well, so it stays the floor.
@@ -24,6 +25,7 @@ mod mcp;
 mod operator;
 mod placement;
 mod plan;
+mod pool;
 mod procs;
 mod report;
 mod restart;
@@ -53,7 +55,7 @@ struct Args {
     #[arg(long)]
     quick: bool,
     /// Only these sections (comma-separated): invoke (with the floor), operator, restart,
-    /// sandbox, scale, mcp, maibot.
+    /// sandbox, scale, mcp, pool, cluster, maibot.
     #[arg(long, value_delimiter = ',')]
     only: Vec<String>,
     /// Kill everything and exit with status 3 after this many seconds.
@@ -222,6 +224,14 @@ fn run(args: &Args) -> Result<Report> {
         let outcome = runtime.block_on(bounded(limit, mcp::run(&bins, &plan, &mut report)));
         record(&mut report, "mcp", outcome, &["mcp_overhead_ratio"]);
     }
+    if selected("pool") {
+        let outcome = runtime.block_on(bounded(limit, pool::run(&bins, &plan, &mut report)));
+        record(&mut report, "pool", outcome, pool::KEYS);
+    }
+    if selected("cluster") {
+        let outcome = runtime.block_on(bounded(limit, cluster::run(&bins, &plan, &mut report)));
+        record(&mut report, "cluster", outcome, cluster::KEYS);
+    }
     if selected("maibot") {
         // Two hosts, with interpreter starts of a third to half a second each (several
         // seconds on a busy machine) and a host of its own that serves a few thousand calls
@@ -272,7 +282,9 @@ fn record(report: &mut Report, section: &'static str, outcome: Result<()>, keys:
         section,
         keys.iter()
             .copied()
-            .filter(|key| TRACKED.contains(key) || maibot::KEYS.contains(key))
+            .filter(|key| {
+                TRACKED.contains(key) || maibot::KEYS.contains(key) || cluster::KEYS.contains(key)
+            })
             .collect::<Vec<_>>()
             .as_slice(),
     );

@@ -40,6 +40,16 @@ pub struct Plan {
     /// Bare interpreter starts, cold starts and kills of MaiBot's runner (each about a
     /// second: the interpreter's start-up).
     pub maibot_starts: usize,
+    /// Timings of each store operation per backend and round (section 9).
+    pub store_samples: usize,
+    /// Rounds of the store operations, alternating between the backends.
+    pub store_rounds: usize,
+    /// Connections with a call in flight on each, through the balancer.
+    pub balancer_connections: usize,
+    /// How long each balancer round runs.
+    pub balancer_window: std::time::Duration,
+    /// Rounds through the balancer, alternating between one host and three.
+    pub balancer_rounds: usize,
     /// Where to write every sequential latency sample, if anywhere.
     pub samples_out: Option<std::path::PathBuf>,
 }
@@ -66,6 +76,11 @@ impl Plan {
             maibot_rounds: 5,
             maibot_throughput_calls: 3_000,
             maibot_starts: 7,
+            store_samples: 300,
+            store_rounds: 3,
+            balancer_connections: 32,
+            balancer_window: std::time::Duration::from_secs(3),
+            balancer_rounds: 3,
             samples_out: None,
         }
     }
@@ -91,6 +106,11 @@ impl Plan {
             maibot_rounds: 1,
             maibot_throughput_calls: 512,
             maibot_starts: 1,
+            store_samples: 5,
+            store_rounds: 1,
+            balancer_connections: 4,
+            balancer_window: std::time::Duration::from_millis(300),
+            balancer_rounds: 1,
             samples_out: None,
         }
     }

@@ -4,7 +4,7 @@
 
 #![allow(dead_code)]
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
@@ -284,99 +284,43 @@ pub fn run_plan_report(
     url: Option<&str>,
     mode: &str,
     plan: Value,
-    mut on_ready: impl FnMut(&str),
+    on_ready: impl FnMut(&str),
 ) -> PlanReport {
-    let plan_path = fixture
-        .dir
-        .path()
-        .join(format!("plan-{}.json", rand_suffix()));
-    std::fs::write(&plan_path, plan.to_string()).expect("plan written");
     let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("python/mcp_front_client.py");
-    let stderr_path = fixture
-        .dir
-        .path()
-        .join(format!("client-{}.stderr", rand_suffix()));
-    let mut command = Command::new(python);
-    command
-        .arg(&script)
-        .arg("--plan")
-        .arg(&plan_path)
-        .arg("--mode")
-        .arg(mode);
-    match transport {
-        Transport::Http => {
-            command.arg("--url").arg(url.expect("an HTTP URL"));
+    let command = |plan: &Path| {
+        let mut command = Command::new(python);
+        command
+            .arg(&script)
+            .arg("--plan")
+            .arg(plan)
+            .arg("--mode")
+            .arg(mode);
+        match transport {
+            Transport::Http => {
+                command.arg("--url").arg(url.expect("an HTTP URL"));
+            }
+            Transport::Stdio => {
+                command
+                    .arg("--stdio")
+                    .arg(workspace_bin("maitool"))
+                    .arg("--config")
+                    .arg(&fixture.config)
+                    .arg("--control-socket")
+                    .arg(&fixture.control)
+                    .args(["serve", "--mcp-stdio"])
+                    .args(SERVE_FLAGS);
+            }
         }
-        Transport::Stdio => {
-            command
-                .arg("--stdio")
-                .arg(workspace_bin("maitool"))
-                .arg("--config")
-                .arg(&fixture.config)
-                .arg("--control-socket")
-                .arg(&fixture.control)
-                .args(["serve", "--mcp-stdio"])
-                .args(SERVE_FLAGS);
-        }
+        command
+    };
+    let report =
+        maitool_e2e::plan_client::run(command, fixture.dir.path(), &plan, CLIENT_LIMIT, on_ready);
+    PlanReport {
+        results: report["results"].clone(),
+        connect_seconds: report["connect_seconds"]
+            .as_f64()
+            .expect("the client reports connect_seconds"),
     }
-    let mut child = command
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(std::fs::File::create(&stderr_path).expect("stderr file"))
-        .spawn()
-        .expect("python starts");
-    let pid = child.id();
-    let (done_tx, done_rx) = mpsc::channel::<()>();
-    // A watchdog, so that a hung client fails the test instead of hanging it.
-    std::thread::spawn(move || {
-        if done_rx.recv_timeout(CLIENT_LIMIT).is_err() {
-            let _ = kill(Pid::from_raw(pid as i32), Signal::SIGKILL);
-        }
-    });
-    let mut results = None;
-    let mut stdin = child.stdin.take().expect("stdin");
-    let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
-    let mut line = String::new();
-    while stdout.read_line(&mut line).unwrap_or(0) > 0 {
-        let value: Value = serde_json::from_str(line.trim())
-            .unwrap_or_else(|err| panic!("client printed non-JSON {line:?}: {err}"));
-        if let Some(id) = value.get("ready").and_then(Value::as_str) {
-            on_ready(id);
-            stdin
-                .write_all(b"done\n")
-                .and_then(|()| stdin.flush())
-                .expect("the client waits for the test");
-        } else if let Some(found) = value.get("results") {
-            results = Some(PlanReport {
-                results: found.clone(),
-                connect_seconds: value["connect_seconds"]
-                    .as_f64()
-                    .expect("the client reports connect_seconds"),
-            });
-        }
-        line.clear();
-    }
-    let mut rest = String::new();
-    let _ = stdout.read_to_string(&mut rest);
-    let status = child.wait().expect("python exits");
-    let _ = done_tx.send(());
-    let stderr = std::fs::read_to_string(&stderr_path).unwrap_or_default();
-    match results {
-        Some(report) if status.success() => report,
-        _ => {
-            panic!("the Python client failed ({status}); its stderr (with the server's):\n{stderr}")
-        }
-    }
-}
-
-fn rand_suffix() -> String {
-    use std::sync::atomic::{AtomicU32, Ordering};
-    static NEXT: AtomicU32 = AtomicU32::new(0);
-    format!(
-        "{}-{}",
-        std::process::id(),
-        NEXT.fetch_add(1, Ordering::Relaxed)
-    )
 }
 
 /// The MCP tool the front should list for a `ToolSpec` from `maitool tools --json`, built

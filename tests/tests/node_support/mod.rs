@@ -4,14 +4,10 @@
 
 #![allow(dead_code)]
 
-use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::mpsc;
 use std::time::Duration;
 
-use nix::sys::signal::{Signal, kill};
-use nix::unistd::Pid;
 use serde_json::Value;
 
 /// The old v1 SDK: protocol 2024-11-05, stdio only (no Streamable HTTP client).
@@ -107,13 +103,15 @@ pub enum Server<'a> {
 }
 
 /// Runs the SDK v2 client on `plan` in negotiation mode `negotiation` (see
-/// tests/node/mcp_client_v2.mjs) and returns its results by step id. Files go to `dir`.
+/// tests/node/mcp_client_v2.mjs) and returns its results by step id. `on_ready` runs for each
+/// `ready` step while the client waits. Files go to `dir`.
 pub fn run_client_v2(
     client: &Path,
     dir: &Path,
     server: Server<'_>,
     negotiation: &str,
     plan: Value,
+    on_ready: impl FnMut(&str),
 ) -> Value {
     let extra = ["--negotiation", negotiation];
     run_script(
@@ -123,7 +121,7 @@ pub fn run_client_v2(
         dir,
         server,
         plan,
-        |_| {},
+        on_ready,
     )
 }
 
@@ -146,70 +144,27 @@ fn run_script(
     dir: &Path,
     server: Server<'_>,
     plan: Value,
-    mut on_ready: impl FnMut(&str),
+    on_ready: impl FnMut(&str),
 ) -> Value {
-    use std::sync::atomic::{AtomicU32, Ordering};
-    static NEXT: AtomicU32 = AtomicU32::new(0);
-    let n = NEXT.fetch_add(1, Ordering::Relaxed);
-    let plan_path = dir.join(format!("node-plan-{n}.json"));
-    std::fs::write(&plan_path, plan.to_string()).expect("plan written");
-    let stderr_path = dir.join(format!("node-client-{n}.stderr"));
-    let mut command = Command::new("node");
-    command
-        .arg(script(script_name))
-        .args(extra)
-        .arg("--sdk")
-        .arg(sdk)
-        .arg("--plan")
-        .arg(&plan_path);
-    match server {
-        Server::Http(url) => {
-            command.arg("--url").arg(url);
+    let command = |plan: &Path| {
+        let mut command = Command::new("node");
+        command
+            .arg(script(script_name))
+            .args(extra)
+            .arg("--sdk")
+            .arg(sdk)
+            .arg("--plan")
+            .arg(plan);
+        match server {
+            Server::Http(url) => {
+                command.arg("--url").arg(url);
+            }
+            Server::Stdio(launch) => {
+                command.arg("--stdio").arg(launch.get_program());
+                command.args(launch.get_args());
+            }
         }
-        Server::Stdio(launch) => {
-            command.arg("--stdio").arg(launch.get_program());
-            command.args(launch.get_args());
-        }
-    }
-    let mut child = command
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(std::fs::File::create(&stderr_path).expect("stderr file"))
-        .spawn()
-        .expect("node starts");
-    let pid = child.id();
-    let (done_tx, done_rx) = mpsc::channel::<()>();
-    // A watchdog, so that a hung client fails the test instead of hanging it.
-    std::thread::spawn(move || {
-        if done_rx.recv_timeout(CLIENT_LIMIT).is_err() {
-            let _ = kill(Pid::from_raw(pid as i32), Signal::SIGKILL);
-        }
-    });
-    let mut results = None;
-    let mut stdin = child.stdin.take().expect("stdin");
-    let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
-    let mut line = String::new();
-    while stdout.read_line(&mut line).unwrap_or(0) > 0 {
-        let value: Value = serde_json::from_str(line.trim())
-            .unwrap_or_else(|err| panic!("the node client printed non-JSON {line:?}: {err}"));
-        if let Some(id) = value.get("ready").and_then(Value::as_str) {
-            on_ready(id);
-            stdin
-                .write_all(b"done\n")
-                .and_then(|()| stdin.flush())
-                .expect("the client waits for the test");
-        } else if let Some(found) = value.get("results") {
-            results = Some(found.clone());
-        }
-        line.clear();
-    }
-    let mut rest = String::new();
-    let _ = stdout.read_to_string(&mut rest);
-    let status = child.wait().expect("node exits");
-    let _ = done_tx.send(());
-    let stderr = std::fs::read_to_string(&stderr_path).unwrap_or_default();
-    match results {
-        Some(results) if status.success() => results,
-        _ => panic!("the node client failed ({status}); its stderr (with the server's):\n{stderr}"),
-    }
+        command
+    };
+    maitool_e2e::plan_client::run(command, dir, &plan, CLIENT_LIMIT, on_ready)["results"].clone()
 }

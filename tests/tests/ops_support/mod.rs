@@ -55,6 +55,11 @@ impl Fixture {
         Fixture { dir, config }
     }
 
+    /// The directory of the configuration file (relative paths in it are against this).
+    pub fn dir(&self) -> &std::path::Path {
+        self.dir.path()
+    }
+
     pub fn control(&self) -> PathBuf {
         self.dir.path().join("control.sock")
     }
@@ -160,6 +165,15 @@ impl Serve {
 
     /// Waits for a JSON log line matching `wanted`; panics after 30 s.
     pub fn wait_for_log(&self, wanted: impl Fn(&Value) -> bool) -> Value {
+        self.wait_for_log_or(&String::new, wanted)
+    }
+
+    /// [`Serve::wait_for_log`], showing `context()` too if it panics.
+    pub fn wait_for_log_or(
+        &self,
+        context: &dyn Fn() -> String,
+        wanted: impl Fn(&Value) -> bool,
+    ) -> Value {
         let deadline = Instant::now() + Duration::from_secs(30);
         loop {
             let found = self
@@ -174,8 +188,9 @@ impl Serve {
             }
             assert!(
                 Instant::now() < deadline,
-                "log line not found in:\n{}",
-                self.lines.lock().unwrap().join("\n")
+                "log line not found in:\n{}\n{}",
+                self.lines.lock().unwrap().join("\n"),
+                context()
             );
             std::thread::sleep(Duration::from_millis(20));
         }

@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub mod raw_member;
+
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
@@ -31,6 +33,11 @@ impl Pki {
     /// A CA named `name`, a host certificate for `localhost` and 127.0.0.1, a member's
     /// client certificate; files `<name>-*.pem` in `dir`.
     pub fn make(dir: &Path, name: &str) -> Pki {
+        Pki::make_for(dir, name, &["localhost", "127.0.0.1"])
+    }
+
+    /// [`Pki::make`] with a host certificate for `host_names` (names or IP addresses).
+    pub fn make_for(dir: &Path, name: &str, host_names: &[&str]) -> Pki {
         let mut ca_params = CertificateParams::new(Vec::<String>::new()).unwrap();
         ca_params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
         ca_params
@@ -43,7 +50,11 @@ impl Pki {
             path
         };
         let server_key = KeyPair::generate().unwrap();
-        let server = CertificateParams::new(vec!["localhost".to_owned(), "127.0.0.1".to_owned()])
+        let names = host_names
+            .iter()
+            .map(|name| (*name).to_owned())
+            .collect::<Vec<_>>();
+        let server = CertificateParams::new(names)
             .unwrap()
             .signed_by(&server_key, &ca)
             .unwrap();
@@ -76,7 +87,7 @@ pub fn pool_config(tls: Option<&Pki>) -> PoolConfig {
         name: "p1".into(),
         plugin: PLUGIN.into(),
         listen: "127.0.0.1:0".parse().unwrap(),
-        token_sha256: vec![digest(TOKEN)],
+        token_sha256: vec![digest(TOKEN).into()],
         tls: tls.map(|pki| PoolTls {
             cert_file: pki.server_cert.clone(),
             key_file: pki.server_key.clone(),
@@ -113,6 +124,8 @@ pub struct MemberSpec {
     pub second_version: bool,
     /// `MAITOOL_POOL_HEALTH_ADDRESS`.
     pub health_address: Option<String>,
+    /// The network namespace to run in (`ip netns exec`).
+    pub netns: Option<String>,
 }
 
 impl MemberSpec {
@@ -126,6 +139,7 @@ impl MemberSpec {
             stderr: dir.join(format!("{name}.stderr")),
             second_version: false,
             health_address: None,
+            netns: None,
         }
     }
 
@@ -140,7 +154,15 @@ impl MemberSpec {
 
     /// Starts the example plugin process as a pool member.
     pub fn spawn(&self) -> Child {
-        let mut command = Command::new(workspace_bin("maitool-example-replica"));
+        let program = workspace_bin("maitool-example-replica");
+        let mut command = match &self.netns {
+            Some(netns) => {
+                let mut command = Command::new("ip");
+                command.args(["netns", "exec", netns]).arg(program);
+                command
+            }
+            None => Command::new(program),
+        };
         command
             .env("MAITOOL_RUNNER_NAME", "p1")
             .env("MAITOOL_POOL_ADDRESS", &self.address)

@@ -1,4 +1,5 @@
-//! Text preparation for SQLite FTS5.
+//! Text preparation for full-text search: SQLite FTS5 and PostgreSQL `tsvector` index the same
+//! words, split here.
 //!
 //! FTS5's `unicode61` tokenizer splits on non-alphanumeric characters, so a run of Chinese or
 //! Japanese text, which has no spaces, would be one giant token that no query word matches.
@@ -13,6 +14,13 @@
 //!
 //! All terms are joined with `OR` and ranked by `bm25`, so a row matching more (and rarer)
 //! terms ranks first.
+//!
+//! PostgreSQL gets the same split done completely here ([`words`]): the words FTS5's
+//! `unicode61` tokenizer would make of [`segment`]'s text (runs of letters and digits, each
+//! CJK character alone, lower-cased, diacritics removed), separated by spaces, which
+//! `to_tsvector('simple', ...)` takes as they are. [`ts_query`] builds the same query as
+//! [`match_query`] in `tsquery` syntax (`'word':*`, `'火' <-> '锅'`, joined with `|`), so a
+//! query finds the same rows on both backends; only the ranking differs (`ts_rank`).
 
 /// True for characters of scripts written without spaces between words.
 fn is_cjk(c: char) -> bool {
@@ -38,6 +46,72 @@ pub(super) fn segment(text: &str) -> String {
         }
     }
     out
+}
+
+/// `c` lower-cased with its diacritics removed, as FTS5's `remove_diacritics 2` folds it.
+fn fold(c: char, out: &mut String) {
+    use unicode_normalization::UnicodeNormalization;
+    use unicode_normalization::char::is_combining_mark;
+    for lower in c.to_lowercase() {
+        out.extend(
+            std::iter::once(lower)
+                .nfd()
+                .filter(|c| !is_combining_mark(*c)),
+        );
+    }
+}
+
+/// The words of `text` as PostgreSQL indexes them: the same tokens FTS5 makes of
+/// [`segment`]'s text, separated by single spaces.
+pub(super) fn words(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + text.len() / 2);
+    let mut in_word = false;
+    for c in text.chars() {
+        if is_cjk(c) {
+            if !out.is_empty() {
+                out.push(' ');
+            }
+            out.push(c);
+            in_word = false;
+        } else if c.is_alphanumeric() {
+            if !in_word && !out.is_empty() {
+                out.push(' ');
+            }
+            fold(c, &mut out);
+            in_word = true;
+        } else {
+            in_word = false;
+        }
+    }
+    out
+}
+
+/// The `tsquery` text for free text, matching what [`match_query`] matches in FTS5, or `None`
+/// when it has nothing searchable. Terms hold only letters and digits, so quoting them in
+/// single quotes is safe.
+pub(super) fn ts_query(query: &str) -> Option<String> {
+    let mut phrases: Vec<String> = Vec::new();
+    for term in terms(query) {
+        match term {
+            Term::Word(word) => {
+                let mut folded = String::with_capacity(word.len());
+                word.chars().for_each(|c| fold(c, &mut folded));
+                phrases.push(format!("'{folded}':*"));
+            }
+            Term::Cjk(chars) if chars.len() == 1 => phrases.push(format!("'{}'", chars[0])),
+            Term::Cjk(chars) => {
+                for pair in chars.windows(2) {
+                    phrases.push(format!("('{}' <-> '{}')", pair[0], pair[1]));
+                }
+            }
+        }
+    }
+    phrases.dedup();
+    if phrases.is_empty() {
+        None
+    } else {
+        Some(phrases.join(" | "))
+    }
 }
 
 /// One searchable unit of a query.

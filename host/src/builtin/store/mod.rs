@@ -1,23 +1,24 @@
-//! The embedded store behind [`StoreEngine`](super::StoreEngine): chat history,
-//! long-term memories with full-text search, person profiles, the emoji library, forwarded
-//! messages and tool-result media, in one SQLite database.
+//! The built-in store behind [`StoreEngine`](super::StoreEngine): chat history, long-term
+//! memories with full-text search, person profiles, the emoji library, forwarded messages and
+//! tool-result media.
 //!
-//! One connection serves every call. SQLite work is blocking, so each call moves to Tokio's
-//! blocking pool ([`tokio::task::spawn_blocking`]) and never runs on the async executor; calls
-//! are serialised by the connection's mutex, which SQLite would do for writes anyway. A file
-//! database uses WAL journaling. `:memory:` gives a private in-memory database.
+//! [`Store`] is the handle every part of the host uses; what holds the data is a
+//! [`StoreBackend`] behind it, chosen by `[store] backend`: SQLite ([`Store::open`], one host,
+//! the default) or PostgreSQL ([`Store::postgres`], hosts sharing one database). Both split
+//! text for full-text search the same way (`fts.rs`), so a query finds the same memories on
+//! either.
 
-mod browse;
-mod emojis;
+pub mod backend;
 mod forwards;
 mod fts;
+mod handle;
+mod images;
 mod maibot_tables;
-mod memories;
-mod messages;
-mod persons;
-mod schema;
+mod postgres;
+mod snapshot;
+mod sqlite;
 mod time;
-mod tool_records;
+mod types;
 
 #[cfg(test)]
 mod tests;
@@ -26,19 +27,18 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use parking_lot::Mutex;
-use rusqlite::Connection;
-
 use crate::builtin::engine::EngineError;
+use crate::postgres::{Database, PgError};
 
-pub use browse::MessageWindow;
-pub use emojis::NewEmoji;
+pub use backend::StoreBackend;
 pub use maibot_tables::{Field, FieldKind, MaibotTable, TableQuery};
-pub use memories::MemoryStats;
-pub use messages::MessageImage;
+pub use snapshot::{
+    EmojiRow, MemoryRow, MessageImageRow, MessageRow, PersonRow, StoreSnapshot, StreamRow,
+    ToolCallRow, ToolMediaRow,
+};
+pub use types::{MemoryStats, MessageImage, MessageWindow, NewEmoji};
 
-pub(crate) use emojis::image_mime;
-pub(crate) use schema::sha256_hex;
+pub(crate) use images::{image_mime, sha256_hex};
 pub(crate) use time::now;
 
 /// The path that opens an in-memory database.
@@ -66,6 +66,9 @@ pub enum StoreError {
     /// A statement failed.
     #[error("store query failed: {0}")]
     Sqlite(#[from] rusqlite::Error),
+    /// The PostgreSQL store failed: unreachable, a statement, or its schema.
+    #[error("built-in store on PostgreSQL")]
+    Postgres(#[source] PgError),
     /// Stored JSON could not be decoded (a corrupted row).
     #[error("corrupted store data: {0}")]
     Corrupted(String),
@@ -80,6 +83,18 @@ pub enum StoreError {
     Task(String),
 }
 
+impl From<PgError> for StoreError {
+    fn from(error: PgError) -> Self {
+        StoreError::Postgres(error)
+    }
+}
+
+impl From<tokio_postgres::Error> for StoreError {
+    fn from(error: tokio_postgres::Error) -> Self {
+        StoreError::Postgres(PgError::Query(error))
+    }
+}
+
 /// What a tool reads when the store refuses or fails: a refusal is the request's fault
 /// ([`EngineError::Invalid`]); anything else is the backend's, kept as the source.
 impl From<StoreError> for EngineError {
@@ -92,91 +107,56 @@ impl From<StoreError> for EngineError {
     }
 }
 
-/// A handle to the store; cheap to clone, every clone uses the same connection.
+/// A handle to the store; cheap to clone, every clone uses the same backend.
 #[derive(Clone)]
 pub struct Store {
-    conn: Arc<Mutex<Connection>>,
-    location: Arc<str>,
+    backend: Arc<dyn StoreBackend>,
 }
 
 impl fmt::Debug for Store {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Store")
-            .field("location", &self.location)
+            .field("location", &self.location())
             .finish()
     }
 }
 
 impl Store {
-    /// Opens (creating if needed) the database at `path`, creating its parent directory, and
-    /// brings the schema up to date. `:memory:` opens a private in-memory database.
+    /// Opens (creating if needed) the SQLite database at `path`, creating its parent
+    /// directory, and brings the schema up to date. `:memory:` opens a private in-memory
+    /// database.
     pub async fn open(path: impl AsRef<Path>) -> Result<Store, StoreError> {
-        let path = path.as_ref().to_path_buf();
-        if path.as_os_str() == IN_MEMORY {
-            return Store::in_memory().await;
-        }
-        let location: Arc<str> = path.display().to_string().into();
-        let conn = tokio::task::spawn_blocking(move || open_file(&path))
-            .await
-            .map_err(|err| StoreError::Task(err.to_string()))??;
-        Ok(Store {
-            conn: Arc::new(Mutex::new(conn)),
-            location,
-        })
+        Ok(Store::with_backend(Arc::new(
+            sqlite::SqliteStore::open(path.as_ref()).await?,
+        )))
     }
 
-    /// A private in-memory database with the schema in place.
+    /// A private in-memory SQLite database with the schema in place.
     pub async fn in_memory() -> Result<Store, StoreError> {
-        let conn = tokio::task::spawn_blocking(|| {
-            let mut conn = Connection::open_in_memory().map_err(|source| StoreError::Open {
-                path: PathBuf::from(IN_MEMORY),
-                source,
-            })?;
-            schema::migrate(&mut conn)?;
-            Ok::<_, StoreError>(conn)
-        })
-        .await
-        .map_err(|err| StoreError::Task(err.to_string()))??;
-        Ok(Store {
-            conn: Arc::new(Mutex::new(conn)),
-            location: IN_MEMORY.into(),
-        })
+        Ok(Store::with_backend(Arc::new(
+            sqlite::SqliteStore::in_memory().await?,
+        )))
     }
 
-    /// Where the database lives: its path, or `:memory:`.
+    /// The store in a PostgreSQL database other hosts may share. Does not connect: the first
+    /// operation does, bringing the schema up to date, and fails naming the server when it is
+    /// unreachable.
+    pub fn postgres(database: Database) -> Store {
+        Store::with_backend(Arc::new(postgres::PostgresStore::new(database)))
+    }
+
+    /// A store over any backend.
+    pub fn with_backend(backend: Arc<dyn StoreBackend>) -> Store {
+        Store { backend }
+    }
+
+    /// The backend, for what the handle does not forward (copying every row).
+    pub fn backend(&self) -> &dyn StoreBackend {
+        self.backend.as_ref()
+    }
+
+    /// Where the data lives: a path, `:memory:`, or the PostgreSQL server and database.
     pub fn location(&self) -> &str {
-        &self.location
+        self.backend.location()
     }
-
-    /// Runs `work` on the connection in the blocking pool.
-    async fn call<R, F>(&self, work: F) -> Result<R, StoreError>
-    where
-        R: Send + 'static,
-        F: FnOnce(&mut Connection) -> Result<R, StoreError> + Send + 'static,
-    {
-        let conn = Arc::clone(&self.conn);
-        tokio::task::spawn_blocking(move || {
-            let mut conn = conn.lock();
-            work(&mut conn)
-        })
-        .await
-        .map_err(|err| StoreError::Task(err.to_string()))?
-    }
-}
-
-fn open_file(path: &Path) -> Result<Connection, StoreError> {
-    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent).map_err(|source| StoreError::Io {
-            path: parent.to_path_buf(),
-            source,
-        })?;
-    }
-    let open_error = |source| StoreError::Open {
-        path: path.to_path_buf(),
-        source,
-    };
-    let mut conn = Connection::open(path).map_err(open_error)?;
-    crate::sqlite::share_between_processes(&conn).map_err(open_error)?;
-    schema::migrate(&mut conn)?;
-    Ok(conn)
 }

@@ -1,10 +1,8 @@
-//! Times in the store: Unix seconds as `REAL`. Text times are parsed by SQLite's own date
-//! functions, so the store accepts exactly what `unixepoch()` accepts (`YYYY-MM-DD`,
-//! `YYYY-MM-DD HH:MM[:SS]`, ISO 8601 with `T` and a zone), read as UTC.
+//! Times in the store: Unix seconds as a double. Text times are parsed by the database's own
+//! date functions (SQLite's `unixepoch()`, PostgreSQL's `timestamptz` input), read as UTC;
+//! both accept `YYYY-MM-DD`, `YYYY-MM-DD HH:MM[:SS]` and ISO 8601 with `T` and a zone.
 
 use std::time::{SystemTime, UNIX_EPOCH};
-
-use rusqlite::Connection;
 
 use super::StoreError;
 use crate::builtin::engine::TimeBound;
@@ -24,27 +22,34 @@ pub(super) enum End {
     Finish,
 }
 
-/// Unix seconds of a bound; `what` names the argument in the error.
-pub(super) fn resolve(
-    conn: &Connection,
-    bound: &TimeBound,
-    end: End,
-    what: &str,
-) -> Result<f64, StoreError> {
+/// A bound as the caller gave it: seconds already, or text for the database to read.
+pub(super) enum Bound<'a> {
+    Seconds(f64),
+    Text(&'a str),
+}
+
+/// Seconds given as a number or numeric text need no database; anything else is text.
+pub(super) fn classify<'a>(bound: &'a TimeBound, what: &str) -> Result<Bound<'a>, StoreError> {
     let text = match bound {
-        TimeBound::Unix(seconds) if seconds.is_finite() => return Ok(*seconds),
+        TimeBound::Unix(seconds) if seconds.is_finite() => return Ok(Bound::Seconds(*seconds)),
         TimeBound::Unix(seconds) => {
             return Err(StoreError::Invalid(format!("invalid {what} `{seconds}`")));
         }
         TimeBound::Text(text) => text.trim(),
     };
-    if let Ok(seconds) = text.parse::<f64>()
-        && seconds.is_finite()
-    {
-        return Ok(seconds);
+    match text.parse::<f64>() {
+        Ok(seconds) if seconds.is_finite() => Ok(Bound::Seconds(seconds)),
+        _ => Ok(Bound::Text(text)),
     }
-    let parsed: Option<f64> =
-        conn.query_row("SELECT unixepoch(?1, 'subsec')", [text], |row| row.get(0))?;
+}
+
+/// The seconds the database read from `text` (`None`: it could not), as the bound's end.
+pub(super) fn finish(
+    text: &str,
+    parsed: Option<f64>,
+    end: End,
+    what: &str,
+) -> Result<f64, StoreError> {
     let seconds = parsed.ok_or_else(|| {
         StoreError::Invalid(format!(
             "invalid {what} `{text}`: use Unix seconds, YYYY-MM-DD or YYYY-MM-DD HH:MM[:SS] (UTC)"
@@ -56,13 +61,4 @@ pub(super) fn resolve(
     } else {
         seconds
     })
-}
-
-impl super::Store {
-    /// Unix seconds of a time given as seconds or text (read as UTC).
-    pub async fn parse_time(&self, bound: &TimeBound) -> Result<f64, StoreError> {
-        let bound = bound.clone();
-        self.call(move |conn| resolve(conn, &bound, End::Start, "time"))
-            .await
-    }
 }

@@ -324,10 +324,18 @@ fn http_front(
     // stdout is free in HTTP mode: print the endpoint for scripts and people.
     outln!("http://{bound}{HTTP_PATH}")?;
     let stop = stop.clone();
-    Ok(Box::pin(front(host, args).serve_http(
-        listener,
-        async move { stop.cancelled().await },
-    )))
+    let front = front(host, args);
+    if let Some(database) = host.shared_database() {
+        front.keep_sessions_in(Arc::new(crate::mcp_server::http::PostgresSessions::new(
+            database.clone(),
+        )));
+        front.relay_cancels_through(crate::mcp_server::http::RemoteCancels::start(
+            database.clone(),
+        ));
+    }
+    Ok(Box::pin(front.serve_http(listener, async move {
+        stop.cancelled().await
+    })))
 }
 
 #[cfg(not(feature = "http"))]

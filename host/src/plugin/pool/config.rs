@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use super::token_entry::{AcceptedToken, EntryProblem, TokenEntry};
 use crate::plugin::config::PluginSettings;
 
 /// One pool of runners that dial in: its plugin, where it listens, the digests of the
@@ -20,10 +21,10 @@ pub struct PoolConfig {
     /// The address members dial (`0.0.0.0:7443`, `127.0.0.1:7443`). Off loopback, `tls`
     /// with a `client_ca_file` is required.
     pub listen: SocketAddr,
-    /// SHA-256 digests (64 hexadecimal digits) of the tokens members may present: the
-    /// current one, and during a rotation the next one too. Tokens themselves are never in
-    /// the configuration.
-    pub token_sha256: Vec<String>,
+    /// SHA-256 digests (64 hexadecimal digits) of the tokens members may prove: the current
+    /// one, and during a rotation the next one too; an entry may carry an expiry. Tokens
+    /// themselves are never in the configuration.
+    pub token_sha256: Vec<TokenEntry>,
     /// TLS 1.3; absent: plain TCP, on a loopback address only.
     #[serde(default)]
     pub tls: Option<PoolTls>,
@@ -106,6 +107,16 @@ pub enum PoolConfigError {
         /// The digest's position.
         index: usize,
     },
+    /// An expiry that is not an RFC 3339 time.
+    #[error("pools.{name}.token_sha256[{index}].expires: {problem}")]
+    BadExpiry {
+        /// The pool.
+        name: String,
+        /// The entry's position.
+        index: usize,
+        /// What is wrong with it.
+        problem: String,
+    },
     /// Plain TCP, or TLS without client certificates, on an address other machines reach.
     #[error(
         "pools.{name}: {listen} is not a loopback address, so [pools.tls] with cert_file, key_file and client_ca_file is required (client certificates off loopback)"
@@ -127,11 +138,11 @@ pub enum PoolConfigError {
 }
 
 impl PoolConfig {
-    /// The accepted token digests, decoded; the configuration was checked, so none fails.
-    pub(crate) fn digests(&self) -> Vec<[u8; 32]> {
+    /// The accepted tokens, decoded; the configuration was checked, so none fails.
+    pub(crate) fn accepted_tokens(&self) -> Vec<AcceptedToken> {
         self.token_sha256
             .iter()
-            .filter_map(|hex| decode_digest(hex))
+            .filter_map(|entry| entry.check().ok())
             .collect()
     }
 
@@ -148,20 +159,6 @@ impl PoolConfig {
             }
         }
     }
-}
-
-/// A SHA-256 digest written as 64 hexadecimal digits (either case).
-pub(crate) fn decode_digest(hex: &str) -> Option<[u8; 32]> {
-    let hex = hex.trim().as_bytes();
-    if hex.len() != 64 {
-        return None;
-    }
-    let mut digest = [0u8; 32];
-    for (byte, pair) in digest.iter_mut().zip(hex.chunks(2)) {
-        let text = std::str::from_utf8(pair).ok()?;
-        *byte = u8::from_str_radix(text, 16).ok()?;
-    }
-    Some(digest)
 }
 
 /// Checks every pool: names, addresses, plugin ids (none shared with a runner in
@@ -185,7 +182,11 @@ pub fn check_pools<'a>(
         if !names.insert(name) {
             return Err(PoolConfigError::DuplicateName { name: named() });
         }
-        if let Some(other) = addresses.insert(pool.listen, name) {
+        // Port 0 asks the system for a free port, different for each pool.
+        if let Some(other) = (pool.listen.port() != 0)
+            .then(|| addresses.insert(pool.listen, name))
+            .flatten()
+        {
             return Err(PoolConfigError::DuplicateAddress {
                 name: named(),
                 listen: pool.listen,
@@ -208,15 +209,23 @@ pub fn check_pools<'a>(
         if pool.token_sha256.is_empty() {
             return Err(PoolConfigError::NoToken { name: named() });
         }
-        if let Some(index) = pool
-            .token_sha256
-            .iter()
-            .position(|hex| decode_digest(hex).is_none())
-        {
-            return Err(PoolConfigError::BadDigest {
-                name: named(),
-                index,
-            });
+        for (index, entry) in pool.token_sha256.iter().enumerate() {
+            match entry.check() {
+                Ok(_) => {}
+                Err(EntryProblem::Digest) => {
+                    return Err(PoolConfigError::BadDigest {
+                        name: named(),
+                        index,
+                    });
+                }
+                Err(EntryProblem::Expiry(problem)) => {
+                    return Err(PoolConfigError::BadExpiry {
+                        name: named(),
+                        index,
+                        problem,
+                    });
+                }
+            }
         }
         let client_certificates = pool
             .tls

@@ -1,15 +1,18 @@
-//! A pool member's `runner.hello`: the pool it asks for, its token, its protocol versions.
+//! A pool member's `runner.hello`: the pool it asks for, its token proof, its protocol
+//! versions.
 //! A refusal is answered on the wire with its reason (the member logs it) and returned for
 //! the host's log; the listener keeps serving.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
 
+use maitool_protocol::pool_token::{BINDING_LEN, TokenProofError};
 use maitool_protocol::wire::methods::{HelloPayload, HelloResponsePayload, PluginBootstrap};
 use maitool_protocol::wire::{Envelope, EnvelopeHeader, SUPPORTED_PROTOCOL_VERSIONS};
 use tokio_util::codec::{Framed, LengthDelimitedCodec};
 
 use super::config::PoolConfig;
+use super::token::{self, ProofSite, ReplayGuard, TokenRefusal};
 use crate::plugin::hello::{AnswerError, Hello, HelloError, chosen_version, read_hello};
 use crate::transport::RunnerIo;
 
@@ -27,12 +30,13 @@ pub(crate) enum PoolRefusal {
         asked: String,
         pool: String,
     },
-    #[error("member {member:?} presented no pool token")]
-    MissingToken { member: String },
-    #[error(
-        "member {member:?} presented a wrong pool token: its SHA-256 matches none of pool {pool}'s token_sha256"
-    )]
-    WrongToken { member: String, pool: String },
+    #[error("member {member:?}'s pool token refused: {source}")]
+    Token {
+        member: String,
+        pool: String,
+        #[source]
+        source: TokenRefusal,
+    },
     #[error(
         "member {member:?}: unsupported protocol versions {offered:?}; this host speaks {SUPPORTED_PROTOCOL_VERSIONS:?}"
     )]
@@ -55,10 +59,7 @@ impl PoolRefusal {
             PoolRefusal::WrongPool { asked, pool, .. } => {
                 format!("this address serves pool {pool}, not {asked:?}")
             }
-            PoolRefusal::MissingToken { .. } => "missing pool token".into(),
-            PoolRefusal::WrongToken { pool, .. } => format!(
-                "invalid pool token for pool {pool} (its SHA-256 is not among the host's token_sha256)"
-            ),
+            PoolRefusal::Token { pool, source, .. } => token_reason(pool, source),
             PoolRefusal::Unsupported { offered, .. } => format!(
                 "unsupported protocol versions {offered:?}; this host speaks {SUPPORTED_PROTOCOL_VERSIONS:?}"
             ),
@@ -67,11 +68,33 @@ impl PoolRefusal {
     }
 }
 
+/// What the member's token proof is checked against besides the pool's tokens.
+pub(crate) struct Credentials<'a> {
+    /// The TLS connection's exported keying material; `None` on plain TCP.
+    pub binding: Option<[u8; BINDING_LEN]>,
+    /// The pool's proofs already used on plain TCP.
+    pub replay: &'a ReplayGuard,
+}
+
+/// What the member reads when its token is refused.
+fn token_reason(pool: &str, refusal: &TokenRefusal) -> String {
+    match refusal {
+        TokenRefusal::Proof(TokenProofError::NoMatch) => format!(
+            "invalid pool token for pool {pool} (its SHA-256 is not among the host's token_sha256)"
+        ),
+        TokenRefusal::Missing | TokenRefusal::InClear => format!(
+            "pool {pool} needs a token proof in runner.hello's token_proof (the token itself is never sent): {refusal}"
+        ),
+        other => format!("pool token for pool {pool} refused: {other}"),
+    }
+}
+
 /// Reads the member's `runner.hello` and accepts it (answering with the pool's plugin
 /// bootstrap) or refuses it.
 pub(crate) async fn handshake(
     framed: PoolFramed,
     pool: &PoolConfig,
+    credentials: Credentials<'_>,
     limit: Duration,
 ) -> Result<(PoolFramed, HelloPayload), PoolRefusal> {
     let Hello {
@@ -84,7 +107,7 @@ pub(crate) async fn handshake(
     } else {
         hello.member.clone()
     };
-    let refused = match check(&hello, &member, pool) {
+    let refused = match check(&hello, &member, pool, &credentials) {
         Ok(version) => {
             let answer = HelloResponsePayload {
                 accepted: true,
@@ -109,7 +132,12 @@ pub(crate) async fn handshake(
 }
 
 /// The protocol version chosen for an acceptable hello.
-fn check(hello: &HelloPayload, member: &str, pool: &PoolConfig) -> Result<String, PoolRefusal> {
+fn check(
+    hello: &HelloPayload,
+    member: &str,
+    pool: &PoolConfig,
+    credentials: &Credentials<'_>,
+) -> Result<String, PoolRefusal> {
     if hello.pool != pool.name {
         return Err(PoolRefusal::WrongPool {
             member: member.to_owned(),
@@ -117,17 +145,24 @@ fn check(hello: &HelloPayload, member: &str, pool: &PoolConfig) -> Result<String
             pool: pool.name.clone(),
         });
     }
-    if hello.session_token.trim().is_empty() {
-        return Err(PoolRefusal::MissingToken {
-            member: member.to_owned(),
-        });
-    }
-    if !super::token::accepted(&hello.session_token, &pool.digests()) {
-        return Err(PoolRefusal::WrongToken {
-            member: member.to_owned(),
-            pool: pool.name.clone(),
-        });
-    }
+    let site = ProofSite {
+        pool: &pool.name,
+        member: &hello.member,
+        binding: credentials.binding.as_ref().map(|b| b.as_slice()),
+    };
+    token::check(
+        hello.token_proof.as_ref(),
+        &hello.session_token,
+        site,
+        &pool.accepted_tokens(),
+        credentials.replay,
+        token::now_ms(),
+    )
+    .map_err(|source| PoolRefusal::Token {
+        member: member.to_owned(),
+        pool: pool.name.clone(),
+        source,
+    })?;
     chosen_version(hello).map_err(|offered| PoolRefusal::Unsupported {
         member: member.to_owned(),
         offered,

@@ -48,6 +48,23 @@ fn each_mistake_is_named() {
     assert!(err.to_string().contains("never the token"), "{err}");
 
     let mut bad = pool("p", "127.0.0.1:1");
+    bad.token_sha256 = vec![
+        DIGEST.into(),
+        super::TokenEntry::Expiring(super::super::token_entry::ExpiringToken {
+            sha256: DIGEST.into(),
+            expires: "next tuesday".into(),
+        }),
+    ];
+    let err = check(&[bad]);
+    assert!(matches!(err, PoolConfigError::BadExpiry { index: 1, .. }));
+    assert!(
+        err.to_string().starts_with(
+            "pools.p.token_sha256[1].expires: \"next tuesday\" is not an RFC 3339 time"
+        ),
+        "{err}"
+    );
+
+    let mut bad = pool("p", "127.0.0.1:1");
     bad.token_sha256.clear();
     assert!(matches!(check(&[bad]), PoolConfigError::NoToken { .. }));
 
@@ -80,6 +97,8 @@ fn each_mistake_is_named() {
     assert!(matches!(err, PoolConfigError::DuplicateName { .. }));
     let err = check(&[pool("p", "127.0.0.1:1"), pool("q", "127.0.0.1:1")]);
     assert!(matches!(err, PoolConfigError::DuplicateAddress { .. }));
+    // Port 0 picks a free port for each pool: no collision.
+    check_pools(&[pool("p", "127.0.0.1:0"), pool("q", "127.0.0.1:0")], []).unwrap();
 
     let mut grant = pool("p", "127.0.0.1:1");
     grant.settings.capabilities = vec!["kv.gett".into()];

@@ -2,9 +2,17 @@
 
 use rusqlite::{Connection, OptionalExtension, Row, params};
 
-use super::time::now;
-use super::{Store, StoreError};
-use crate::builtin::engine::{ChatType, HistoryMessage, ImageData, NewMessage, StreamInfo};
+use async_trait::async_trait;
+
+use super::SqliteStore;
+use crate::builtin::engine::{
+    ChatType, ForwardView, HistoryMessage, ImageData, NewMessage, StreamInfo,
+};
+use crate::builtin::store::backend::MessageBackend;
+use crate::builtin::store::images::sha256_hex;
+use crate::builtin::store::time::now;
+use crate::builtin::store::types::fresh_id;
+use crate::builtin::store::{MessageImage, StoreError};
 
 pub(super) const MESSAGE_COLUMNS: &str = "m.message_id, m.stream_id, m.sender_id, m.sender_name, m.is_bot, \
      m.text, m.reply_to, m.mentions, m.created_at, \
@@ -39,29 +47,6 @@ pub(super) fn stream_from_row(row: &Row<'_>) -> rusqlite::Result<StreamInfo> {
         target_id: row.get(3)?,
         name: row.get(4)?,
     })
-}
-
-/// An image of a message as [`Store::message_images`] reads it.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct MessageImage {
-    /// MIME type, e.g. `image/png`.
-    pub mime_type: String,
-    /// Lower-case hex SHA-256 of the bytes.
-    pub hash: String,
-    /// What it shows, when known.
-    pub description: String,
-    /// The bytes, when asked for; empty otherwise.
-    pub data: Vec<u8>,
-}
-
-/// A fresh random id with a prefix, for messages the bot sends.
-pub(super) fn fresh_id(prefix: &str) -> String {
-    let mut bytes = [0u8; 8];
-    // The OS generator failing is exceptional; the time still gives a unique enough id.
-    if getrandom::fill(&mut bytes).is_err() {
-        bytes = now().to_bits().to_le_bytes();
-    }
-    format!("{prefix}-{:016x}", u64::from_le_bytes(bytes))
 }
 
 pub(super) fn upsert_stream(conn: &Connection, info: &StreamInfo) -> Result<(), StoreError> {
@@ -149,7 +134,7 @@ pub(super) fn insert_message(
                 image.mime_type,
                 image.data,
                 image.description,
-                super::schema::sha256_hex(&image.data)
+                sha256_hex(&image.data)
             ],
         )?;
     }
@@ -175,20 +160,21 @@ pub(super) fn message_by_id(
         .optional()?)
 }
 
-impl Store {
+#[async_trait]
+impl MessageBackend for SqliteStore {
     /// Creates or updates a stream's description; empty fields keep their stored value.
-    pub async fn upsert_stream(&self, info: StreamInfo) -> Result<(), StoreError> {
+    async fn upsert_stream(&self, info: StreamInfo) -> Result<(), StoreError> {
         self.call(move |conn| upsert_stream(conn, &info)).await
     }
 
     /// A stream by id.
-    pub async fn stream(&self, stream_id: &str) -> Result<Option<StreamInfo>, StoreError> {
+    async fn stream(&self, stream_id: &str) -> Result<Option<StreamInfo>, StoreError> {
         let stream_id = stream_id.to_owned();
         self.call(move |conn| stream(conn, &stream_id)).await
     }
 
     /// A stream by platform address.
-    pub async fn find_stream(
+    async fn find_stream(
         &self,
         platform: &str,
         chat_type: ChatType,
@@ -211,19 +197,19 @@ impl Store {
 
     /// Appends a message to its stream's history (creating the stream) and returns it as
     /// stored. A duplicate message id is refused.
-    pub async fn append_message(&self, message: NewMessage) -> Result<HistoryMessage, StoreError> {
+    async fn append_message(&self, message: NewMessage) -> Result<HistoryMessage, StoreError> {
         self.call(move |conn| insert_message(conn, message)).await
     }
 
     /// A message by id, in any stream.
-    pub async fn message(&self, message_id: &str) -> Result<Option<HistoryMessage>, StoreError> {
+    async fn message(&self, message_id: &str) -> Result<Option<HistoryMessage>, StoreError> {
         let message_id = message_id.to_owned();
         self.call(move |conn| message_by_id(conn, &message_id))
             .await
     }
 
     /// The newest `limit` messages of a stream, newest first, leaving out `exclude`.
-    pub async fn recent_messages(
+    async fn recent_messages(
         &self,
         stream_id: &str,
         limit: usize,
@@ -246,7 +232,7 @@ impl Store {
     }
 
     /// The `index`-th image (0-based) of a message.
-    pub async fn message_image(
+    async fn message_image(
         &self,
         message_id: &str,
         index: usize,
@@ -273,7 +259,7 @@ impl Store {
 
     /// The images of a message in order, with their hash and description; their bytes only
     /// when `with_data` (they can be large, and most readers want the description).
-    pub async fn message_images(
+    async fn message_images(
         &self,
         message_id: &str,
         with_data: bool,
@@ -299,7 +285,7 @@ impl Store {
 
     /// Messages of a stream the session has not read: how many there are, and the newest
     /// `max` of them oldest first. They are marked read.
-    pub async fn take_unread(
+    async fn take_unread(
         &self,
         session_id: &str,
         stream_id: &str,
@@ -344,5 +330,16 @@ impl Store {
             Ok((total as usize, messages))
         })
         .await
+    }
+
+    async fn forward_view(
+        &self,
+        stream_id: &str,
+        msg_id: &str,
+        path: &[usize],
+    ) -> Result<Option<ForwardView>, StoreError> {
+        let (stream_id, msg_id, path) = (stream_id.to_owned(), msg_id.to_owned(), path.to_vec());
+        self.call(move |conn| super::forwards::view(conn, &stream_id, &msg_id, &path))
+            .await
     }
 }

@@ -1,4 +1,4 @@
-//! Long-term memories with FTS5 full-text search (bm25 ranking).
+//! Long-term memories in SQLite, with FTS5 full-text search (bm25 ranking).
 //!
 //! How the `query_memory` modes map onto the store:
 //!
@@ -17,19 +17,15 @@ use std::collections::BTreeMap;
 
 use rusqlite::{Connection, Row, named_params};
 
-use super::fts::{match_query, segment};
-use super::time::{self, End, now};
-use super::{Store, StoreError};
-use crate::builtin::engine::{MemoryHit, MemoryMode, MemoryQuery, NewMemory};
+use async_trait::async_trait;
 
-/// Counts of stored memories.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct MemoryStats {
-    /// All memories.
-    pub total: usize,
-    /// Memories per kind.
-    pub by_kind: BTreeMap<String, usize>,
-}
+use super::SqliteStore;
+use super::time::resolve;
+use crate::builtin::engine::{MemoryHit, MemoryMode, MemoryQuery, NewMemory};
+use crate::builtin::store::backend::MemoryBackend;
+use crate::builtin::store::fts::{match_query, segment};
+use crate::builtin::store::time::{End, now};
+use crate::builtin::store::{MemoryStats, StoreError};
 
 const FILTERS: &str = "(:person = '' OR m.person_id = :person)
    AND (:kind IS NULL OR m.kind = :kind)
@@ -71,7 +67,7 @@ pub(super) fn insert(conn: &mut Connection, memory: &NewMemory) -> Result<Option
         kind => kind,
     };
     let created_at = match &memory.time {
-        Some(bound) => time::resolve(conn, bound, End::Start, "memory time")?,
+        Some(bound) => resolve(conn, bound, End::Start, "memory time")?,
         None => now(),
     };
     let tx = conn.transaction()?;
@@ -208,12 +204,12 @@ pub(super) fn search(conn: &Connection, query: &MemoryQuery) -> Result<Vec<Memor
         start: query
             .time_start
             .as_ref()
-            .map(|bound| time::resolve(conn, bound, End::Start, "time_start"))
+            .map(|bound| resolve(conn, bound, End::Start, "time_start"))
             .transpose()?,
         end: query
             .time_end
             .as_ref()
-            .map(|bound| time::resolve(conn, bound, End::Finish, "time_end"))
+            .map(|bound| resolve(conn, bound, End::Finish, "time_end"))
             .transpose()?,
         respect: query.respect_filter,
         chats: serde_json::Value::from(query.chat_ids.clone()).to_string(),
@@ -239,20 +235,21 @@ pub(super) fn search(conn: &Connection, query: &MemoryQuery) -> Result<Vec<Memor
     }
 }
 
-impl Store {
+#[async_trait]
+impl MemoryBackend for SqliteStore {
     /// Stores a memory and indexes it for full-text search. `None` when an identical memory
     /// (same kind, content, person and chat) is already stored.
-    pub async fn add_memory(&self, memory: NewMemory) -> Result<Option<i64>, StoreError> {
+    async fn add_memory(&self, memory: NewMemory) -> Result<Option<i64>, StoreError> {
         self.call(move |conn| insert(conn, &memory)).await
     }
 
     /// Searches memories; docs/BUILTIN.md describes the modes.
-    pub async fn search_memories(&self, query: MemoryQuery) -> Result<Vec<MemoryHit>, StoreError> {
+    async fn search_memories(&self, query: MemoryQuery) -> Result<Vec<MemoryHit>, StoreError> {
         self.call(move |conn| search(conn, &query)).await
     }
 
     /// How many memories are stored, per kind.
-    pub async fn memory_stats(&self) -> Result<MemoryStats, StoreError> {
+    async fn memory_stats(&self) -> Result<MemoryStats, StoreError> {
         self.call(|conn| {
             let mut statement =
                 conn.prepare_cached("SELECT kind, count(*) FROM memories GROUP BY kind")?;

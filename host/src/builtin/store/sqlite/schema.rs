@@ -5,7 +5,8 @@
 
 use rusqlite::{Connection, TransactionBehavior};
 
-use super::StoreError;
+use crate::builtin::store::StoreError;
+use crate::builtin::store::images::{emoji_hash, sha256_hex};
 
 /// Migrations in order; `user_version` is the number applied.
 const MIGRATIONS: &[&str] = &[
@@ -205,24 +206,4 @@ fn hash_images(conn: &Connection) -> Result<(), StoreError> {
         )?;
     }
     Ok(())
-}
-
-/// Lower-case hex SHA-256 of `data`, MaiBot's name for an image.
-pub(crate) fn sha256_hex(data: &[u8]) -> String {
-    use sha2::{Digest, Sha256};
-    Sha256::digest(data)
-        .iter()
-        .map(|byte| format!("{byte:02x}"))
-        .collect()
-}
-
-/// An emoji's hash: of its bytes, else of its file; empty when the file cannot be read.
-pub(super) fn emoji_hash(data: Option<&[u8]>, path: Option<&std::path::Path>) -> String {
-    match (data.filter(|data| !data.is_empty()), path) {
-        (Some(data), _) => sha256_hex(data),
-        (None, Some(path)) => std::fs::read(path)
-            .map(|bytes| sha256_hex(&bytes))
-            .unwrap_or_default(),
-        (None, None) => String::new(),
-    }
 }

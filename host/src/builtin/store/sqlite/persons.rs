@@ -2,9 +2,13 @@
 
 use rusqlite::{Connection, OptionalExtension, params};
 
-use super::time::now;
-use super::{Store, StoreError};
+use async_trait::async_trait;
+
+use super::SqliteStore;
 use crate::builtin::engine::{PersonLookup, PersonProfile};
+use crate::builtin::store::StoreError;
+use crate::builtin::store::backend::PersonBackend;
+use crate::builtin::store::time::now;
 
 pub(super) fn upsert(conn: &mut Connection, person: &PersonProfile) -> Result<(), StoreError> {
     let person_id = person.person_id.trim();
@@ -154,18 +158,16 @@ pub(super) fn find(
     Ok(Some(profile))
 }
 
-impl Store {
+#[async_trait]
+impl PersonBackend for SqliteStore {
     /// Creates or replaces a person's profile, names and traits.
-    pub async fn upsert_person(&self, person: PersonProfile) -> Result<(), StoreError> {
+    async fn upsert_person(&self, person: PersonProfile) -> Result<(), StoreError> {
         self.call(move |conn| upsert(conn, &person)).await
     }
 
     /// Finds a person by id, else by name (name, nickname or alias, case-insensitive), else by
     /// platform account; traits are cut to `trait_limit` (0: all).
-    pub async fn find_person(
-        &self,
-        lookup: PersonLookup,
-    ) -> Result<Option<PersonProfile>, StoreError> {
+    async fn find_person(&self, lookup: PersonLookup) -> Result<Option<PersonProfile>, StoreError> {
         self.call(move |conn| find(conn, &lookup)).await
     }
 }

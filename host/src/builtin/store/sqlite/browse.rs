@@ -1,34 +1,21 @@
-//! Listings and range queries over the store, for hosts that let plugins browse the chat world
-//! (MaiBot's `message.*`, `chat.*` and `emoji.*` capabilities): messages in a time window,
-//! streams by kind, the whole emoji library, and removing an emoji.
+//! Listings and range queries over the SQLite store, for hosts that let plugins browse the chat
+//! world (MaiBot's `message.*` and `chat.*` capabilities): messages in a time window, streams
+//! by kind.
 
 use rusqlite::params;
 
-use super::emojis::{COLUMNS as EMOJI_COLUMNS, from_row as emoji_row, load as load_emoji};
+use async_trait::async_trait;
+
+use super::SqliteStore;
 use super::messages::{MESSAGE_COLUMNS, message_from_row, stream_from_row};
-use super::{Store, StoreError};
-use crate::builtin::engine::{ChatType, Emoji, EmojiMatch, HistoryMessage, StreamInfo};
+use crate::builtin::engine::{ChatType, HistoryMessage, StreamInfo};
+use crate::builtin::store::backend::BrowseBackend;
+use crate::builtin::store::{MessageWindow, StoreError};
 
-/// Messages in a time window, as [`Store::messages_in_window`] selects them.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct MessageWindow {
-    /// One stream, or every stream when `None`.
-    pub stream_id: Option<String>,
-    /// Earliest time, Unix seconds (inclusive).
-    pub start: f64,
-    /// Latest time, Unix seconds (inclusive); no upper bound when `None`.
-    pub end: Option<f64>,
-    /// At most this many messages; 0 means all.
-    pub limit: usize,
-    /// With a limit: keep the earliest messages instead of the latest.
-    pub earliest: bool,
-    /// Leave out the bot's own messages.
-    pub without_bot: bool,
-}
-
-impl Store {
+#[async_trait]
+impl BrowseBackend for SqliteStore {
     /// The messages of a window, oldest first.
-    pub async fn messages_in_window(
+    async fn messages_in_window(
         &self,
         window: MessageWindow,
     ) -> Result<Vec<HistoryMessage>, StoreError> {
@@ -66,7 +53,7 @@ impl Store {
     }
 
     /// How many messages a stream received at or after `start` (and up to `end`).
-    pub async fn count_messages_since(
+    async fn count_messages_since(
         &self,
         stream_id: &str,
         start: f64,
@@ -87,7 +74,7 @@ impl Store {
 
     /// Streams, oldest first: of one platform (every platform when `None`) and one kind
     /// (every kind when `None`).
-    pub async fn list_streams(
+    async fn list_streams(
         &self,
         platform: Option<String>,
         chat_type: Option<ChatType>,
@@ -103,31 +90,6 @@ impl Store {
                 stream_from_row,
             )?;
             Ok(rows.collect::<Result<Vec<_>, _>>()?)
-        })
-        .await
-    }
-
-    /// The whole emoji library with its images, in the order emojis were added.
-    pub async fn all_emojis(&self) -> Result<Vec<Emoji>, StoreError> {
-        self.call(|conn| {
-            let mut statement = conn.prepare_cached(&format!(
-                "SELECT {EMOJI_COLUMNS} FROM emojis e ORDER BY e.id"
-            ))?;
-            let rows = statement.query_map([], emoji_row)?;
-            rows.map(|row| load_emoji(row?, EmojiMatch::Random))
-                .collect::<Result<Vec<_>, _>>()
-        })
-        .await
-    }
-
-    /// Removes an emoji by id; whether it existed.
-    pub async fn delete_emoji(&self, id: i64) -> Result<bool, StoreError> {
-        self.call(move |conn| {
-            let tx = conn.transaction()?;
-            tx.execute("DELETE FROM emojis_fts WHERE rowid = ?1", [id])?;
-            let removed = tx.execute("DELETE FROM emojis WHERE id = ?1", [id])?;
-            tx.commit()?;
-            Ok(removed > 0)
         })
         .await
     }

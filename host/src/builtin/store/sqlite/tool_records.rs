@@ -1,16 +1,20 @@
 //! What the tool-call executor leaves behind: media items of tool results, addressable by
 //! `tool_result:<call_id>:<n>`, and a log of executed calls.
 
+use async_trait::async_trait;
 use maitool_protocol::{BinaryData, ContentType, ToolContentItem};
 use rusqlite::{OptionalExtension, params};
 
-use super::time::now;
-use super::{Store, StoreError};
+use super::SqliteStore;
 use crate::builtin::engine::{ToolMedia, ToolResultRecord};
+use crate::builtin::store::StoreError;
+use crate::builtin::store::backend::ToolRecordBackend;
+use crate::builtin::store::time::now;
 
-impl Store {
+#[async_trait]
+impl ToolRecordBackend for SqliteStore {
     /// Keeps media items of a session's tool results; a repeated id replaces the item.
-    pub async fn put_tool_media(
+    async fn put_tool_media(
         &self,
         session_id: &str,
         media: Vec<ToolMedia>,
@@ -47,7 +51,7 @@ impl Store {
     }
 
     /// A media item kept by [`put_tool_media`](Self::put_tool_media).
-    pub async fn tool_media(
+    async fn tool_media(
         &self,
         session_id: &str,
         media_id: &str,
@@ -79,7 +83,7 @@ impl Store {
     }
 
     /// Logs one executed tool call.
-    pub async fn record_tool_call(&self, record: ToolResultRecord) -> Result<(), StoreError> {
+    async fn record_tool_call(&self, record: ToolResultRecord) -> Result<(), StoreError> {
         self.call(move |conn| {
             conn.execute(
                 "INSERT INTO tool_calls (session_id, stream_id, call_id, tool_name, arguments,
@@ -103,7 +107,7 @@ impl Store {
     }
 
     /// The logged tool calls of a session, oldest first.
-    pub async fn tool_calls(&self, session_id: &str) -> Result<Vec<ToolResultRecord>, StoreError> {
+    async fn tool_calls(&self, session_id: &str) -> Result<Vec<ToolResultRecord>, StoreError> {
         let session_id = session_id.to_owned();
         self.call(move |conn| {
             let mut statement = conn.prepare_cached(
