@@ -72,19 +72,14 @@ pub async fn run(bins: &Bins, path: &str, window: usize, limit: Limit) -> Result
             (calls, started)
         }
         "invoke" => {
-            let bench = BenchHost::start(
-                &bins.echo,
-                1,
-                maitool_host::plugin::RuntimeConfig::default(),
-            )
-            .await?;
+            let bench = BenchHost::start(&bins.echo, 1, runtime()).await?;
             let runner = bench.runner()?.pid.context("the runner has no pid")?;
             let outcome = drive(&bench, runner, "echo", window, CHUNK, limit, &mut cpu).await;
             bench.stop().await;
             outcome?
         }
         "maibot" => {
-            let (bench, runner) = maibot::load_host().await?;
+            let (bench, runner) = maibot::load_host(runtime()).await?;
             let outcome = drive(
                 &bench,
                 runner,
@@ -109,6 +104,17 @@ pub async fn run(bins: &Bins, path: &str, window: usize, limit: Limit) -> Result
         micros(cpu.second) / calls,
     );
     Ok(())
+}
+
+/// The host's runtime settings for a load run: the defaults, but with `BENCH_SANDBOX=off` the
+/// runners start unsandboxed. Valgrind does not know Landlock's system calls, so a runner
+/// spawned under `--trace-children=yes` fails its sandbox set-up and never starts.
+fn runtime() -> maitool_host::plugin::RuntimeConfig {
+    let mut runtime = maitool_host::plugin::RuntimeConfig::default();
+    if std::env::var("BENCH_SANDBOX").as_deref() == Ok("off") {
+        runtime.sandbox = maitool_host::sandbox::SandboxMode::Off;
+    }
+    runtime
 }
 
 /// Calls `tool` through `bench` with `window` in flight, `chunk` calls at a time, until

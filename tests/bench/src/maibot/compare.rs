@@ -29,9 +29,8 @@ use crate::stats::{Latency, median, micros, ratio};
 
 /// `maibot_runner_invoke_p50_ratio`'s target: maitool's p50 at most this share of MaiBot's.
 const P50_RATIO: f64 = 0.7;
-/// `maibot_runner_host_cpu_ratio`'s and `maibot_runner_host_cpu_same_wait_ratio`'s target: the
-/// host's CPU per MaiBot call at most this many times its CPU per call to the Rust runner
-/// (answering at once, and as slowly as MaiBot's).
+/// `maibot_runner_host_cpu_same_wait_ratio`'s target: the host's CPU per MaiBot call at most
+/// this many times its CPU per call to the Rust runner made to answer as slowly as MaiBot's.
 const HOST_CPU_RATIO: f64 = 1.5;
 /// The throughput windows, as in the invoke section.
 const WINDOWS: [usize; 2] = [64, 256];
@@ -236,13 +235,15 @@ async fn sequential(
         "x",
         Target::AtMost(P50_RATIO),
     );
-    report.check(
+    // Reported without a target: the host's work per call is the same (BENCHMARKS.md, "Where
+    // the host's CPU per MaiBot call goes"); this ratio measures the runner's slowness, since
+    // the host's CPU per call grows with its wait. The same-wait ratio below is the target.
+    report.add(
         SECTION,
         "maibot_runner_host_cpu_ratio",
-        "maitool's CPU per MaiBot call / per Rust call",
+        "maitool's CPU per MaiBot call / per Rust call answering at once",
         ratio(maitool_cpu.0, rust_cpu.0),
         "x",
-        Target::AtMost(HOST_CPU_RATIO),
     );
     report.check(
         SECTION,

@@ -116,10 +116,10 @@ async fn measure(
 
 /// For `--load maibot`: maitool's host with MaiBot's runner alone (as in the cold start), and
 /// the runner's pid.
-pub async fn load_host() -> Result<(BenchHost, u32)> {
+pub async fn load_host(runtime: RuntimeConfig) -> Result<(BenchHost, u32)> {
     let python = python::find()?.map_err(anyhow::Error::msg)?;
     let dir = setup::plugin_dir()?;
-    let config = setup::config(dir.path(), &python, None, RuntimeConfig::default());
+    let config = setup::config(dir.path(), &python, None, runtime);
     let bench = BenchHost::start_in(dir, config).await?;
     let runner = bench
         .runner_named(RUNNER)?
