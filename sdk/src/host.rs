@@ -13,10 +13,12 @@ use crate::send::Sender;
 /// messages to a chat ([`send`](Self::send)), and any other capability by name
 /// ([`call`](Self::call)).
 ///
-/// A plugin may call only the capabilities it declared with [`Plugin::capability`] *and*
-/// the operator granted in the host's configuration; any other call fails with
-/// [`HostError::Denied`]. Handlers get a client from [`ToolContext::host`], lifecycle hooks
-/// from [`PluginContext::host`]. Cloning is cheap (two reference counts).
+/// A plugin may call only the capabilities the operator granted in the host's configuration;
+/// any other call fails with [`HostError::Denied`]. Declare what the plugin calls with its
+/// [`Plugin::capability`], which `maitool plugins` shows the operator beside the grants; a
+/// declared name the host does not serve is reported when the plugin loads. Handlers get a
+/// client from [`ToolContext::host`], lifecycle hooks from [`PluginContext::host`]. Cloning
+/// is cheap (two reference counts).
 ///
 /// ```
 /// use maitool_sdk::prelude::*;
@@ -72,8 +74,7 @@ impl HostClient {
     /// # Errors
     ///
     /// * [`HostError::Arguments`]: `args` does not serialize to a JSON object.
-    /// * [`HostError::Denied`]: the plugin did not declare the capability or the operator
-    ///   did not grant it.
+    /// * [`HostError::Denied`]: the operator did not grant the capability.
     /// * [`HostError::Failed`]: anything else the host answered (bad arguments, the
     ///   capability failed, unknown capability, timeout, the host went away).
     pub async fn call(&self, capability: &str, args: impl Serialize) -> Result<Value, HostError> {
@@ -160,10 +161,7 @@ impl HostClient {
 #[derive(Debug, Clone, thiserror::Error)]
 #[non_exhaustive]
 pub enum HostError {
-    /// The plugin did not declare the capability ([`Plugin::capability`]) or the operator
-    /// did not grant it.
-    ///
-    /// [`Plugin::capability`]: crate::Plugin::capability
+    /// The operator did not grant the capability.
     #[error("{source}")]
     Denied {
         /// The capability called.

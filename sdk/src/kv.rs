@@ -12,8 +12,8 @@ use crate::{HostClient, HostError};
 /// plugin and kept across runner restarts (in the host's SQLite store when it has a data
 /// directory, in memory otherwise).
 ///
-/// Each method is one capability, which the plugin must declare and the operator grant:
-/// declare them all with `.capability("kv.*")`, or only those used
+/// Each method is one capability, which the operator must grant and the plugin declares:
+/// all of them with `.capability("kv.*")`, or only those used
 /// (`kv.get`, `kv.set`, `kv.delete`, `kv.list`). Get one from [`ToolContext::kv`],
 /// [`PluginContext::kv`] or [`HostClient::kv`].
 ///

@@ -148,8 +148,10 @@ impl Plugin {
         self
     }
 
-    /// Declares a host capability the plugin needs (e.g. `send.text`). The operator must
-    /// grant it in the host configuration; undeclared or ungranted calls are denied.
+    /// Declares a host capability the plugin needs (e.g. `send.text`), or a whole family
+    /// (`kv.*`). The operator must grant it in the host configuration, where ungranted calls
+    /// are denied; the declaration tells the operator what to grant (`maitool plugins` shows
+    /// it beside the grants) and a name the host does not serve is reported at load.
     pub fn capability(mut self, capability: impl Into<String>) -> Self {
         self.capabilities.push(capability.into());
         self

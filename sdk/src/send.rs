@@ -9,8 +9,8 @@ use crate::{HostClient, HostError};
 /// Sends messages to one chat stream through the host. Get one from [`ToolContext::send`]
 /// (the call's own stream) or [`HostClient::send`] (any stream).
 ///
-/// Each method is one capability (`send.text`, ...), which the plugin must declare with
-/// [`Plugin::capability`] and the operator grant.
+/// Each method is one capability (`send.text`, ...), which the operator must grant and the
+/// plugin declares with [`Plugin::capability`].
 ///
 /// ```
 /// use maitool_sdk::prelude::*;

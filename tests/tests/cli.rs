@@ -278,6 +278,18 @@ fn check_verbs(control: &std::path::Path, one_shot: bool) {
         assert!(runner["pid"].as_u64().is_some());
         assert_eq!(runner["restart_count"], 0);
         assert_eq!(runner["plugins"][0]["state"], "loaded");
+        // The Rust examples declare only what maitool serves, a family's `kv.*` included:
+        // a shipped configuration whose status warned about its own examples would teach
+        // users to ignore the warning. (A MaiBot example declares an unserved name on purpose.)
+        if runner["name"] != "maibot" {
+            for plugin in runner["plugins"].as_array().unwrap() {
+                assert_eq!(
+                    plugin["unserved_capabilities"],
+                    Value::Array(Vec::new()),
+                    "{plugin}"
+                );
+            }
+        }
     }
     if maibot_ready {
         // The MaiBot plugin folders of the shipped configuration, through MaiBot's runner.

@@ -97,11 +97,12 @@ pub fn declared_grants(declared: &[String]) -> impl Iterator<Item = &String> {
 
 /// The names of a plugin's declaration that no capability of this host answers
 /// (`send_message`, `send.video`, `platform:wechat`): reported, never granted, and a call to
-/// one is refused.
+/// one is refused. A declaration is read as a grant is, so a family's `kv.*` (which the Rust
+/// SDK's `capability` accepts) or `*` is served.
 pub fn unserved(declared: &[String]) -> Vec<String> {
     declared
         .iter()
-        .filter(|name| name.parse::<Capability>().is_err())
+        .filter(|name| check_grant(name).is_err())
         .cloned()
         .collect()
 }

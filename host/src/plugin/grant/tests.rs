@@ -104,9 +104,12 @@ fn a_declaration_grants_its_served_names_and_reports_the_others() {
         "platform:wechat",
         "hook.send_service.before_send",
         "llm.generate",
+        "kv.*",
+        "kv",
     ]
     .map(String::from)
     .to_vec();
+    // A family is served, but a declaration grants exact names only, as MaiBot grants it.
     assert_eq!(
         declared_grants(&declared).collect::<Vec<_>>(),
         ["send.text", "llm.generate"]
@@ -117,7 +120,8 @@ fn a_declaration_grants_its_served_names_and_reports_the_others() {
             "send_message",
             "send.video",
             "platform:wechat",
-            "hook.send_service.before_send"
+            "hook.send_service.before_send",
+            "kv"
         ]
     );
 }
