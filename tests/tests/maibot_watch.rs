@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use maibot_support::{Fixture, maibot_python};
 use maitool_e2e::eventually;
+use serde_json::Value;
 
 /// How long a reload may take to show.
 const LIMIT: Duration = Duration::from_secs(30);
@@ -45,9 +46,16 @@ fn serve_with_watch_reloads_a_maibot_plugin_whose_code_or_configuration_changed(
     eventually("the changed configuration answers", LIMIT, || {
         fixture.call("configured_greeting", r#"{"name": "Ann"}"#).1["content"] == "Hey, Ann!"
     });
+    let runner = fixture.runner();
     assert_eq!(
-        fixture.runner()["pid"],
+        runner["pid"],
         pid,
-        "reloaded in place, not restarted"
+        "reloaded in place, not restarted: {runner}\nserve's log:\n{}",
+        serve
+            .log()
+            .iter()
+            .map(Value::to_string)
+            .collect::<Vec<_>>()
+            .join("\n")
     );
 }

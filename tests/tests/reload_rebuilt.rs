@@ -131,3 +131,29 @@ fn serve_with_watch_applies_edits_and_rebuilt_executables_without_a_reload_comma
         "{lines:#?}"
     );
 }
+
+#[test]
+fn serve_with_watch_reloads_once_per_edit_and_never_for_a_read() {
+    let (fixture, runner) = fixture_with_copied_runner("");
+    let serve = fixture.serve(&["--watch"]);
+    // Reading a watched file is no change: an editor opening it, `cat`, and above all the
+    // host itself, which reads the configuration and the runner's executable on each reload.
+    for _ in 0..5 {
+        std::fs::read_to_string(&fixture.config).unwrap();
+        std::fs::read(&runner).unwrap();
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let text = std::fs::read_to_string(&fixture.config).unwrap();
+    std::fs::write(&fixture.config, format!("{text}\n# edited\n")).unwrap();
+    serve.wait_for_log(|line| line["fields"]["message"] == "configuration reloaded");
+    // Three debounce periods: time enough for the reload's own reads to start another one,
+    // as they did when an opened file counted as changed.
+    std::thread::sleep(Duration::from_secs(1));
+    let lines = serve.stop();
+    let batches: Vec<&String> = lines
+        .iter()
+        .filter(|l| l.contains("watched files changed: reloading"))
+        .collect();
+    assert_eq!(batches.len(), 1, "{batches:#?}");
+    assert!(batches[0].contains("maitool.toml"), "{batches:#?}");
+}

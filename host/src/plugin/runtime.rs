@@ -418,22 +418,27 @@ impl PluginRuntime {
         let _guard = self.changes.lock().await;
         self.shared.set_configured(runners.clone());
         let mut report = ApplyReport::default();
-        let mut current: Vec<RunnerSlot> = std::mem::take(&mut *self.runners.lock());
-        let mut next = Vec::with_capacity(runners.len());
-        let mut to_stop = Vec::new();
+        // Runners stay listed while their changes are worked out and applied (unloads and
+        // configuration updates take round trips), so that `status`, a plugin reload or a
+        // configuration lookup during a reload still finds them; a runner leaves the list
+        // only when it is stopped.
+        let current: Vec<Arc<RunnerShared>> = self
+            .runners
+            .lock()
+            .iter()
+            .map(|slot| slot.shared.clone())
+            .collect();
+        let order: Vec<String> = runners.iter().map(|launch| launch.name.clone()).collect();
+        let mut kept = Vec::new();
         let mut to_start = Vec::new();
         for launch in runners {
-            let Some(position) = current
-                .iter()
-                .position(|slot| slot.shared.name == launch.name)
-            else {
+            let Some(shared) = current.iter().find(|shared| shared.name == launch.name) else {
                 report.added.push(launch.name.clone());
                 to_start.push(launch);
                 continue;
             };
-            let slot = current.remove(position);
-            let old = &slot.shared.launch;
-            let old_settings = slot.shared.settings();
+            let old = &shared.launch;
+            let old_settings = shared.settings();
             let same_launch = old.executable == launch.executable
                 && old.args == launch.args
                 && old.env == launch.env
@@ -444,7 +449,7 @@ impl PluginRuntime {
                     (None, None) => true,
                     _ => false,
                 }
-                && !slot.shared.executable_changed();
+                && !shared.executable_changed();
             let same_ids = old_settings.len() == launch.plugins.len()
                 && old_settings
                     .keys()
@@ -459,18 +464,17 @@ impl PluginRuntime {
             // A MaiBot runner unloads a plugin the operator disabled in place; enabling one
             // needs a restart, since the runner's blocked list is fixed at its launch.
             let unload_in_place = launch.maibot.is_some()
-                && slot.shared.state() == RunnerState::Ready
+                && shared.state() == RunnerState::Ready
                 && toggled.iter().all(|(_, enabled)| !enabled);
             if !same_launch || !same_ids || (!toggled.is_empty() && !unload_in_place) {
                 report.restarted.push(launch.name.clone());
-                to_stop.push(slot);
                 to_start.push(launch);
                 continue;
             }
             let mut plugins = launch.plugins.clone();
             if !toggled.is_empty() {
                 let disabled: Vec<String> = toggled.iter().map(|(id, _)| (*id).clone()).collect();
-                let refused = self.unload(&slot.shared, &disabled, &mut report).await;
+                let refused = self.unload(shared, &disabled, &mut report).await;
                 // A plugin that could not be unloaded keeps its old settings, so the next
                 // reload tries again.
                 for id in refused {
@@ -482,24 +486,39 @@ impl PluginRuntime {
             if old_settings == plugins {
                 report.unchanged.push(launch.name.clone());
             } else {
-                self.reconfigure(&slot.shared, &old_settings, &plugins, &mut report)
+                self.reconfigure(shared, &old_settings, &plugins, &mut report)
                     .await;
             }
-            next.push(slot);
+            kept.push(launch.name);
         }
-        for slot in current {
-            report.removed.push(slot.shared.name.clone());
-            to_stop.push(slot);
-        }
+        report.removed.extend(
+            current
+                .iter()
+                .filter(|shared| !order.contains(&shared.name))
+                .map(|shared| shared.name.clone()),
+        );
+        let to_stop: Vec<RunnerSlot> = {
+            let mut listed = self.runners.lock();
+            let (stay, go) = std::mem::take(&mut *listed)
+                .into_iter()
+                .partition(|slot| kept.contains(&slot.shared.name));
+            *listed = stay;
+            go
+        };
         // A restarted runner's old process is gone (and its tools withdrawn) before its
         // replacement starts, so the two never compete for the same plugin ids.
         futures::future::join_all(to_stop.into_iter().map(RunnerSlot::stop)).await;
-        next.extend(
-            to_start
-                .into_iter()
-                .map(|launch| RunnerSlot::start(&self.shared, launch)),
-        );
-        *self.runners.lock() = next;
+        let started: Vec<RunnerSlot> = to_start
+            .into_iter()
+            .map(|launch| RunnerSlot::start(&self.shared, launch))
+            .collect();
+        {
+            // Kept runners first, in the configuration's order, then the started ones, in
+            // theirs.
+            let mut listed = self.runners.lock();
+            listed.sort_by_key(|slot| order.iter().position(|name| *name == slot.shared.name));
+            listed.extend(started);
+        }
         self.shared.version.bump();
         report
     }

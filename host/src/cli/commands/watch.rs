@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use notify_debouncer_mini::notify::{RecommendedWatcher, RecursiveMode};
-use notify_debouncer_mini::{DebounceEventResult, Debouncer, new_debouncer};
+use notify::event::{AccessKind, AccessMode};
+use notify::{Event, EventKind, RecommendedWatcher, RecursiveMode, Watcher};
 use tokio::sync::mpsc;
 
 use crate::{Host, LoadedConfig};
@@ -16,6 +16,9 @@ use crate::{Host, LoadedConfig};
 /// Quiet time after the last change before acting: an editor's save or a build writes
 /// several times in a row, and one reload should follow them all.
 pub(super) const DEBOUNCE: Duration = Duration::from_millis(300);
+/// The longest a batch waits for quiet: a build that writes for longer still reloads this
+/// often.
+const LONGEST_BATCH: Duration = Duration::from_secs(3);
 
 /// What is watched.
 #[derive(Debug, Default, PartialEq)]
@@ -91,11 +94,27 @@ impl WatchSet {
     }
 }
 
-/// A running watch: batches of changed paths arrive on `changes`.
+/// A running watch: changed paths arrive on `changes` one by one, and [`Watch::next`] gathers
+/// them into batches.
 pub(super) struct Watch {
     set: Arc<WatchSet>,
-    changes: mpsc::UnboundedReceiver<Vec<PathBuf>>,
-    _debouncer: Debouncer<RecommendedWatcher>,
+    changes: mpsc::UnboundedReceiver<PathBuf>,
+    /// Paths of the batch being gathered. Kept here, not in `next`'s future, so that a batch
+    /// survives `next` being dropped by a `select!` whose other branch won.
+    pending: BTreeSet<PathBuf>,
+    _watcher: RecommendedWatcher,
+}
+
+/// Whether an event changes its file. Opening or reading one does not: the host reads the
+/// configuration and every manifest on each reload, and MaiBot's runner reads a plugin's code
+/// when it loads it. inotify reports those opens too, and acting on them made each reload
+/// cause the next, forever.
+fn is_change(kind: &EventKind) -> bool {
+    match kind {
+        EventKind::Access(AccessKind::Close(AccessMode::Write)) => true,
+        EventKind::Access(_) => false,
+        _ => true,
+    }
 }
 
 impl Watch {
@@ -105,18 +124,14 @@ impl Watch {
         let set = Arc::new(set);
         let (sender, changes) = mpsc::unbounded_channel();
         let filter = set.clone();
-        let mut debouncer =
-            new_debouncer(DEBOUNCE, move |result: DebounceEventResult| match result {
-                Ok(events) => {
-                    let changed: Vec<PathBuf> = events
-                        .into_iter()
-                        .map(|event| event.path)
-                        .filter(|path| filter.concerns(path))
-                        .collect();
-                    if !changed.is_empty() {
-                        let _ = sender.send(changed);
+        let mut watcher =
+            notify::recommended_watcher(move |result: notify::Result<Event>| match result {
+                Ok(event) if is_change(&event.kind) => {
+                    for path in event.paths.into_iter().filter(|p| filter.concerns(p)) {
+                        let _ = sender.send(path);
                     }
                 }
+                Ok(_) => {}
                 Err(err) => tracing::warn!("watching for configuration changes: {err}"),
             })?;
         let parents: BTreeSet<&Path> = set.files.iter().filter_map(|f| f.parent()).collect();
@@ -134,23 +149,44 @@ impl Watch {
                     .map(|d| (d.as_path(), RecursiveMode::Recursive)),
             );
         for (path, mode) in watches {
-            if let Err(err) = debouncer.watcher().watch(path, mode) {
+            if let Err(err) = watcher.watch(path, mode) {
                 tracing::warn!("cannot watch {}: {err}", path.display());
             }
         }
         Ok(Watch {
             set,
             changes,
-            _debouncer: debouncer,
+            pending: BTreeSet::new(),
+            _watcher: watcher,
         })
     }
 
-    /// The next batch of changes (pending forever without a watch).
+    /// The next batch of changes: the paths changed until [`DEBOUNCE`] passes without
+    /// another, or [`LONGEST_BATCH`] after the first (pending forever without a watch).
     pub(super) async fn next(watch: &mut Option<Watch>) -> Vec<PathBuf> {
-        match watch {
-            Some(watch) => watch.changes.recv().await.unwrap_or_default(),
-            None => std::future::pending().await,
+        let Some(watch) = watch else {
+            return std::future::pending().await;
+        };
+        if watch.pending.is_empty() {
+            match watch.changes.recv().await {
+                Some(path) => {
+                    watch.pending.insert(path);
+                }
+                // The watcher holds the sender for as long as the watch lives.
+                None => return std::future::pending().await,
+            }
         }
+        let longest = tokio::time::Instant::now() + LONGEST_BATCH;
+        loop {
+            let quiet = (tokio::time::Instant::now() + DEBOUNCE).min(longest);
+            match tokio::time::timeout_at(quiet, watch.changes.recv()).await {
+                Ok(Some(path)) => {
+                    watch.pending.insert(path);
+                }
+                Ok(None) | Err(_) => break,
+            }
+        }
+        std::mem::take(&mut watch.pending).into_iter().collect()
     }
 }
 
