@@ -41,6 +41,7 @@ pub fn init_tracing() {
 pub mod browser;
 pub mod chromium;
 pub mod cli;
+pub mod conformance;
 pub mod fake_launch;
 pub mod haproxy;
 pub mod logs;

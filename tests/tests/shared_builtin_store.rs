@@ -83,34 +83,8 @@ impl Backend {
     }
 }
 
-macro_rules! conformance {
-    ($($case:ident),* $(,)?) => {
-        mod sqlite {
-            $(
-                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-                async fn $case() {
-                    let backend = super::Backend::sqlite();
-                    super::$case(&backend).await;
-                    backend.finish().await;
-                }
-            )*
-        }
-        mod postgres {
-            $(
-                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-                async fn $case() {
-                    let Some(backend) = super::Backend::postgres(stringify!($case)).await else {
-                        return;
-                    };
-                    super::$case(&backend).await;
-                    backend.finish().await;
-                }
-            )*
-        }
-    };
-}
-
-conformance!(
+maitool_e2e::conformance!(
+    sqlite = sqlite;
     messages_streams_images_forwards_and_unread,
     chinese_and_latin_queries_find_the_memories_sharing_their_words,
     memory_modes_filters_and_refusals,

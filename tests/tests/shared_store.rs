@@ -88,34 +88,8 @@ impl Backend {
     }
 }
 
-macro_rules! conformance {
-    ($($case:ident),* $(,)?) => {
-        mod embedded {
-            $(
-                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-                async fn $case() {
-                    let backend = super::Backend::embedded();
-                    super::$case(&backend).await;
-                    backend.finish().await;
-                }
-            )*
-        }
-        mod postgres {
-            $(
-                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-                async fn $case() {
-                    let Some(backend) = super::Backend::postgres(stringify!($case)).await else {
-                        return;
-                    };
-                    super::$case(&backend).await;
-                    backend.finish().await;
-                }
-            )*
-        }
-    };
-}
-
-conformance!(
+maitool_e2e::conformance!(
+    embedded = embedded;
     kv_values_round_trip_per_plugin,
     kv_list_takes_the_prefix_literally_and_sorts_by_bytes,
     kv_a_value_set_through_one_handle_is_read_through_another,
